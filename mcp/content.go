@@ -1,0 +1,272 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+)
+
+// Content block types.
+const (
+	ContentText         = "text"
+	ContentImage        = "image"
+	ContentAudio        = "audio"
+	ContentResourceLink = "resource_link"
+	ContentResource     = "resource"
+)
+
+// ContentBlock is one item of a tool result's content: text, image, audio,
+// resource link or embedded resource. Members tasksim does not know, and
+// blocks of types it does not know, are kept in Extra and written back
+// unchanged, so a block survives a round trip through tasksim whole.
+type ContentBlock struct {
+	Type        string
+	Text        string          // text
+	Data        string          // image, audio: base64
+	MimeType    string          // image, audio, resource_link
+	URI         string          // resource_link
+	Name        string          // resource_link
+	Title       string          // resource_link
+	Description string          // resource_link
+	Size        *int64          // resource_link
+	Resource    json.RawMessage // resource: the embedded resource contents
+	Annotations json.RawMessage
+	Meta        json.RawMessage // _meta
+	// Extra holds members not listed above, by name, as raw JSON.
+	Extra map[string]json.RawMessage
+}
+
+// TextBlock returns a text content block.
+func TextBlock(text string) ContentBlock { return ContentBlock{Type: ContentText, Text: text} }
+
+// contentKeysByType lists the members ContentBlock has fields for. Which of them
+// a block carries depends on its type; a member that does not belong to the
+// block's type is kept in Extra.
+var contentKeysByType = map[string][]string{
+	ContentText:         {"text"},
+	ContentImage:        {"data", "mimeType"},
+	ContentAudio:        {"data", "mimeType"},
+	ContentResourceLink: {"uri", "name", "title", "description", "mimeType", "size"},
+	ContentResource:     {"resource"},
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c ContentBlock) MarshalJSON() ([]byte, error) {
+	return c.appendJSON(make([]byte, 0, 32+len(c.Text)+len(c.Data)), nil)
+}
+
+// appendJSON writes the block as a JSON object, with an optional leading
+// "seqNr" member when seqNr is non-nil.
+func (c ContentBlock) appendJSON(dst []byte, seqNr *int64) ([]byte, error) {
+	dst = append(dst, '{')
+	first := true
+	key := func(k string) {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendString(dst, k)
+		dst = append(dst, ':')
+	}
+	str := func(k, v string) {
+		key(k)
+		dst = appendString(dst, v)
+	}
+	raw := func(k string, v json.RawMessage) {
+		key(k)
+		dst = append(dst, v...)
+	}
+	if seqNr != nil {
+		key("seqNr")
+		dst = strconv.AppendInt(dst, *seqNr, 10)
+	}
+	str("type", c.Type)
+	switch c.Type {
+	case ContentText:
+		str("text", c.Text)
+	case ContentImage, ContentAudio:
+		str("data", c.Data)
+		str("mimeType", c.MimeType)
+	case ContentResourceLink:
+		str("uri", c.URI)
+		str("name", c.Name)
+		if c.Title != "" {
+			str("title", c.Title)
+		}
+		if c.Description != "" {
+			str("description", c.Description)
+		}
+		if c.MimeType != "" {
+			str("mimeType", c.MimeType)
+		}
+		if c.Size != nil {
+			key("size")
+			dst = strconv.AppendInt(dst, *c.Size, 10)
+		}
+	case ContentResource:
+		if len(c.Resource) > 0 {
+			raw("resource", c.Resource)
+		} else {
+			raw("resource", json.RawMessage("{}"))
+		}
+	}
+	if len(c.Annotations) > 0 {
+		raw("annotations", c.Annotations)
+	}
+	if len(c.Meta) > 0 {
+		raw("_meta", c.Meta)
+	}
+	extra := make([]string, 0, len(c.Extra))
+	for k := range c.Extra {
+		extra = append(extra, k)
+	}
+	slices.Sort(extra)
+	for _, k := range extra {
+		v := c.Extra[k]
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("content block member %q is not valid JSON", k)
+		}
+		raw(k, v)
+	}
+	return append(dst, '}'), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *ContentBlock) UnmarshalJSON(b []byte) error {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return fmt.Errorf("content block: %w", err)
+	}
+	if members == nil {
+		return fmt.Errorf("content block: must be an object")
+	}
+	*c = ContentBlock{}
+	rawType, ok := members["type"]
+	if !ok {
+		return fmt.Errorf("content block: missing type")
+	}
+	if err := json.Unmarshal(rawType, &c.Type); err != nil {
+		return fmt.Errorf("content block: type: %w", err)
+	}
+	delete(members, "type")
+	take := func(k string, into any) error {
+		v, ok := members[k]
+		if !ok {
+			return nil
+		}
+		if err := json.Unmarshal(v, into); err != nil {
+			return fmt.Errorf("content block %s: %s: %w", c.Type, k, err)
+		}
+		delete(members, k)
+		return nil
+	}
+	takeRaw := func(k string, into *json.RawMessage) {
+		if v, ok := members[k]; ok {
+			*into = slices.Clone(v)
+			delete(members, k)
+		}
+	}
+	for _, k := range contentKeysByType[c.Type] {
+		var err error
+		switch k {
+		case "text":
+			err = take(k, &c.Text)
+		case "data":
+			err = take(k, &c.Data)
+		case "mimeType":
+			err = take(k, &c.MimeType)
+		case "uri":
+			err = take(k, &c.URI)
+		case "name":
+			err = take(k, &c.Name)
+		case "title":
+			err = take(k, &c.Title)
+		case "description":
+			err = take(k, &c.Description)
+		case "size":
+			err = take(k, &c.Size)
+		case "resource":
+			takeRaw(k, &c.Resource)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	takeRaw("annotations", &c.Annotations)
+	takeRaw("_meta", &c.Meta)
+	if len(members) > 0 {
+		c.Extra = make(map[string]json.RawMessage, len(members))
+		for k, v := range members {
+			c.Extra[k] = slices.Clone(v)
+		}
+	}
+	return nil
+}
+
+// Equal reports whether two blocks encode to the same JSON.
+func (c ContentBlock) Equal(o ContentBlock) bool {
+	a, err1 := c.MarshalJSON()
+	b, err2 := o.MarshalJSON()
+	return err1 == nil && err2 == nil && bytes.Equal(a, b)
+}
+
+// Segment is one item of SEP-1905 partial-content: a content block with its
+// sequence number ("Sequence Number Requirements": positive, from 1).
+type Segment struct {
+	SeqNr int64
+	ContentBlock
+}
+
+// MarshalJSON implements json.Marshaler: the block's members plus "seqNr".
+func (s Segment) MarshalJSON() ([]byte, error) {
+	n := s.SeqNr
+	return s.ContentBlock.appendJSON(make([]byte, 0, 48+len(s.Text)+len(s.Data)), &n)
+}
+
+// UnmarshalJSON implements json.Unmarshaler. A segment without a numeric
+// seqNr is an error: the SEP makes it required.
+func (s *Segment) UnmarshalJSON(b []byte) error {
+	if err := s.ContentBlock.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	raw, ok := s.Extra["seqNr"]
+	if !ok {
+		return fmt.Errorf("partial-content segment: missing seqNr")
+	}
+	delete(s.Extra, "seqNr")
+	if len(s.Extra) == 0 {
+		s.Extra = nil
+	}
+	n, err := strconv.ParseInt(string(bytes.TrimSpace(raw)), 10, 64)
+	if err != nil {
+		return fmt.Errorf("partial-content segment: seqNr %s is not an integer", raw)
+	}
+	s.SeqNr = n
+	return nil
+}
+
+// MergeSegments returns the content a completed stream of segments stands
+// for: sorted by seqNr, duplicates dropped, seqNr removed (SEP-1905,
+// "tasks/result Operation", merge steps 1-5).
+func MergeSegments(segs []Segment) []ContentBlock {
+	sorted := slices.Clone(segs)
+	slices.SortStableFunc(sorted, func(a, b Segment) int {
+		switch {
+		case a.SeqNr < b.SeqNr:
+			return -1
+		case a.SeqNr > b.SeqNr:
+			return 1
+		}
+		return 0
+	})
+	out := make([]ContentBlock, 0, len(sorted))
+	for i, s := range sorted {
+		if i > 0 && sorted[i-1].SeqNr == s.SeqNr {
+			continue
+		}
+		out = append(out, s.ContentBlock)
+	}
+	return out
+}
