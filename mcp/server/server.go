@@ -1,0 +1,101 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/tasksim/tasksim/mcp"
+)
+
+// Server is the reference server. It implements mcp.Endpoint: hand it to a
+// transport (mcp/stdio, mcp/streamhttp) to serve it.
+type Server struct {
+	opts  Options
+	tools map[string]*Tool
+	order []*Tool
+	store *store
+
+	mu       sync.Mutex
+	sessions map[*session]struct{}
+	closed   bool
+}
+
+// New returns a server. A nil opts gives every default.
+func New(opts *Options) *Server {
+	o := opts.withDefaults()
+	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), sessions: map[*session]struct{}{}}
+	tools := o.Tools
+	if tools == nil {
+		tools = BuiltinTools()
+	}
+	for _, t := range tools {
+		if _, dup := s.tools[t.Name]; dup {
+			continue
+		}
+		s.tools[t.Name] = t
+		s.order = append(s.order, t)
+	}
+	return s
+}
+
+// Capabilities returns what the server declares in InitializeResult.
+func (s *Server) Capabilities() mcp.ServerCapabilities {
+	tasks := &mcp.TasksCapability{
+		List:     &mcp.Empty{},
+		Cancel:   &mcp.Empty{},
+		Requests: &mcp.TaskRequests{Tools: &mcp.ToolsTaskRequests{Call: &mcp.Empty{}}},
+	}
+	if len(s.opts.Modes) > 0 {
+		tasks.Responses = &mcp.ResponsesCapability{Modes: s.opts.Modes}
+	}
+	if !s.opts.NoPartial {
+		tasks.Streaming = &mcp.StreamingCapability{Partial: &mcp.Empty{}}
+	}
+	return mcp.ServerCapabilities{Tools: &mcp.ToolsCapability{}, Tasks: tasks, Logging: &mcp.Empty{}}
+}
+
+// Tools returns the tools/list entries.
+func (s *Server) Tools() []mcp.Tool {
+	out := make([]mcp.Tool, len(s.order))
+	for i, t := range s.order {
+		out[i] = t.Tool
+		if len(out[i].InputSchema) == 0 {
+			out[i].InputSchema = json.RawMessage(`{"type":"object"}`)
+		}
+	}
+	return out
+}
+
+// NewSession implements mcp.Endpoint.
+func (s *Server) NewSession(out mcp.Outbox) mcp.Session {
+	ctx, cancel := context.WithCancel(context.Background())
+	ss := &session{srv: s, out: out, ctx: ctx, cancel: cancel, inflight: map[mcp.ID]context.CancelFunc{}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		cancel()
+	}
+	s.sessions[ss] = struct{}{}
+	return ss
+}
+
+// Close ends every session and stops every task.
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	all := make([]*session, 0, len(s.sessions))
+	for ss := range s.sessions {
+		all = append(all, ss)
+	}
+	s.mu.Unlock()
+	for _, ss := range all {
+		ss.Close()
+	}
+}
+
+func (s *Server) forget(ss *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.sessions, ss)
+}

@@ -1,0 +1,13 @@
+// Package stdio is the stdio transport of MCP: newline-delimited JSON-RPC
+// messages on a child process's stdin and stdout, logs on stderr only
+// (2025-11-25 Transports, "stdio").
+//
+// The server side, [Serve], runs one session of an mcp.Endpoint over a
+// reader and a writer:
+//
+//	stdin ──lines──▶ DecodeMessage ──▶ Session.Handle ──Reply/Send──▶ lines ──▶ stdout
+//
+// Requests are handed to the session in arrival order; their answers, and
+// every notification the session sends, are written whole, one per line,
+// from whichever goroutine produces them.
+package stdio
