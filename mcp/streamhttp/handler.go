@@ -1,0 +1,298 @@
+package streamhttp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/gorilla/mux"
+
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/sse"
+)
+
+// Defaults of Options.
+const (
+	DefaultPath             = "/mcp"
+	DefaultMaxBodyBytes     = 4 << 20
+	DefaultEventStoreEvents = 4096
+	DefaultRetry            = time.Second
+	DefaultKeepAlive        = 15 * time.Second
+)
+
+// codeTransport is the JSON-RPC error code of the bodies of HTTP errors the
+// transport itself answers (wrong headers, unknown session): -32000, the
+// first of the range JSON-RPC 2.0 leaves to implementations.
+const codeTransport = -32000
+
+// replaceStandaloneGET says what a GET without Last-Event-ID gets while
+// another connection carries the session's standalone stream: false answers
+// 409 Conflict (and leaves the first connection alone); true makes the new
+// connection take the stream over. The spec allows either (2025-11-25
+// Transports, "Multiple Connections"); the conformance suite's
+// server-sse-multiple-streams scenario opens concurrent POST streams only.
+const replaceStandaloneGET = false
+
+// Options configures a Handler. The zero value of every field means its
+// documented default; a nil *Options means all defaults.
+type Options struct {
+	// Path is the MCP endpoint's path; "" means DefaultPath, "/mcp".
+	Path string
+	// AllowedOrigins lists the Origin header values accepted besides the
+	// loopback ones (http or https on localhost, 127.0.0.1 or [::1], any
+	// port), which are always accepted, e.g. "https://app.example.com".
+	// Matching ignores case and a trailing slash; "*" accepts any Origin.
+	// A request without an Origin header is accepted. Any other Origin gets
+	// 403 (2025-11-25 Transports, "Security Warning").
+	AllowedOrigins []string
+	// AllowedHosts lists the Host header values accepted, besides the
+	// loopback names (localhost, 127.0.0.1, [::1], any port), on
+	// connections that arrived on a loopback address, e.g. "myhost" or
+	// "myhost:8080" ("myhost" matches any port). Any other Host on a
+	// loopback connection gets 403: that is what a DNS-rebinding page
+	// sends. "*" turns the Host check off. Connections arriving on other
+	// addresses are not Host-checked.
+	AllowedHosts []string
+	// MaxBodyBytes caps a POST body; 0 means DefaultMaxBodyBytes (4 MiB).
+	// A larger body gets 413.
+	MaxBodyBytes int64
+	// EventStoreEvents is the replay buffer of each logical stream, in
+	// events; 0 means DefaultEventStoreEvents. It also bounds the messages
+	// the Outbox queues while no GET is connected (oldest dropped first).
+	EventStoreEvents int
+	// Retry is the reconnection time sent in the retry field of every
+	// priming event; 0 means DefaultRetry (1s); negative sends none. A
+	// connection the server closes on purpose always ends with a retry
+	// field: Retry, or DefaultRetry when Retry is negative.
+	Retry time.Duration
+	// MaxStreamDuration, if positive, is how long an SSE connection (POST
+	// or GET) may last: the server then sends a retry field and closes the
+	// connection, not the stream, and the client resumes with GET and
+	// Last-Event-ID (2025-11-25 Transports, "Sending Messages to the
+	// Server"). 0 means no limit.
+	MaxStreamDuration time.Duration
+	// KeepAlive is the interval of comment pings on idle SSE connections;
+	// 0 means DefaultKeepAlive (15s); negative sends none.
+	KeepAlive time.Duration
+	// Logger receives the handler's logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Handler serves the Streamable HTTP transport (2025-11-25 Transports,
+// "Streamable HTTP") for an mcp.Endpoint at one path: POST carries
+// messages, GET opens or resumes SSE streams, DELETE ends a session. It is
+// an http.Handler and safe for concurrent use.
+type Handler struct {
+	ep           mcp.Endpoint
+	opts         Options // defaults filled in
+	log          *slog.Logger
+	guard        *guard
+	router       *mux.Router
+	ctx          context.Context // parent of every session's context
+	cancel       context.CancelFunc
+	primingRetry time.Duration // retry of priming events; < 0: none
+	closeRetry   []byte        // the retry field ending a closed connection
+
+	mu       sync.RWMutex
+	sessions map[string]*session
+	closed   bool
+}
+
+// NewHandler returns a Handler serving ep. opts may be nil.
+func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	if o.Path == "" {
+		o.Path = DefaultPath
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.EventStoreEvents <= 0 {
+		o.EventStoreEvents = DefaultEventStoreEvents
+	}
+	if o.Retry == 0 {
+		o.Retry = DefaultRetry
+	}
+	if o.KeepAlive == 0 {
+		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Handler{
+		ep:           ep,
+		opts:         o,
+		log:          o.Logger,
+		guard:        newGuard(o.AllowedOrigins, o.AllowedHosts),
+		ctx:          ctx,
+		cancel:       cancel,
+		primingRetry: o.Retry,
+		sessions:     make(map[string]*session),
+	}
+	closeRetry := o.Retry
+	if closeRetry < 0 {
+		closeRetry = DefaultRetry
+	}
+	h.closeRetry = fmt.Appendf(nil, "retry: %d\n\n", closeRetry.Milliseconds())
+
+	r := mux.NewRouter()
+	r.HandleFunc(o.Path, h.servePOST).Methods(http.MethodPost)
+	r.HandleFunc(o.Path, h.serveGET).Methods(http.MethodGet)
+	r.HandleFunc(o.Path, h.serveDELETE).Methods(http.MethodDelete)
+	r.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
+	h.router = r
+	return h
+}
+
+// ServeHTTP implements http.Handler. Every request first passes the Origin
+// and Host checks (403), then is routed by method; other methods get 405
+// with an Allow header.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		// The last line of defence: no input is meant to get here.
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			h.log.Error("streamhttp: panic serving request", "method", r.Method, "panic", v, "stack", string(debug.Stack()))
+			h.fail(w, http.StatusInternalServerError, mcp.CodeInternalError, mcp.ID{}, "internal error")
+		}
+	}()
+	if why := h.guard.check(r); why != "" {
+		h.fail(w, http.StatusForbidden, codeTransport, mcp.ID{}, "Forbidden: "+why)
+		return
+	}
+	h.router.ServeHTTP(w, r)
+}
+
+// Close ends every session (Session.Close is called, their SSE connections
+// end) and makes the handler refuse new ones with 503.
+func (h *Handler) Close() {
+	h.mu.Lock()
+	h.closed = true
+	sessions := h.sessions
+	h.sessions = make(map[string]*session)
+	h.mu.Unlock()
+	h.cancel()
+	for _, s := range sessions {
+		s.close()
+	}
+}
+
+// register makes s reachable by its id; it fails after Close.
+func (h *Handler) register(s *session) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	h.sessions[s.id] = s
+	return true
+}
+
+// endSession unregisters s and closes it.
+func (h *Handler) endSession(s *session) {
+	h.mu.Lock()
+	if h.sessions[s.id] == s {
+		delete(h.sessions, s.id)
+	}
+	h.mu.Unlock()
+	s.close()
+}
+
+// sessionOf finds the session a request names in MCP-Session-Id. On
+// failure it has answered: 400 without the header, 404 for an unknown or
+// ended session (2025-11-25 Transports, "Session Management").
+func (h *Handler) sessionOf(w http.ResponseWriter, r *http.Request) *session {
+	ids := r.Header[headerSession]
+	if len(ids) == 0 || ids[0] == "" {
+		h.fail(w, http.StatusBadRequest, codeTransport, mcp.ID{}, "Bad Request: missing MCP-Session-Id header")
+		return nil
+	}
+	h.mu.RLock()
+	s := h.sessions[ids[0]]
+	h.mu.RUnlock()
+	if s == nil {
+		h.fail(w, http.StatusNotFound, codeTransport, mcp.ID{}, "Not Found: unknown or terminated session")
+		return nil
+	}
+	return s
+}
+
+// checkProtocolVersion answers 400 and returns false when the request's
+// MCP-Protocol-Version is unsupported.
+func (h *Handler) checkProtocolVersion(w http.ResponseWriter, r *http.Request) bool {
+	if v := r.Header[headerProtocol]; !protocolVersionOK(v) {
+		h.fail(w, http.StatusBadRequest, codeTransport, mcp.ID{},
+			"Bad Request: unsupported MCP-Protocol-Version "+quoteHeader(v[0]))
+		return false
+	}
+	return true
+}
+
+// serveDELETE ends the session (2025-11-25 Transports, "Session
+// Management": clients SHOULD send DELETE to terminate a session). It
+// answers 200 with no body.
+func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	if !h.checkProtocolVersion(w, r) {
+		return
+	}
+	s := h.sessionOf(w, r)
+	if s == nil {
+		return
+	}
+	h.endSession(s)
+	w.WriteHeader(http.StatusOK)
+}
+
+func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header()["Allow"] = valueAllow
+	h.fail(w, http.StatusMethodNotAllowed, codeTransport, mcp.ID{}, "Method Not Allowed: "+quoteHeader(r.Method))
+}
+
+// fail answers an HTTP error whose body is a JSON-RPC error response; its
+// id is null unless the failing request's id is known (2025-11-25
+// Transports: the body "MAY comprise a JSON-RPC error response that has no
+// id").
+func (h *Handler) fail(w http.ResponseWriter, status, code int, id mcp.ID, message string) {
+	body, err := mcp.NewError(id, &mcp.Error{Code: code, Message: message}).AppendJSON(nil)
+	if err != nil { // unreachable: the error carries no data
+		body = nil
+	}
+	w.Header()["Content-Type"] = valueJSON
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// sseHeaders sets the headers of an SSE response.
+func (h *Handler) sseHeaders(w http.ResponseWriter, s *session) {
+	hdr := w.Header()
+	hdr["Content-Type"] = valueEventStream
+	hdr["Cache-Control"] = valueNoCache
+	hdr["X-Accel-Buffering"] = valueNoBuffering // asks reverse proxies not to buffer the stream
+	hdr[headerSession] = s.idHeader
+}
+
+// primingEvent encodes the priming event with the given id: an id, empty
+// data, and the retry field unless Options.Retry is negative (2025-11-25
+// Transports, "Sending Messages to the Server": the server SHOULD
+// immediately send an event with an id and an empty data field).
+func (h *Handler) primingEvent(id string) []byte {
+	ev := sse.Event{ID: id, HasID: true}
+	if h.primingRetry >= 0 {
+		ev.Retry, ev.HasRetry = h.primingRetry, true
+	}
+	b, err := sse.AppendEvent(nil, ev)
+	if err != nil { // unreachable: ids are digits and underscores
+		h.log.Error("streamhttp: encode priming event", "id", id, "err", err)
+	}
+	return b
+}

@@ -1,0 +1,184 @@
+package streamhttp
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/tasksim/tasksim/mcp"
+)
+
+// ErrSessionClosed is returned by Outbox.Send and Replier.Reply once the
+// session has ended (DELETE, Handler.Close, or a failed initialize).
+var ErrSessionClosed = errors.New("streamhttp: session closed")
+
+// Retention of finished POST streams, per session. A finished stream is
+// kept so that a client whose connection broke can still resume it and get
+// the response. Streams whose every event was written to a connection are
+// very likely received and are kept only a little while; the others are
+// kept up to maxFinishedStreams, oldest evicted first. Resuming an evicted
+// stream gets 409.
+const (
+	maxFinishedStreams   = 64
+	keepDeliveredStreams = 8
+)
+
+// session is one MCP-Session-Id: the endpoint's mcp.Session, the session's
+// standalone stream and the POST streams kept for resumption. It is the
+// mcp.Outbox given to the endpoint.
+//
+// Locking: mu guards the fields below it and the finished/deliveredAll
+// fields of its streams. It is never held across network I/O or a call into
+// the endpoint. Lock order: replier.mu, then session.mu, then stream.mu.
+type session struct {
+	h          *Handler
+	id         string
+	idHeader   []string // id as a header value, shared by every response
+	ms         mcp.Session
+	ctx        context.Context // the session's lifetime, passed to Handle
+	cancel     context.CancelFunc
+	standalone *stream // stream 0, fed by Send
+
+	mu         sync.Mutex
+	closed     bool
+	streams    map[uint64]*stream // every stream that can be resumed, 0 included
+	nextStream uint64             // number of the next POST stream
+	finished   []*stream          // finished POST streams still kept, oldest first
+}
+
+// newSession makes a session with a fresh id and asks the endpoint for its
+// mcp.Session. It is not registered with the handler yet.
+func (h *Handler) newSession() *session {
+	// 26 base32 characters: 130 random bits, all visible ASCII
+	// (2025-11-25 Transports, "Session Management").
+	id := rand.Text()
+	ctx, cancel := context.WithCancel(h.ctx)
+	s := &session{
+		h:          h,
+		id:         id,
+		idHeader:   []string{id},
+		ctx:        ctx,
+		cancel:     cancel,
+		streams:    make(map[uint64]*stream, 4),
+		nextStream: 1,
+	}
+	s.standalone = newStream(s, 0, h.opts.EventStoreEvents)
+	s.streams[0] = s.standalone
+	s.ms = h.ep.NewSession(s)
+	return s
+}
+
+// Send implements mcp.Outbox: msg goes to the standalone stream's event
+// store, and to the connected GET, if any, without waiting for it. While no
+// GET is connected messages queue in the store (EventStoreEvents of them;
+// beyond that the oldest are dropped, with a log line).
+func (s *session) Send(_ context.Context, msg *mcp.Message) error {
+	if msg == nil {
+		return errNilMessage
+	}
+	data, err := msg.AppendJSON(nil)
+	if err != nil {
+		return fmt.Errorf("streamhttp: encode message: %w", err)
+	}
+	return s.standalone.appendMessage(data, false)
+}
+
+// openStream starts a new POST stream.
+func (s *session) openStream() (*stream, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrSessionClosed
+	}
+	st := newStream(s, s.nextStream, s.h.opts.EventStoreEvents)
+	s.streams[st.num] = st
+	s.nextStream++
+	return st, nil
+}
+
+// lookupStream finds stream num; issued reports whether such a stream
+// was ever started, so that a missing one can be told from an evicted one.
+func (s *session) lookupStream(num uint64) (st *stream, issued bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.streams[num], num < s.nextStream
+}
+
+// streamFinished records that st's final message is in its store.
+func (s *session) streamFinished(st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || st.finished {
+		return
+	}
+	st.finished = true
+	s.finished = append(s.finished, st)
+	s.trimLocked()
+}
+
+// streamDelivered records that every event of st, its final one included,
+// was written to a connection.
+func (s *session) streamDelivered(st *stream) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st.deliveredAll = true
+	if st.finished {
+		s.trimLocked()
+	}
+}
+
+// trimLocked evicts finished streams beyond the retention limits.
+func (s *session) trimLocked() {
+	kept := s.finished[:0]
+	delivered := 0
+	for i := len(s.finished) - 1; i >= 0; i-- {
+		if st := s.finished[i]; st.deliveredAll {
+			if delivered++; delivered > keepDeliveredStreams {
+				delete(s.streams, st.num)
+				s.finished[i] = nil
+			}
+		}
+	}
+	for _, st := range s.finished {
+		if st != nil {
+			kept = append(kept, st)
+		}
+	}
+	clear(s.finished[len(kept):])
+	s.finished = kept
+	for len(s.finished) > maxFinishedStreams {
+		st := s.finished[0]
+		delete(s.streams, st.num)
+		s.finished[0] = nil
+		s.finished = s.finished[1:]
+		s.h.log.Warn("streamhttp: evicted a finished stream never fully delivered",
+			"session", s.id, "stream", st.num)
+	}
+}
+
+// close ends the session: its context is cancelled, its streams end (and
+// with them their connections) and the endpoint's Session is closed. It is
+// idempotent. It does not remove the session from the handler; see
+// Handler.endSession.
+func (s *session) close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	streams := make([]*stream, 0, len(s.streams))
+	for _, st := range s.streams {
+		streams = append(streams, st)
+	}
+	s.mu.Unlock()
+	s.cancel()
+	for _, st := range streams {
+		st.end()
+	}
+	s.ms.Close()
+}
+
+var errNilMessage = errors.New("streamhttp: nil message")
