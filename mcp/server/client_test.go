@@ -24,7 +24,7 @@ import (
 // codes, content types, SSE event ids) that a full client would hide.
 
 // serve starts the reference server behind the Streamable HTTP transport.
-func serve(t *testing.T, opts *server.Options) (string, *server.Server) {
+func serve(t testing.TB, opts *server.Options) (string, *server.Server) {
 	t.Helper()
 	srv := server.New(opts)
 	h := streamhttp.NewHandler(srv, nil)
@@ -39,7 +39,7 @@ func serve(t *testing.T, opts *server.Options) (string, *server.Server) {
 }
 
 type client struct {
-	t    *testing.T
+	t    testing.TB
 	url  string
 	sid  string
 	next int64
@@ -49,7 +49,7 @@ type client struct {
 var wantPartials = mcp.ClientCapabilities{Tasks: &mcp.TasksCapability{Streaming: &mcp.StreamingCapability{Partial: &mcp.Empty{}}}}
 
 // connect initializes a session with the given capabilities.
-func connect(t *testing.T, url string, caps mcp.ClientCapabilities) *client {
+func connect(t testing.TB, url string, caps mcp.ClientCapabilities) *client {
 	t.Helper()
 	c := &client{t: t, url: url}
 	a := c.post(mcp.MethodInitialize, mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion, Capabilities: caps, ClientInfo: mcp.Implementation{Name: "test", Version: "1"}})
@@ -187,7 +187,7 @@ func rpcError(c *client, method string, params any) *mcp.Error {
 	return m.Error
 }
 
-func decode[T any](t *testing.T, raw json.RawMessage) T {
+func decode[T any](t testing.TB, raw json.RawMessage) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(raw, &v); err != nil {
@@ -198,7 +198,7 @@ func decode[T any](t *testing.T, raw json.RawMessage) T {
 
 // stream reads an SSE answer event by event.
 type stream struct {
-	t      *testing.T
+	t      testing.TB
 	resp   *http.Response
 	r      *sse.Reader
 	lastID string
@@ -330,7 +330,7 @@ func collect(s *stream) *collector {
 }
 
 // waitFor waits until pred holds for the messages gathered so far.
-func (c *collector) waitFor(t *testing.T, what string, pred func([]*mcp.Message) bool) []*mcp.Message {
+func (c *collector) waitFor(t testing.TB, what string, pred func([]*mcp.Message) bool) []*mcp.Message {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
 	for {
@@ -375,7 +375,7 @@ func ofMethod(msgs []*mcp.Message, method string) []*mcp.Message {
 
 // terminalStatus reports whether a notifications/tasks/status with a
 // terminal status for task id is among msgs.
-func terminalStatus(t *testing.T, msgs []*mcp.Message, id string) bool {
+func terminalStatus(t testing.TB, msgs []*mcp.Message, id string) bool {
 	for _, m := range ofMethod(msgs, mcp.NotificationTaskStatus) {
 		p := decode[mcp.TaskStatusParams](t, m.Params)
 		if p.TaskID == id && p.Status.IsTerminal() {
