@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Exit codes, the CLI contract (see docs/cli.md).
+const (
+	ExitOK       = 0 // success
+	ExitFindings = 1 // a rule violated, a threshold missed
+	ExitUsage    = 2 // usage error or bad input
+	ExitRuntime  = 3 // runtime failure: cannot connect, I/O error
+)
+
+// UsageError is a mistake in how the command was called or in its input.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usagef returns a *UsageError.
+func usagef(format string, args ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, args...)}
+}
+
+// FindingsError reports that the run worked and found problems.
+type FindingsError struct{ Summary string }
+
+func (e *FindingsError) Error() string { return e.Summary }
+
+// ExitCode maps an error to the process exit code. It is the only place
+// that does.
+func ExitCode(err error) int {
+	var u *UsageError
+	var f *FindingsError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &f):
+		return ExitFindings
+	case errors.As(err, &u):
+		return ExitUsage
+	case errors.Is(err, context.Canceled):
+		return ExitOK // interrupted by the user: not a failure
+	}
+	return ExitRuntime
+}

@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// State is all the process state a command may touch. Commands never use
+// os.Stdout, os.Args, os.Getenv or signals directly, so the whole CLI runs
+// in-process under test.
+type State struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Args   []string // without the program name
+	Getenv func(string) string
+	// Context ends on SIGINT/SIGTERM for a real process; tests give their
+	// own.
+	Context context.Context
+}
+
+// OSState returns the real process's state. The returned stop function
+// releases the signal handlers.
+func OSState() (*State, func()) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return &State{
+		Stdin:   os.Stdin,
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Args:    os.Args[1:],
+		Getenv:  os.Getenv,
+		Context: ctx,
+	}, stop
+}
