@@ -2,10 +2,12 @@ package stdio_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -142,4 +144,22 @@ func TestServeAnswersPendingAfterEOF(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Errorf("Serve: %v", err)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the server's concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) bytes() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]byte(nil), l.b.Bytes()...)
 }

@@ -1,0 +1,184 @@
+package stdio
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+)
+
+// DefaultGracePeriod is how long Close waits for a server process to exit
+// after its stdin was closed, before killing it.
+const DefaultGracePeriod = 2 * time.Second
+
+// CommandTransport starts an MCP server as a child process and speaks
+// newline-delimited JSON-RPC on its stdin and stdout (2025-11-25
+// Transports, "stdio"). The child's stderr is passed on, not interpreted:
+// a server MAY log there and the client SHOULD NOT take it for errors.
+//
+// Close closes the child's stdin, waits GracePeriod for it to exit, then
+// kills it. A child that exits first makes Read return an error with its
+// exit status and the last line it wrote to stderr.
+type CommandTransport struct {
+	// Command is the program, looked up in PATH if it has no slash.
+	Command string
+	Args    []string
+	// Env is added to this process's environment ("KEY=value" entries;
+	// a later entry wins).
+	Env []string
+	// Dir is the child's working directory; "" means this process's.
+	Dir string
+	// Stderr receives the child's stderr; nil means os.Stderr.
+	Stderr io.Writer
+	// GracePeriod is how long Close waits for the child to exit after
+	// closing its stdin; 0 means DefaultGracePeriod.
+	GracePeriod time.Duration
+	// MaxLine caps one message line in bytes; 0 means DefaultMaxLine.
+	MaxLine int
+}
+
+// Connect implements mcp.Transport: it starts the child. ctx bounds the
+// start only; the child lives until Close.
+func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if t.Command == "" {
+		return nil, errors.New("stdio: no server command")
+	}
+	cmd := exec.Command(t.Command, t.Args...)
+	cmd.Dir = t.Dir
+	if len(t.Env) > 0 {
+		cmd.Env = append(os.Environ(), t.Env...)
+	}
+	stderr := t.Stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	tail := &stderrTail{w: stderr}
+	cmd.Stderr = tail
+	// A grandchild that keeps stderr open must not hold up Wait forever.
+	cmd.WaitDelay = time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdio: %w", err)
+	}
+	// Stdout is an os.Pipe read directly, not exec's pipe: Wait would
+	// close that one, possibly before the last lines were read.
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("stdio: %w", err)
+	}
+	cmd.Stdout = outW
+	if err := cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("stdio: start %s: %w", t.Command, err)
+	}
+	outW.Close()
+
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+
+	grace := t.GracePeriod
+	if grace <= 0 {
+		grace = DefaultGracePeriod
+	}
+	c := newClientConn(outR, stdin, t.MaxLine)
+	var killed bool
+	var mu sync.Mutex
+	c.eof = func(readErr error) error {
+		// The output ended: the child exited or is about to.
+		<-exited
+		mu.Lock()
+		k := killed
+		mu.Unlock()
+		if k {
+			return ErrClosed
+		}
+		return exitError(t.Command, waitErr, tail.last(), readErr)
+	}
+	c.onClose = func() error {
+		stdin.Close()
+		timer := time.NewTimer(grace)
+		defer timer.Stop()
+		select {
+		case <-exited:
+		case <-timer.C:
+			mu.Lock()
+			killed = true
+			mu.Unlock()
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		outR.Close()
+		mu.Lock()
+		k := killed
+		mu.Unlock()
+		if k || waitErr == nil {
+			return nil
+		}
+		return exitError(t.Command, waitErr, tail.last(), nil)
+	}
+	c.start()
+	return c, nil
+}
+
+// exitError describes the end of the server process.
+func exitError(command string, waitErr error, stderr string, readErr error) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "stdio: server %s exited", command)
+	if readErr != nil && !errors.Is(readErr, io.EOF) {
+		fmt.Fprintf(&b, " (reading its output: %v)", readErr)
+	}
+	if stderr != "" {
+		fmt.Fprintf(&b, "; its last stderr line: %q", stderr)
+	}
+	if waitErr == nil {
+		return errors.New(b.String() + ": exit status 0")
+	}
+	return fmt.Errorf("%s: %w", b.String(), waitErr)
+}
+
+// stderrTail passes the child's stderr on and keeps its last line.
+type stderrTail struct {
+	w   io.Writer
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (s *stderrTail) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	s.buf = append(s.buf, p...)
+	if len(s.buf) > 4096 {
+		s.buf = append(s.buf[:0], s.buf[len(s.buf)-4096:]...)
+	}
+	s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func (s *stderrTail) last() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := bytes.TrimRight(s.buf, "\r\n")
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	line := strings.TrimSpace(string(b))
+	if len(line) > 200 {
+		line = line[:200] + "…"
+	}
+	return line
+}
