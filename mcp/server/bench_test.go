@@ -7,9 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"sync/atomic"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
