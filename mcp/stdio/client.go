@@ -201,6 +201,11 @@ func (c *clientConn) push(it clientItem) bool {
 // child process, its exit status.
 func (c *clientConn) Read(ctx context.Context) (*mcp.Message, error) {
 	select {
+	case <-c.closed:
+		return nil, ErrClosed
+	default:
+	}
+	select {
 	case it := <-c.in:
 		return it.msg, it.err
 	case <-c.closed:
@@ -211,6 +216,8 @@ func (c *clientConn) Read(ctx context.Context) (*mcp.Message, error) {
 	}
 	// The output ended: what was queued before still comes first.
 	select {
+	case <-c.closed:
+		return nil, ErrClosed
 	case it := <-c.in:
 		return it.msg, it.err
 	default:

@@ -10,4 +10,10 @@
 // Requests are handed to the session in arrival order; their answers, and
 // every notification the session sends, are written whole, one per line,
 // from whichever goroutine produces them.
+//
+// The client side, [CommandTransport], starts the server as a child
+// process, writes messages to its stdin and reads them from its stdout,
+// passing its stderr through; [IOTransport] does the same over any reader
+// and writer (pipes in tests). A line that is not JSON is reported by Read
+// as a *LineError naming it, and the connection goes on.
 package stdio

@@ -1,0 +1,208 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+)
+
+// Mode is how CallTool calls a tool.
+type Mode string
+
+// Call modes. The mode is what the client asks for; the server's answer
+// decides what happens next (CallResult.Answer), since a server may fall
+// back to another response mode (SEP-1905, "Capability Negotiation": the
+// requestor MUST be prepared to handle the negotiated mode).
+const (
+	// ModePlain calls without a task: the result is the answer.
+	ModePlain Mode = "plain"
+	// ModeImmediate asks for responseModes [immediate]: the result in the
+	// answer's content when the server has it at once (SEP-1905 Case 1),
+	// else whatever the server falls back to.
+	ModeImmediate Mode = "immediate"
+	// ModeStreaming asks for responseModes [streaming]: segments from the
+	// initial answer, later answers with the same id, and tasks/result
+	// with lastSeqNr, merged by seqNr (SEP-1905 Case 3).
+	ModeStreaming Mode = "streaming"
+	// ModeTask asks for responseModes [task]: CreateTaskResult, tasks/get
+	// polling at the task's pollInterval (cut short by a terminal
+	// notifications/tasks/status), then tasks/result.
+	ModeTask Mode = "task"
+	// ModePoll is task mode relying on polling alone: notifications are
+	// recorded but never acted on; CallOptions.PollInterval, when set,
+	// replaces the server's interval. It is the baseline of benchmarks.
+	ModePoll Mode = "poll"
+	// ModePartial is task mode following SEP-2679 partial notifications
+	// (the session must declare tasks.streaming.partial, the default),
+	// then tasks/result for the canonical result (§1.3 rule 6).
+	ModePartial Mode = "partial"
+)
+
+// Modes lists every call mode.
+var Modes = []Mode{ModePlain, ModeImmediate, ModeStreaming, ModeTask, ModePoll, ModePartial}
+
+// ParseMode returns the mode named s.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown call mode %q (want plain, immediate, streaming, task, poll or partial)", s)
+}
+
+// Answers: how the server answered a call, in CallResult.Answer.
+const (
+	AnswerPlain     = "plain"     // a tool result, no task
+	AnswerImmediate = "immediate" // a tool result with a related task (SEP-1905 Case 1)
+	AnswerTask      = "task"      // CreateTaskResult (Case 2)
+	AnswerStreaming = "streaming" // partial-content responses (Case 3)
+)
+
+// CallOptions describe one tool call.
+type CallOptions struct {
+	// Name is the tool.
+	Name string
+	// Args are the tool's arguments, marshalled to JSON (a
+	// json.RawMessage goes as is); nil sends none.
+	Args any
+	// Mode is how to call; "" means ModeTask.
+	Mode Mode
+	// TTL is the task lifetime asked for; 0 asks for none (the server's
+	// default).
+	TTL time.Duration
+	// PollInterval, when positive, replaces the interval the task
+	// suggests for every tasks/get poll (and, in streaming mode, every
+	// resume poll).
+	PollInterval time.Duration
+	// CancelAfter, when positive, cancels the task that long after the
+	// call started, with tasks/cancel (without a task: with
+	// notifications/cancelled, and the call ends at once).
+	CancelAfter time.Duration
+	// Progress asks for progress notifications (a progressToken); they
+	// appear on the timeline.
+	Progress bool
+	// OnSegment is called for every new SEP-1905 segment, duplicates
+	// excluded, in arrival order (not necessarily seqNr order).
+	OnSegment func(mcp.Segment)
+	// OnPartial is called for every accepted SEP-2679 partial.
+	OnPartial func(mcp.TaskPartialParams)
+	// OnEvent is called for every timeline event, one at a time, from the
+	// goroutine running CallTool or the transport's; it must not block.
+	OnEvent func(Event)
+}
+
+// CallResult is what a call produced, complete or not, with its timeline.
+type CallResult struct {
+	// Content is the result: the canonical content from the answer or
+	// tasks/result, or the merged segments of a complete stream. For an
+	// incomplete call it holds what arrived: merged segments, or the
+	// partial content.
+	Content           []mcp.ContentBlock
+	StructuredContent json.RawMessage
+	IsError           bool
+	// Complete says the whole result arrived.
+	Complete bool
+	// Mode is the mode asked for; Answer how the server answered
+	// (Answer* constants); Fallback that it announced a fallback to task
+	// mode (SEP-1905 MetaFallbackMode).
+	Mode     Mode
+	Answer   string
+	Fallback bool
+	// TaskID and Task are the call's task and its last known state.
+	TaskID string
+	Task   *mcp.Task
+	// Segments counts distinct SEP-1905 segments received; Duplicates the
+	// segments and partials received again (by any mechanism, including
+	// the overlap of a gap-filling tasks/result); Gaps the seqNr gaps
+	// detected; Resumes the tasks/result requests with lastSeqNr;
+	// StreamLost that the stream broke for good.
+	Segments, Duplicates, Gaps, Resumes int
+	StreamLost                          bool
+	// Partials counts accepted SEP-2679 partials, PartialContent their
+	// content in order (a hint, not the result), DataLoss the seq values
+	// skipped, Discarded the partials after a terminal status and the
+	// segments with an invalid seqNr.
+	Partials       int
+	PartialContent []mcp.ContentBlock
+	DataLoss       int64
+	Discarded      int
+	// Start and End bound the call on the client's clock. CompletedAt is
+	// when the server says the task reached its terminal status: the
+	// result's mcp.MetaCompletedAt, else the terminal task's
+	// lastUpdatedAt; zero when unknown.
+	Start, End, CompletedAt time.Time
+	Timeline                []Event
+	// Counts is the transport's traffic during the call.
+	Counts Counts
+}
+
+// CallTool calls a tool and follows the answer to its end, in the way
+// o.Mode asks and the server's answer requires. It returns a result
+// whenever the call was sent, also with an error: then the result says
+// what arrived (Complete false). A task that expired or vanished is a
+// *TaskError (errors.Is ErrTaskExpired / ErrTaskNotFound); a JSON-RPC
+// error answer is the *mcp.Error, wrapped.
+func (s *Session) CallTool(ctx context.Context, o CallOptions) (*CallResult, error) {
+	mode := o.Mode
+	if mode == "" {
+		mode = ModeTask
+	}
+	if _, err := ParseMode(string(mode)); err != nil {
+		return nil, err
+	}
+	if o.Name == "" {
+		return nil, fmt.Errorf("tools/call: no tool name")
+	}
+	var args json.RawMessage
+	if o.Args != nil {
+		b, err := json.Marshal(o.Args)
+		if err != nil {
+			return nil, fmt.Errorf("tools/call %s: arguments: %w", o.Name, err)
+		}
+		args = b
+	}
+	c := &call{
+		s:     s,
+		o:     o,
+		mode:  mode,
+		rec:   &recorder{now: s.opts.Now, onEvent: o.OnEvent},
+		res:   &CallResult{Mode: mode, Start: s.opts.Now()},
+		async: make(chan asyncResult, 4),
+	}
+	before := s.transportCounts()
+	err := c.run(ctx, args)
+	c.res.End = s.opts.Now()
+	c.res.Counts = s.transportCounts().Sub(before)
+	c.res.Timeline = c.rec.timeline()
+	return c.res, err
+}
+
+// request params of the call in its mode.
+func (c *call) params(args json.RawMessage) mcp.CallToolParams {
+	p := mcp.CallToolParams{Name: c.o.Name, Arguments: args}
+	if c.mode == ModePlain {
+		return p
+	}
+	p.Task = &mcp.TaskParams{}
+	if c.o.TTL > 0 {
+		ttl := c.o.TTL.Milliseconds()
+		p.Task.TTL = &ttl
+	}
+	if len(c.s.opts.Modes) > 0 {
+		// SEP-1905, "Capability Negotiation": the client MUST list the
+		// modes it accepts in the request.
+		switch c.mode {
+		case ModeImmediate:
+			p.Task.ResponseModes = []mcp.ResponseMode{mcp.ModeImmediate}
+		case ModeStreaming:
+			p.Task.ResponseModes = []mcp.ResponseMode{mcp.ModeStreaming}
+		default:
+			p.Task.ResponseModes = []mcp.ResponseMode{mcp.ModeTask}
+		}
+	}
+	return p
+}

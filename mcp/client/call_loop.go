@@ -1,0 +1,768 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
+)
+
+// maxErrorsInRow ends a call after this many failed polls in a row.
+const maxErrorsInRow = 5
+
+// call is one CallTool in progress. Everything but the recorder belongs
+// to the goroutine running the loop; requests that may block (tasks/get,
+// tasks/result, tasks/cancel) run in goroutines of their own and report
+// on async.
+//
+//	tools/call answers (0..N, one id) ─┐
+//	task notifications (status, partial)┼─▶ loop ─▶ trackers ─▶ CallResult
+//	async answers (get, result, cancel) ┤
+//	poll and cancel timers ─────────────┘
+type call struct {
+	s    *Session
+	o    CallOptions
+	mode Mode
+	rec  *recorder
+	res  *CallResult
+	ctx  context.Context // ends when the call ends: outstanding requests are cancelled
+
+	id     mcp.ID // of tools/call
+	resp   *inbox // its answers; nil once it failed
+	first  bool   // the first answer arrived
+	taskID string
+	task   *inbox // the task's notifications
+	last   *mcp.Task
+	// terminal: the task was seen in a terminal status, by any source.
+	terminal bool
+
+	streaming bool
+	seg       *segmentTracker
+	par       partialTracker
+	lost      bool // the stream carrying the answers broke for good
+	gapOpen   bool
+
+	async                         chan asyncResult
+	getting, fetching, cancelling bool
+	canonicalAsked, cancelDue     bool
+	errorsInRow                   int
+	pollTimer                     *time.Timer
+	pollC, cancelC                <-chan time.Time
+	done                          bool
+	err                           error
+}
+
+type asyncKind int
+
+const (
+	asyncGet asyncKind = iota
+	asyncResume
+	asyncCanonical
+	asyncCancel
+)
+
+type asyncResult struct {
+	kind asyncKind
+	task *mcp.Task
+	resp *mcp.ToolCallResponse
+	err  error
+}
+
+func (c *call) run(parent context.Context, args json.RawMessage) error {
+	ctx, stop := context.WithCancel(parent)
+	defer stop()
+	c.ctx = ctx
+	params := c.params(args)
+	c.id = c.s.newID()
+	if c.o.Progress {
+		params.Meta = &mcp.RequestMeta{ProgressToken: json.RawMessage(c.id.String())}
+	}
+	resp, err := c.s.send(ctx, c.rec, c.id, mcp.MethodToolsCall, params)
+	if err != nil {
+		err = fmt.Errorf("tools/call %s: %w", c.o.Name, errors.Unwrap(err))
+		c.rec.add(Event{Kind: EventError, Method: mcp.MethodToolsCall, RequestID: c.id, Err: err})
+		return err
+	}
+	c.resp = resp
+	defer c.s.unregister(c.id)
+	defer func() {
+		if c.task != nil {
+			c.s.unfollowTask(c.taskID, c.task)
+		}
+		if c.pollTimer != nil {
+			c.pollTimer.Stop()
+		}
+	}()
+	if c.o.CancelAfter > 0 {
+		t := time.NewTimer(c.o.CancelAfter)
+		defer t.Stop()
+		c.cancelC = t.C
+	}
+	for !c.done {
+		select {
+		case <-c.resp.ready():
+			c.onAnswers()
+		case <-c.task.ready():
+			c.onTaskNotifications()
+		case r := <-c.async:
+			c.onAsync(r)
+		case <-c.pollC:
+			c.pollC = nil
+			c.onPoll()
+		case <-c.cancelC:
+			c.cancelC = nil
+			c.cancelDue = true
+			c.tryCancel()
+		case <-ctx.Done():
+			if !c.first || c.res.Answer == AnswerPlain {
+				c.s.cancelRequest(c.id, "the client stopped waiting")
+			}
+			c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, parent.Err()))
+		}
+	}
+	return c.err
+}
+
+// onAnswers handles what arrived for the tools/call id: answers and
+// progress, then a stream loss or the end of the session.
+func (c *call) onAnswers() {
+	msgs, err := c.resp.take()
+	for _, m := range msgs {
+		if c.done {
+			return
+		}
+		c.onAnswer(m)
+	}
+	if err == nil || c.done {
+		return
+	}
+	c.resp = nil
+	var se *streamhttp.StreamError
+	if !errors.As(err, &se) {
+		c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, err))
+		return
+	}
+	c.lost = true
+	c.res.StreamLost = true
+	c.rec.add(Event{Kind: EventStreamLost, Method: mcp.MethodToolsCall, RequestID: c.id, TaskID: c.taskID, LastEventID: se.LastEventID, Err: se})
+	switch {
+	case !c.first || c.taskID == "":
+		// Nothing tells which task to resume.
+		c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, se))
+	case c.streaming && !c.seg.complete:
+		// SEP-1905 "Error Handling", Connection Loss: resume with
+		// tasks/result and lastSeqNr.
+		c.fill()
+		c.armPoll()
+	}
+}
+
+func (c *call) onAnswer(m *mcp.Message) {
+	if m.Kind() == mcp.KindNotification {
+		if m.Method == mcp.NotificationProgress {
+			var p mcp.ProgressParams
+			_ = json.Unmarshal(m.Params, &p)
+			c.rec.add(Event{Kind: EventProgress, RequestID: c.id, TaskID: c.taskID, Detail: progressText(p)})
+		}
+		return
+	}
+	e := Event{Kind: EventResponse, Method: mcp.MethodToolsCall, RequestID: c.id}
+	if m.Error != nil {
+		e.Err = m.Error
+		c.rec.add(e)
+		c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, m.Error))
+		return
+	}
+	var r mcp.ToolCallResponse
+	if err := json.Unmarshal(m.Result, &r); err != nil {
+		e.Err = err
+		c.rec.add(e)
+		c.finishIncomplete(fmt.Errorf("tools/call %s: malformed result: %w", c.o.Name, err))
+		return
+	}
+	c.rec.add(e)
+	if !c.first {
+		c.first = true
+		c.onFirstAnswer(&r)
+		return
+	}
+	if isStreamingResponse(&r) {
+		// More responses with the request's id: SEP-1905 Case 3, also
+		// after an initial answer with only the task (initial response
+		// option 2).
+		c.becomeStreaming()
+		c.ingest(&r, SourceResponse)
+		if !c.done && !c.lost {
+			c.armPoll() // the stream is alive: the idle poll waits
+		}
+		return
+	}
+	c.rec.add(Event{Kind: EventError, RequestID: c.id, Detail: "an answer to tools/call after the first that is no streaming response; ignored"})
+}
+
+// isStreamingResponse reports whether r is a SEP-1905 streaming response:
+// partial-content or isComplete present.
+func isStreamingResponse(r *mcp.ToolCallResponse) bool {
+	return r.PartialContent != nil || r.IsComplete != nil
+}
+
+// onFirstAnswer tells the three SEP-1905 cases apart by the answer's
+// shape ("Client Implementation Guide", "Handling Different Response
+// Modes").
+func (c *call) onFirstAnswer(r *mcp.ToolCallResponse) {
+	if _, ok := r.Meta[mcp.MetaFallbackMode]; ok {
+		c.res.Fallback = true
+	}
+	taskID := ""
+	if r.Task != nil {
+		taskID = r.Task.TaskID
+	} else if id, ok := r.Meta.RelatedTaskID(); ok {
+		taskID = id
+	}
+	switch {
+	case isStreamingResponse(r):
+		// Case 3: the task id from the task object or the related-task
+		// meta; segments tracked from the first response on.
+		c.becomeStreaming()
+		c.setTask(taskID, r.Task, SourceResponse)
+		c.ingest(r, SourceResponse)
+		if !c.done {
+			c.armPoll()
+		}
+	case r.Task != nil:
+		// Case 2: poll tasks/get, then tasks/result.
+		c.res.Answer = AnswerTask
+		c.setTask(taskID, r.Task, SourceResponse)
+		c.afterStatus(SourceResponse)
+		if !c.done && !c.canonicalAsked {
+			c.armPoll()
+		}
+	default:
+		// A tool result: Case 1 when a task was created for it (the
+		// related-task meta), else a plain answer.
+		c.res.Answer = AnswerPlain
+		if taskID != "" && c.mode != ModePlain {
+			c.res.Answer = AnswerImmediate
+			c.setTask(taskID, nil, SourceResponse)
+		}
+		c.finishCanonical(r)
+	}
+}
+
+func (c *call) becomeStreaming() {
+	if c.streaming {
+		return
+	}
+	c.streaming = true
+	c.res.Answer = AnswerStreaming
+	c.seg = newSegmentTracker()
+}
+
+// setTask records the call's task id the first time it is known and
+// follows its notifications, including those that arrived before.
+func (c *call) setTask(taskID string, t *mcp.Task, source string) {
+	if taskID == "" {
+		return
+	}
+	if c.taskID == "" {
+		c.taskID = taskID
+		c.res.TaskID = taskID
+		e := Event{Kind: EventTaskCreated, TaskID: taskID, Source: source}
+		if t != nil {
+			e.Status = t.Status
+		}
+		c.rec.add(e)
+		c.task = c.s.followTask(taskID)
+	}
+	if t != nil {
+		c.updateTask(*t, source)
+	}
+	if c.cancelDue {
+		c.tryCancel()
+	}
+}
+
+// updateTask records a task state seen by any source.
+func (c *call) updateTask(t mcp.Task, source string) {
+	if t.TaskID != "" && c.taskID != "" && t.TaskID != c.taskID {
+		c.rec.add(Event{Kind: EventError, TaskID: t.TaskID, Source: source, Detail: "status of another task than the call's; ignored"})
+		return
+	}
+	c.last = &t
+	c.res.Task = &t
+	c.rec.add(Event{Kind: EventStatus, TaskID: c.taskID, Status: t.Status, Source: source, Detail: t.StatusMessage})
+	if t.Status.IsTerminal() {
+		c.terminal = true
+		c.par.terminal = true
+	}
+}
+
+// afterStatus acts on the task's last known status. Outside streaming, a
+// terminal status means the result can be fetched, and input_required
+// that tasks/result should be called at once (2025-11-25 Tasks, "Input
+// Required Status").
+func (c *call) afterStatus(source string) {
+	if c.done || c.last == nil {
+		return
+	}
+	st := c.last.Status
+	if c.streaming {
+		// The final response normally follows on the stream; a terminal
+		// status seen by polling, or after the stream was lost, means
+		// the rest must be fetched.
+		if st.IsTerminal() && !c.seg.complete && (c.lost || source == SourceTasksGet) {
+			c.fill()
+		}
+		return
+	}
+	if st.IsTerminal() || st == mcp.StatusInputRequired {
+		c.fetchCanonical()
+	}
+}
+
+// ingest takes the segments of a streaming response, whatever brought
+// it, ignoring seqNrs already received ("Client Handling of Multiple
+// Mechanisms").
+func (c *call) ingest(r *mcp.ToolCallResponse, source string) {
+	for _, sg := range r.PartialContent {
+		switch c.seg.add(sg) {
+		case segmentNew:
+			c.rec.add(Event{Kind: EventSegment, TaskID: c.taskID, SeqNr: sg.SeqNr, Bytes: contentBytes(sg.ContentBlock), Source: source})
+			if c.o.OnSegment != nil {
+				c.o.OnSegment(sg)
+			}
+		case segmentDuplicate:
+			c.rec.add(Event{Kind: EventDuplicate, TaskID: c.taskID, SeqNr: sg.SeqNr, Source: source})
+		case segmentInvalid:
+			c.rec.add(Event{Kind: EventDiscarded, TaskID: c.taskID, SeqNr: sg.SeqNr, Source: source, Detail: "seqNr must be a positive integer"})
+		}
+	}
+	if r.Task != nil {
+		c.setTask(r.Task.TaskID, r.Task, source)
+	}
+	if r.IsComplete != nil && *r.IsComplete && !c.seg.complete {
+		c.seg.complete = true
+		c.seg.isError = r.IsError
+		c.seg.tail = r.Content
+	}
+	if c.seg.hasGap() {
+		if !c.gapOpen {
+			c.gapOpen = true
+			c.res.Gaps++
+			c.rec.add(Event{Kind: EventGap, TaskID: c.taskID, Source: source, Detail: "missing seqNr " + joinInts(c.seg.missing())})
+		}
+		// SEP-1905 "Client Handling of Multiple Mechanisms", rule 4:
+		// ask tasks/result with lastSeqNr for the missing segments.
+		c.fill()
+	} else {
+		c.gapOpen = false
+	}
+	if c.seg.complete && !c.seg.hasGap() {
+		c.finishStreaming()
+	}
+}
+
+// fill asks for what the stream lacks: tasks/result with lastSeqNr set to
+// the highest contiguous seqNr, or, when not even seqNr 1 arrived (a
+// lastSeqNr below 1 is invalid, "Resuming Streaming"), the canonical
+// result. One such request at a time.
+func (c *call) fill() {
+	if c.done || c.fetching || c.taskID == "" {
+		return
+	}
+	if c.seg.contiguous < 1 {
+		c.fetchCanonical()
+		return
+	}
+	last := c.seg.contiguous
+	c.fetching = true
+	c.res.Resumes++
+	c.rec.add(Event{Kind: EventResume, TaskID: c.taskID, SeqNr: last})
+	go func() {
+		r, err := c.s.taskResult(c.ctx, c.rec, c.taskID, last)
+		c.async <- asyncResult{kind: asyncResume, resp: r, err: err}
+	}()
+}
+
+// fetchCanonical asks tasks/result without lastSeqNr: the complete result,
+// held back by the server until the task is terminal.
+func (c *call) fetchCanonical() {
+	if c.done || c.canonicalAsked || c.taskID == "" {
+		return
+	}
+	c.canonicalAsked = true
+	c.fetching = true
+	go func() {
+		r, err := c.s.taskResult(c.ctx, c.rec, c.taskID, 0)
+		c.async <- asyncResult{kind: asyncCanonical, resp: r, err: err}
+	}()
+}
+
+func (c *call) onAsync(r asyncResult) {
+	if c.done {
+		return
+	}
+	switch r.kind {
+	case asyncGet:
+		c.getting = false
+		if r.err != nil {
+			c.onTaskRequestError(mcp.MethodTasksGet, r.err)
+			return
+		}
+		c.errorsInRow = 0
+		c.updateTask(*r.task, SourceTasksGet)
+		c.afterStatus(SourceTasksGet)
+		if !c.done && !c.canonicalAsked {
+			c.armPoll()
+		}
+	case asyncResume:
+		c.fetching = false
+		if r.err != nil {
+			var rpc *mcp.Error
+			if errors.As(r.err, &rpc) && rpc.Code == mcp.CodeInternalError {
+				// "Resuming Streaming": a server that cannot resume MAY
+				// answer -32603; the canonical result still comes.
+				c.rec.add(Event{Kind: EventError, TaskID: c.taskID, Method: mcp.MethodTasksResult, Err: r.err, Detail: "resume refused; asking for the whole result"})
+				c.fetchCanonical()
+				return
+			}
+			c.onTaskRequestError(mcp.MethodTasksResult, r.err)
+			return
+		}
+		c.errorsInRow = 0
+		if !isStreamingResponse(r.resp) {
+			// A server that ignores lastSeqNr answers with the canonical
+			// result.
+			c.finishCanonical(r.resp)
+			return
+		}
+		c.ingest(r.resp, SourceTasksResult)
+		if !c.done && c.lost {
+			c.armPoll()
+		}
+	case asyncCanonical:
+		c.fetching = false
+		if r.err != nil {
+			if te := asTaskError(r.err); te != nil {
+				c.onTaskRequestError(mcp.MethodTasksResult, r.err)
+				return
+			}
+			// The underlying request's own JSON-RPC error (2025-11-25
+			// Tasks, "Result Retrieval"), or the connection.
+			c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, r.err))
+			return
+		}
+		if c.streaming && isStreamingResponse(r.resp) {
+			c.ingest(r.resp, SourceTasksResult)
+			if !c.done {
+				c.canonicalAsked = false
+				c.fill()
+			}
+			return
+		}
+		c.finishCanonical(r.resp)
+	case asyncCancel:
+		c.cancelling = false
+		if r.err != nil {
+			c.rec.add(Event{Kind: EventError, TaskID: c.taskID, Method: mcp.MethodTasksCancel, Err: r.err})
+			return
+		}
+		c.updateTask(*r.task, SourceCancel)
+		c.afterStatus(SourceCancel)
+	}
+}
+
+// onTaskRequestError handles a failed tasks/get or tasks/result: a task
+// the server no longer knows ends the call, incomplete (SEP-1905, "TTL
+// Expiration During Streaming": the client MUST treat the streaming as
+// incomplete); other failures are retried at the next poll, a few times.
+func (c *call) onTaskRequestError(method string, err error) {
+	c.rec.add(Event{Kind: EventError, TaskID: c.taskID, Method: method, Err: err})
+	if te := asTaskError(err); te != nil {
+		te.Expired = te.Expired || c.ttlElapsed()
+		c.finishIncomplete(te)
+		return
+	}
+	c.errorsInRow++
+	if c.errorsInRow >= maxErrorsInRow || c.ctx.Err() != nil {
+		c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, err))
+		return
+	}
+	if method == mcp.MethodTasksResult && !c.streaming {
+		c.canonicalAsked = false
+	}
+	c.armPoll()
+}
+
+func asTaskError(err error) *TaskError {
+	var te *TaskError
+	if errors.As(err, &te) {
+		return te
+	}
+	return nil
+}
+
+// ttlElapsed reports whether the task's ttl has run out by the client's
+// clock.
+func (c *call) ttlElapsed() bool {
+	if c.last == nil || c.last.TTL == nil {
+		return false
+	}
+	created, err := mcp.ParseTime(c.last.CreatedAt)
+	if err != nil {
+		return false
+	}
+	return c.s.opts.Now().After(created.Add(time.Duration(*c.last.TTL) * time.Millisecond))
+}
+
+// onTaskNotifications handles notifications/tasks/status and
+// notifications/tasks/partial for the call's task. Each one postpones the
+// next poll: the server is talking (SEP-2679 §4 leaves polling
+// available; 2025-11-25 Tasks: requestors MUST NOT rely on status
+// notifications, so polling resumes when they stop).
+func (c *call) onTaskNotifications() {
+	msgs, err := c.task.take()
+	for _, m := range msgs {
+		if c.done {
+			return
+		}
+		switch m.Method {
+		case mcp.NotificationTaskStatus:
+			var p mcp.TaskStatusParams
+			if err := json.Unmarshal(m.Params, &p); err != nil {
+				c.rec.add(Event{Kind: EventError, TaskID: c.taskID, Method: m.Method, Err: err})
+				continue
+			}
+			c.updateTask(p.Task, SourceNotification)
+			if c.mode != ModePoll {
+				c.afterStatus(SourceNotification)
+			}
+		case mcp.NotificationTaskPartial:
+			var p mcp.TaskPartialParams
+			if err := json.Unmarshal(m.Params, &p); err != nil {
+				c.rec.add(Event{Kind: EventError, TaskID: c.taskID, Method: m.Method, Err: err})
+				continue
+			}
+			c.onPartial(p)
+		}
+	}
+	if err != nil && !c.done {
+		c.task = nil
+		c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, err))
+		return
+	}
+	if c.mode != ModePoll && !c.done && c.pollC != nil {
+		c.armPoll()
+	}
+}
+
+func (c *call) onPartial(p mcp.TaskPartialParams) {
+	e := Event{Kind: EventPartial, TaskID: c.taskID, Seq: p.Seq, Bytes: contentBytes(p.Content...), Source: SourceNotification}
+	switch c.par.add(p) {
+	case partialDuplicate:
+		e.Kind = EventDuplicate
+	case partialAfterTerminal:
+		e.Kind = EventDiscarded
+		e.Detail = "partial after a terminal status"
+	case partialGap:
+		c.rec.add(Event{Kind: EventDataLoss, TaskID: c.taskID, Seq: p.Seq, Detail: "seq jumped: data loss, not filled in (SEP-2679 §1.3 rule 4)"})
+		fallthrough
+	case partialAccepted:
+		if len(p.Content) == 0 {
+			e.Detail = "empty content (SEP-2679 §1.3 rule 5)"
+		}
+		c.rec.add(e)
+		if c.o.OnPartial != nil {
+			c.o.OnPartial(p)
+		}
+		return
+	}
+	c.rec.add(e)
+}
+
+// pollInterval is the call's override, else the task's pollInterval
+// (2025-11-25 Tasks, "Getting Tasks": requestors SHOULD respect it), else
+// the session default.
+func (c *call) pollInterval() time.Duration {
+	if c.o.PollInterval > 0 {
+		return c.o.PollInterval
+	}
+	if c.last != nil && c.last.PollInterval != nil && *c.last.PollInterval > 0 {
+		return time.Duration(*c.last.PollInterval) * time.Millisecond
+	}
+	return c.s.opts.DefaultPollInterval
+}
+
+// armPoll (re)starts the poll timer.
+func (c *call) armPoll() {
+	if c.done {
+		return
+	}
+	d := c.pollInterval()
+	if c.pollTimer == nil {
+		c.pollTimer = time.NewTimer(d)
+	} else {
+		c.pollTimer.Stop()
+		c.pollTimer.Reset(d)
+	}
+	c.pollC = c.pollTimer.C
+}
+
+// onPoll runs when the poll timer fires: a resume request for a lost
+// stream, else tasks/get. A streaming call polls only when its stream has
+// been silent for a whole interval (SEP-1905 "Client Implementation
+// Guide": continue polling tasks/get to monitor status, here to notice an
+// expired task whose stream went quiet).
+func (c *call) onPoll() {
+	if c.done || c.taskID == "" {
+		return
+	}
+	if c.streaming && c.lost {
+		c.fill()
+		if !c.canonicalAsked {
+			c.armPoll()
+		}
+		return
+	}
+	if c.canonicalAsked || c.getting {
+		return
+	}
+	c.getting = true
+	go func() {
+		t, err := c.s.getTask(c.ctx, c.rec, c.taskID)
+		c.async <- asyncResult{kind: asyncGet, task: t, err: err}
+	}()
+}
+
+// tryCancel cancels the task once CancelAfter elapsed and the task id is
+// known (2025-11-25 Tasks, "Cancelling Tasks"). A call without a task is
+// cancelled with notifications/cancelled and ends.
+func (c *call) tryCancel() {
+	if !c.cancelDue || c.cancelling || c.done {
+		return
+	}
+	if c.mode == ModePlain || c.res.Answer == AnswerPlain {
+		c.s.cancelRequest(c.id, "cancelled by the client")
+		c.rec.add(Event{Kind: EventCancel, Method: mcp.NotificationCancelled, RequestID: c.id})
+		c.finishIncomplete(fmt.Errorf("tools/call %s: cancelled by the client after %v", c.o.Name, c.o.CancelAfter))
+		return
+	}
+	if c.taskID == "" {
+		return // when the task id arrives
+	}
+	c.cancelDue = false
+	if c.terminal {
+		c.rec.add(Event{Kind: EventCancel, TaskID: c.taskID, Detail: "not sent: the task is already terminal"})
+		return
+	}
+	c.cancelling = true
+	c.rec.add(Event{Kind: EventCancel, Method: mcp.MethodTasksCancel, TaskID: c.taskID})
+	go func() {
+		t, err := c.s.cancelTask(c.ctx, c.rec, c.taskID)
+		c.async <- asyncResult{kind: asyncCancel, task: t, err: err}
+	}()
+}
+
+// finishStreaming ends a complete stream: the merged segments are the
+// result.
+func (c *call) finishStreaming() {
+	c.res.Content = c.seg.content()
+	c.res.IsError = c.seg.isError
+	c.res.Complete = true
+	c.finish(nil)
+}
+
+// finishCanonical ends the call with a complete tool result.
+func (c *call) finishCanonical(r *mcp.ToolCallResponse) {
+	c.res.Content = r.Content
+	if c.res.Content == nil {
+		c.res.Content = []mcp.ContentBlock{}
+	}
+	c.res.StructuredContent = r.StructuredContent
+	c.res.IsError = r.IsError
+	c.res.Complete = true
+	if v, ok := r.Meta[mcp.MetaCompletedAt].(string); ok {
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			c.res.CompletedAt = t
+		}
+	}
+	c.par.terminal = true
+	c.finish(nil)
+}
+
+// finishIncomplete ends the call with err and what arrived so far.
+func (c *call) finishIncomplete(err error) {
+	if c.done {
+		return
+	}
+	c.res.Complete = false
+	switch {
+	case c.seg != nil && len(c.seg.segs) > 0:
+		c.res.Content = c.seg.content()
+	case len(c.par.content) > 0:
+		c.res.Content = c.par.content
+	}
+	c.finish(err)
+}
+
+func (c *call) finish(err error) {
+	if c.done {
+		return
+	}
+	c.done = true
+	c.err = err
+	if c.seg != nil {
+		c.res.Segments = len(c.seg.segs)
+		c.res.Duplicates += c.seg.duplicates
+		c.res.Discarded += c.seg.invalid
+	}
+	c.res.Duplicates += c.par.duplicates
+	c.res.Partials = c.par.accepted
+	c.res.PartialContent = c.par.content
+	c.res.DataLoss = c.par.lost
+	c.res.Discarded += c.par.afterTerminal
+	if c.res.CompletedAt.IsZero() && c.last != nil && c.last.Status.IsTerminal() {
+		if t, err := mcp.ParseTime(c.last.LastUpdatedAt); err == nil {
+			c.res.CompletedAt = t
+		}
+	}
+	e := Event{Kind: EventResult, TaskID: c.taskID, Err: err}
+	if c.last != nil {
+		e.Status = c.last.Status
+	}
+	if c.res.Complete {
+		e.Detail = "complete"
+	} else {
+		e.Detail = "incomplete"
+	}
+	c.rec.add(e)
+	if c.pollTimer != nil {
+		c.pollTimer.Stop()
+	}
+	c.pollC, c.cancelC = nil, nil
+}
+
+func progressText(p mcp.ProgressParams) string {
+	s := strconv.FormatFloat(p.Progress, 'f', -1, 64)
+	if p.Total != nil {
+		s += "/" + strconv.FormatFloat(*p.Total, 'f', -1, 64)
+	}
+	if p.Message != "" {
+		s += " " + p.Message
+	}
+	return s
+}
+
+func joinInts(ns []int64) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.FormatInt(n, 10)
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,100 @@
+package client
+
+import (
+	"slices"
+
+	"github.com/tasksim/tasksim/mcp"
+)
+
+// segmentTracker is the per-task record SEP-1905 asks a streaming client to
+// keep ("Client Implementation Guide", "Segment Tracking"): the received
+// seqNr set, the highest seqNr, the segments by seqNr and completion.
+// Segments may come by any mechanism (initial response, later responses on
+// the stream, tasks/result with lastSeqNr); a seqNr already received is
+// ignored whatever brought it ("Client Handling of Multiple Mechanisms",
+// rules 1-3).
+type segmentTracker struct {
+	segs       map[int64]mcp.Segment
+	contiguous int64 // the highest n with 1..n all received
+	highest    int64
+	duplicates int
+	invalid    int
+	complete   bool
+	isError    bool
+	// tail is content of the final response carried by no segment (a
+	// failure without partial results, "Streaming Behavior").
+	tail []mcp.ContentBlock
+}
+
+type segmentOutcome int
+
+const (
+	segmentNew segmentOutcome = iota
+	segmentDuplicate
+	segmentInvalid
+)
+
+func newSegmentTracker() *segmentTracker {
+	return &segmentTracker{segs: map[int64]mcp.Segment{}}
+}
+
+// add records one segment. A seqNr below 1 is invalid ("Sequence Number
+// Requirements": positive integers) and dropped.
+func (t *segmentTracker) add(s mcp.Segment) segmentOutcome {
+	if s.SeqNr < 1 {
+		t.invalid++
+		return segmentInvalid
+	}
+	if _, dup := t.segs[s.SeqNr]; dup {
+		t.duplicates++
+		return segmentDuplicate
+	}
+	t.segs[s.SeqNr] = s
+	t.highest = max(t.highest, s.SeqNr)
+	for {
+		if _, ok := t.segs[t.contiguous+1]; !ok {
+			break
+		}
+		t.contiguous++
+	}
+	return segmentNew
+}
+
+// hasGap reports whether a seqNr below the highest is missing.
+func (t *segmentTracker) hasGap() bool { return t.highest > t.contiguous }
+
+// missing lists the seqNrs below the highest not received.
+func (t *segmentTracker) missing() []int64 {
+	var out []int64
+	for n := t.contiguous + 1; n < t.highest; n++ {
+		if _, ok := t.segs[n]; !ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// segments returns the received segments in seqNr order.
+func (t *segmentTracker) segments() []mcp.Segment {
+	out := make([]mcp.Segment, 0, len(t.segs))
+	for _, s := range t.segs {
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b mcp.Segment) int {
+		switch {
+		case a.SeqNr < b.SeqNr:
+			return -1
+		case a.SeqNr > b.SeqNr:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// content merges the segments in seqNr order without seqNr, then the tail
+// (SEP-1905, "tasks/result Operation", merge steps 1-5).
+func (t *segmentTracker) content() []mcp.ContentBlock {
+	out := mcp.MergeSegments(t.segments())
+	return append(out, t.tail...)
+}

@@ -1,0 +1,468 @@
+package streamhttp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+)
+
+// Header names of Streamable HTTP (2025-11-25 Transports, "Session
+// Management", "Protocol Version Header", "Resumability and Redelivery").
+const (
+	clientHeaderSession  = "Mcp-Session-Id"
+	clientHeaderProtocol = "Mcp-Protocol-Version"
+	clientHeaderLastID   = "Last-Event-Id"
+)
+
+// clientConn is the Conn of a ClientTransport.
+type clientConn struct {
+	t      ClientTransport // with defaults filled in
+	client *http.Client
+	ctx    context.Context // ends on Close; every stream hangs on it
+	cancel context.CancelFunc
+	in     chan clientItem
+	wg     sync.WaitGroup
+
+	mu         sync.Mutex
+	sessionID  string
+	version    string // negotiated, from the initialize result
+	initID     mcp.ID // the initialize request in flight
+	gone       bool   // the server answered 404 to our session id
+	standalone bool   // the standalone GET stream was started for this session
+	closed     bool
+
+	stats    clientCounters
+	observer atomic.Pointer[func(RequestInfo)]
+}
+
+// clientItem is what Read returns next: a message or a *StreamError.
+type clientItem struct {
+	msg *mcp.Message
+	err error
+}
+
+type clientCounters struct {
+	post, get, del, reconnects atomic.Int64
+	sent, received             atomic.Int64
+}
+
+func newClientConn(t ClientTransport) *clientConn {
+	if t.ReconnectDelay <= 0 {
+		t.ReconnectDelay = DefaultReconnectDelay
+	}
+	if t.MaxReconnects <= 0 {
+		t.MaxReconnects = DefaultMaxReconnects
+	}
+	if t.MaxMessage <= 0 {
+		t.MaxMessage = DefaultMaxClientMessage
+	}
+	client := t.HTTPClient
+	if client == nil {
+		client = http.DefaultClient
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &clientConn{t: t, client: client, ctx: ctx, cancel: cancel, in: make(chan clientItem, 64)}
+}
+
+// Read implements mcp.Conn.
+func (c *clientConn) Read(ctx context.Context) (*mcp.Message, error) {
+	select {
+	case it := <-c.in:
+		return it.msg, it.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.ctx.Done():
+		return nil, ErrClosed
+	}
+}
+
+// Stats implements Stats.
+func (c *clientConn) Stats() TransportStats {
+	return TransportStats{
+		POST:          c.stats.post.Load(),
+		GET:           c.stats.get.Load(),
+		DELETE:        c.stats.del.Load(),
+		Reconnects:    c.stats.reconnects.Load(),
+		BytesSent:     c.stats.sent.Load(),
+		BytesReceived: c.stats.received.Load(),
+	}
+}
+
+// ObserveRequests implements RequestObserver.
+func (c *clientConn) ObserveRequests(f func(RequestInfo)) {
+	if f == nil {
+		c.observer.Store(nil)
+		return
+	}
+	c.observer.Store(&f)
+}
+
+// deliver queues msg for Read, noting the negotiated protocol version when
+// msg answers initialize. It reports false when the Conn closed first.
+func (c *clientConn) deliver(msg *mcp.Message) bool {
+	c.noteInitialize(msg)
+	select {
+	case c.in <- clientItem{msg: msg}:
+		return true
+	case <-c.ctx.Done():
+		return false
+	}
+}
+
+func (c *clientConn) deliverError(err *StreamError) {
+	select {
+	case c.in <- clientItem{err: err}:
+	case <-c.ctx.Done():
+	}
+}
+
+// noteInitialize takes the protocol version from the initialize result as
+// it passes through: later requests carry it in MCP-Protocol-Version
+// (2025-11-25 Transports, "Protocol Version Header").
+func (c *clientConn) noteInitialize(msg *mcp.Message) {
+	if msg.Kind() != mcp.KindResponse || msg.Result == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.initID.IsZero() || msg.ID != c.initID {
+		return
+	}
+	c.initID = mcp.ID{}
+	var res struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(msg.Result, &res) == nil && res.ProtocolVersion != "" {
+		c.version = res.ProtocolVersion
+	}
+}
+
+// Write implements mcp.Conn: one POST per message (2025-11-25 Transports,
+// "Sending Messages to the Server"). It returns once the answer's headers
+// arrived; a JSON answer is read and queued before it returns, an SSE
+// answer is read on by a goroutine of its own, which outlives ctx and ends
+// with the stream or the Conn. An HTTP error status becomes a one-line
+// error naming the request.
+func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
+	body, err := msg.AppendJSON(nil)
+	if err != nil {
+		return fmt.Errorf("streamhttp: encode: %w", err)
+	}
+	isInit := msg.Kind() == mcp.KindRequest && msg.Method == mcp.MethodInitialize
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	if isInit {
+		// A new session starts with an initialize request without a
+		// session id ("Session Management"), also after a 404.
+		c.sessionID, c.version, c.gone, c.standalone = "", "", false, false
+		c.initID = msg.ID
+	} else if c.gone {
+		c.mu.Unlock()
+		return fmt.Errorf("POST %s: %w", c.t.URL, ErrSessionGone)
+	}
+	sid := c.sessionID
+	c.mu.Unlock()
+
+	reqCtx, cancelReq := context.WithCancel(c.ctx)
+	stop := context.AfterFunc(ctx, cancelReq)
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, c.t.URL, bytes.NewReader(body))
+	if err != nil {
+		stop()
+		cancelReq()
+		return fmt.Errorf("streamhttp: %w", err)
+	}
+	c.setHeaders(req, !isInit)
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	info := RequestInfo{Method: http.MethodPost, RPCID: msg.ID, RPCMethod: msg.Method}
+	resp, err := c.do(req, int64(len(body)), info)
+	if err != nil {
+		stop()
+		cancelReq()
+		return c.requestError(http.MethodPost, ctx, err)
+	}
+	cleanup := func() {
+		stop()
+		resp.Body.Close()
+		cancelReq()
+	}
+	if resp.StatusCode == http.StatusNotFound && sid != "" {
+		cleanup()
+		c.sessionLost(sid)
+		return fmt.Errorf("POST %s: %w", c.t.URL, ErrSessionGone)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		err := c.statusError(http.MethodPost, resp)
+		cleanup()
+		return err
+	}
+	if isInit {
+		if id := resp.Header.Get(clientHeaderSession); id != "" {
+			if !visibleASCII(id) {
+				cleanup()
+				return fmt.Errorf("POST %s: %s: invalid %s header %q (visible ASCII only)", c.t.URL, resp.Status, clientHeaderSession, id)
+			}
+			c.mu.Lock()
+			c.sessionID = id
+			c.mu.Unlock()
+		}
+	}
+	ct := mediaType(resp.Header.Get("Content-Type"))
+	switch {
+	case resp.StatusCode == http.StatusAccepted || resp.ContentLength == 0 && ct != "text/event-stream":
+		cleanup()
+	case ct == "application/json":
+		err := c.readJSON(ctx, resp, msg.Kind() == mcp.KindRequest)
+		cleanup()
+		if err != nil {
+			return err
+		}
+	case ct == "text/event-stream":
+		if !stop() {
+			// ctx ended while the headers came: the request was cancelled.
+			resp.Body.Close()
+			cancelReq()
+			return c.requestError(http.MethodPost, ctx, ctx.Err())
+		}
+		c.runStream(&clientStream{rpcID: msg.ID, method: msg.Method}, resp, cancelReq)
+	default:
+		cleanup()
+		if msg.Kind() != mcp.KindRequest {
+			break // a body nobody asked for; the message was accepted
+		}
+		return fmt.Errorf("POST %s: %s: unexpected Content-Type %q (is this an MCP endpoint?)", c.t.URL, resp.Status, resp.Header.Get("Content-Type"))
+	}
+	if msg.Kind() == mcp.KindNotification && msg.Method == mcp.NotificationInitialized {
+		c.startStandalone()
+	}
+	return nil
+}
+
+// readJSON reads a JSON answer: one JSON-RPC message. An empty body is
+// accepted only when no answer is due (the POST carried no request).
+func (c *clientConn) readJSON(ctx context.Context, resp *http.Response, request bool) error {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.t.MaxMessage)+1))
+	if err != nil {
+		return c.requestError(http.MethodPost, ctx, fmt.Errorf("read body: %w", err))
+	}
+	if len(data) > c.t.MaxMessage {
+		return fmt.Errorf("POST %s: %s: body longer than %d bytes", c.t.URL, resp.Status, c.t.MaxMessage)
+	}
+	if !request && len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	msg, err := mcp.DecodeMessage(data)
+	if err != nil {
+		return fmt.Errorf("POST %s: %s: body is not a JSON-RPC message: %v", c.t.URL, resp.Status, err)
+	}
+	if !c.deliver(msg) {
+		return ErrClosed
+	}
+	return nil
+}
+
+// setHeaders adds the user's headers, the session id and the negotiated
+// protocol version ("Session Management": on all subsequent requests;
+// "Protocol Version Header": likewise).
+func (c *clientConn) setHeaders(req *http.Request, session bool) {
+	for k, vs := range c.t.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if !session {
+		return
+	}
+	c.mu.Lock()
+	sid, ver := c.sessionID, c.version
+	c.mu.Unlock()
+	if sid != "" {
+		req.Header.Set(clientHeaderSession, sid)
+	}
+	if ver != "" {
+		req.Header.Set(clientHeaderProtocol, ver)
+	}
+}
+
+// do sends req, counting it and its size, and tells the observer.
+func (c *clientConn) do(req *http.Request, bodyLen int64, info RequestInfo) (*http.Response, error) {
+	switch req.Method {
+	case http.MethodPost:
+		c.stats.post.Add(1)
+	case http.MethodGet:
+		c.stats.get.Add(1)
+		if info.Resume {
+			c.stats.reconnects.Add(1)
+		}
+	case http.MethodDelete:
+		c.stats.del.Add(1)
+	}
+	size := requestSize(req, bodyLen)
+	c.stats.sent.Add(size)
+	info.At = time.Now()
+	info.BytesSent = size
+	resp, err := c.client.Do(req)
+	if resp != nil {
+		info.Status = resp.StatusCode
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: &c.stats.received}
+	}
+	info.Err = err
+	if f := c.observer.Load(); f != nil {
+		(*f)(info)
+	}
+	return resp, err
+}
+
+// requestSize approximates a request's size on the wire: request line,
+// the headers set, Host, the blank line and the body.
+func requestSize(req *http.Request, bodyLen int64) int64 {
+	n := int64(len(req.Method) + 1 + len(req.URL.RequestURI()) + len(" HTTP/1.1\r\n"))
+	n += int64(len("Host: \r\n") + len(req.URL.Host))
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			n += int64(len(k) + 2 + len(v) + 2)
+		}
+	}
+	if bodyLen > 0 {
+		n += int64(len("Content-Length: \r\n")) + int64(len(fmt.Sprint(bodyLen)))
+	}
+	return n + 2 + bodyLen
+}
+
+// countingBody counts the bytes read from a response body.
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// sessionLost records a 404 to session id sid.
+func (c *clientConn) sessionLost(sid string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sessionID == sid {
+		c.gone = true
+	}
+}
+
+// requestError turns a failed request into one line: "POST URL: cause".
+// A cancelled or expired ctx is reported as such.
+func (c *clientConn) requestError(method string, ctx context.Context, err error) error {
+	if ctx != nil && ctx.Err() != nil {
+		err = ctx.Err()
+	} else if c.ctx.Err() != nil {
+		return ErrClosed
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return fmt.Errorf("%s %s: %w", method, c.t.URL, err)
+}
+
+// statusError turns an HTTP error status into one line: "POST URL: 400 Bad
+// Request: message", with the message of a JSON-RPC error body, or the
+// first line of a plain-text body, when there is one.
+func (c *clientConn) statusError(method string, resp *http.Response) error {
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	detail := ""
+	switch mediaType(resp.Header.Get("Content-Type")) {
+	case "application/json":
+		if m, err := mcp.DecodeMessage(data); err == nil && m.Error != nil {
+			detail = m.Error.Message
+		}
+	case "text/plain":
+		detail, _, _ = strings.Cut(strings.TrimSpace(string(data)), "\n")
+		if len(detail) > 200 {
+			detail = detail[:200] + "…"
+		}
+	}
+	if detail != "" {
+		return fmt.Errorf("%s %s: %s: %s", method, c.t.URL, resp.Status, detail)
+	}
+	return fmt.Errorf("%s %s: %s", method, c.t.URL, resp.Status)
+}
+
+// Close implements mcp.Conn: it ends every stream, terminates the session
+// with DELETE ("Session Management": clients SHOULD; a 405 answer means the
+// server does not allow it, which is fine) and waits for the stream
+// goroutines. A pending Read returns ErrClosed.
+func (c *clientConn) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	sid, gone := c.sessionID, c.gone
+	c.mu.Unlock()
+	c.cancel()
+	var err error
+	if sid != "" && !gone {
+		err = c.deleteSession()
+	}
+	c.wg.Wait()
+	return err
+}
+
+func (c *clientConn) deleteSession() error {
+	ctx, cancel := context.WithTimeout(context.Background(), clientCloseTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.t.URL, nil)
+	if err != nil {
+		return fmt.Errorf("streamhttp: %w", err)
+	}
+	c.setHeaders(req, true)
+	resp, err := c.do(req, 0, RequestInfo{Method: http.MethodDelete})
+	if err != nil {
+		return c.requestError(http.MethodDelete, ctx, err)
+	}
+	defer resp.Body.Close()
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode <= 299,
+		resp.StatusCode == http.StatusNotFound, resp.StatusCode == http.StatusMethodNotAllowed:
+		return nil
+	}
+	return c.statusError(http.MethodDelete, resp)
+}
+
+// mediaType returns the lower-case media type of a Content-Type value.
+func mediaType(v string) string {
+	mt, _, err := mime.ParseMediaType(v)
+	if err != nil {
+		mt, _, _ = strings.Cut(v, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+	}
+	return mt
+}
+
+// visibleASCII reports whether s holds only 0x21-0x7E ("Session
+// Management": the session id MUST only contain visible ASCII).
+func visibleASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7E {
+			return false
+		}
+	}
+	return true
+}
