@@ -17,6 +17,8 @@ type State struct {
 	Stderr io.Writer
 	Args   []string // without the program name
 	Getenv func(string) string
+	// StdoutTTY says stdout is a terminal (live output, progress).
+	StdoutTTY bool
 	// Context ends on SIGINT/SIGTERM for a real process; tests give their
 	// own.
 	Context context.Context
@@ -27,11 +29,18 @@ type State struct {
 func OSState() (*State, func()) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	return &State{
-		Stdin:   os.Stdin,
-		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
-		Args:    os.Args[1:],
-		Getenv:  os.Getenv,
-		Context: ctx,
+		Stdin:     os.Stdin,
+		Stdout:    os.Stdout,
+		Stderr:    os.Stderr,
+		Args:      os.Args[1:],
+		Getenv:    os.Getenv,
+		StdoutTTY: isTerminal(os.Stdout),
+		Context:   ctx,
 	}, stop
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -1,0 +1,328 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/client"
+	"github.com/tasksim/tasksim/mcp/stdio"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
+)
+
+// CallOptions are the flags of tasksim call.
+type CallOptions struct {
+	Server      string
+	ServerCmd   string
+	Tool        string
+	Args        string
+	Mode        string
+	TTL         time.Duration
+	Poll        time.Duration
+	CancelAfter time.Duration
+	Timeout     time.Duration
+	JSON        bool
+	NoPartial   bool
+	NoModes     bool
+}
+
+// NewCmdCall builds tasksim call.
+func NewCmdCall(st *State, runF func(context.Context, *State, *CallOptions) error) *cobra.Command {
+	o := &CallOptions{}
+	if runF == nil {
+		runF = runCall
+	}
+	cmd := &cobra.Command{
+		Use:   "call --server URL | --server-cmd \"CMD ARGS\" --tool NAME",
+		Short: "Call one tool with the reference client, in any response mode",
+		Long: `Call one tool with tasksim's reference client and follow the answer to its end.
+
+Modes:
+  plain      no task
+  immediate  task with responseModes [immediate] (SEP-1905 Case 1, or its fallback)
+  streaming  task with responseModes [streaming]: segments by seqNr, resumed and merged
+  task       task with responseModes [task]: tasks/get at the server's pollInterval, then tasks/result
+  poll       task mode by polling alone (--poll-interval replaces the server's interval)
+  partial    task mode following SEP-2679 partial notifications, then tasks/result
+
+On a terminal, streamed text is printed as it arrives; otherwise the final
+result's text is printed. --json prints the result and the call's timeline.
+
+Exit codes: 0 the result arrived (or the call was cancelled as asked), 1 the
+tool reported an error or the result is incomplete (task expired or lost),
+2 usage or bad input, 3 the server could not be reached or broke the protocol.`,
+		Example: `  tasksim call --server http://127.0.0.1:7070/mcp --tool slow_text --args '{"chunks":5}' --mode streaming
+  tasksim call --server-cmd "tasksim serve --stdio" --tool sleep --mode task --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runF(cmd.Context(), st, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Server, "server", "", "Streamable HTTP endpoint URL")
+	f.StringVar(&o.ServerCmd, "server-cmd", "", "command that runs a stdio server (quoted words allowed)")
+	f.StringVar(&o.Tool, "tool", "", "tool name (required)")
+	f.StringVar(&o.Args, "args", "", "tool arguments as a JSON object")
+	f.StringVar(&o.Mode, "mode", "task", "plain, immediate, streaming, task, poll or partial")
+	f.DurationVar(&o.TTL, "ttl", 0, "task ttl to ask for (0: the server's default)")
+	f.DurationVar(&o.Poll, "poll-interval", 0, "replace the server's pollInterval")
+	f.DurationVar(&o.CancelAfter, "cancel-after", 0, "cancel the task after this long")
+	f.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "give up after this long")
+	f.BoolVar(&o.JSON, "json", false, "print the result and the timeline as JSON")
+	f.BoolVar(&o.NoPartial, "no-partial", false, "do not declare tasks.streaming.partial")
+	f.BoolVar(&o.NoModes, "no-modes", false, "declare no SEP-1905 response modes (an old client)")
+	return cmd
+}
+
+// transportFor builds the transport the flags name.
+func transportFor(st *State, server, serverCmd string) (mcp.Transport, error) {
+	switch {
+	case server != "" && serverCmd != "":
+		return nil, usagef("give --server or --server-cmd, not both")
+	case server != "":
+		if !strings.HasPrefix(server, "http://") && !strings.HasPrefix(server, "https://") {
+			return nil, usagef("--server %q: want an http:// or https:// URL", server)
+		}
+		return &streamhttp.ClientTransport{URL: server}, nil
+	case serverCmd != "":
+		words, err := splitCommand(serverCmd)
+		if err != nil {
+			return nil, usagef("--server-cmd: %v", err)
+		}
+		if len(words) == 0 {
+			return nil, usagef("--server-cmd is empty")
+		}
+		return &stdio.CommandTransport{Command: words[0], Args: words[1:], Stderr: st.Stderr}, nil
+	}
+	return nil, usagef("give --server URL or --server-cmd \"CMD ARGS\"")
+}
+
+func runCall(ctx context.Context, st *State, o *CallOptions) error {
+	if o.Tool == "" {
+		return usagef("--tool is required")
+	}
+	mode, err := client.ParseMode(o.Mode)
+	if err != nil {
+		return usagef("--mode: %v", err)
+	}
+	var args json.RawMessage
+	if o.Args != "" {
+		if !json.Valid([]byte(o.Args)) || !strings.HasPrefix(strings.TrimSpace(o.Args), "{") {
+			return usagef("--args: not a JSON object: %.60s", o.Args)
+		}
+		args = json.RawMessage(o.Args)
+	}
+	if o.Timeout <= 0 {
+		return usagef("--timeout must be positive")
+	}
+	tr, err := transportFor(st, o.Server, o.ServerCmd)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	sess, err := client.New(&client.Options{Version: Version, NoPartial: o.NoPartial, NoModes: o.NoModes}).Connect(ctx, tr)
+	if err != nil {
+		return connectError(ctx, o.Timeout, err)
+	}
+	defer sess.Close()
+
+	live := st.StdoutTTY && !o.JSON
+	printed := false
+	show := func(blocks ...mcp.ContentBlock) {
+		for _, b := range blocks {
+			fmt.Fprint(st.Stdout, blockText(b))
+			printed = true
+		}
+	}
+	co := client.CallOptions{Name: o.Tool, Args: args, Mode: mode, TTL: o.TTL, PollInterval: o.Poll, CancelAfter: o.CancelAfter}
+	if live {
+		co.OnSegment = func(s mcp.Segment) { show(s.ContentBlock) }
+		co.OnPartial = func(p mcp.TaskPartialParams) { show(p.Content...) }
+	}
+	res, callErr := sess.CallTool(ctx, co)
+	if res == nil || (callErr != nil && res.Answer == "") {
+		// Refused or never answered: there is no call to report.
+		return callFailure(ctx, o.Timeout, callErr)
+	}
+	cancelled := o.CancelAfter > 0 && res.Task != nil && res.Task.Status == mcp.StatusCancelled
+	if o.JSON {
+		if err := writeJSON(st.Stdout, callJSON(res, callErr)); err != nil {
+			return err
+		}
+	} else {
+		if !printed {
+			show(res.Content...)
+		}
+		if printed {
+			fmt.Fprintln(st.Stdout)
+		}
+		fmt.Fprintln(st.Stderr, summaryLine(res))
+	}
+	switch {
+	case cancelled:
+		return nil
+	case callErr != nil && !res.Complete:
+		var te *client.TaskError
+		if errors.As(callErr, &te) {
+			return &FindingsError{Summary: "incomplete result: " + callErr.Error()}
+		}
+		return callFailure(ctx, o.Timeout, callErr)
+	case !res.Complete:
+		return &FindingsError{Summary: "the result is incomplete"}
+	case res.IsError:
+		return &FindingsError{Summary: fmt.Sprintf("tool %s reported an error", o.Tool)}
+	}
+	return nil
+}
+
+func connectError(ctx context.Context, timeout time.Duration, err error) error {
+	if ctx.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("no answer to initialize within %v: %w", timeout, err)
+	}
+	return fmt.Errorf("connect: %w", err)
+}
+
+func callFailure(ctx context.Context, timeout time.Duration, err error) error {
+	if ctx.Err() == context.DeadlineExceeded {
+		return fmt.Errorf("no complete answer within %v (--timeout): %w", timeout, err)
+	}
+	var rpc *mcp.Error
+	if errors.As(err, &rpc) && (rpc.Code == mcp.CodeInvalidParams || rpc.Code == mcp.CodeMethodNotFound) {
+		return &UsageError{Err: err} // the server refused what was asked
+	}
+	return err
+}
+
+// blockText is how a content block prints.
+func blockText(b mcp.ContentBlock) string {
+	switch b.Type {
+	case mcp.ContentText:
+		return b.Text
+	case mcp.ContentResourceLink:
+		return fmt.Sprintf("[resource_link %s]", b.URI)
+	}
+	return fmt.Sprintf("[%s]", b.Type)
+}
+
+func summaryLine(r *client.CallResult) string {
+	var b strings.Builder
+	status := "no task"
+	if r.Task != nil {
+		status = "task " + r.TaskID + " " + string(r.Task.Status)
+	}
+	fmt.Fprintf(&b, "%s · mode %s, answered %s", status, r.Mode, r.Answer)
+	if r.Fallback {
+		b.WriteString(" (server fell back to task)")
+	}
+	if r.Segments > 0 {
+		fmt.Fprintf(&b, " · %d segments", r.Segments)
+	}
+	if r.Partials > 0 {
+		fmt.Fprintf(&b, " · %d partials", r.Partials)
+	}
+	if r.Duplicates > 0 || r.Gaps > 0 || r.DataLoss > 0 {
+		fmt.Fprintf(&b, " · %d duplicates, %d gaps, %d lost", r.Duplicates, r.Gaps, r.DataLoss)
+	}
+	if r.Counts.HTTPRequests > 0 {
+		fmt.Fprintf(&b, " · %d HTTP requests", r.Counts.HTTPRequests)
+	}
+	fmt.Fprintf(&b, " · %d B sent, %d B received · %v", r.Counts.BytesSent, r.Counts.BytesReceived, r.End.Sub(r.Start).Round(time.Millisecond))
+	if !r.Complete {
+		b.WriteString(" · INCOMPLETE")
+	}
+	return b.String()
+}
+
+type eventJSON struct {
+	At          time.Time      `json:"at"`
+	Kind        string         `json:"kind"`
+	Method      string         `json:"method,omitempty"`
+	RequestID   *mcp.ID        `json:"requestId,omitempty"`
+	TaskID      string         `json:"taskId,omitempty"`
+	SeqNr       int64          `json:"seqNr,omitempty"`
+	Seq         *int64         `json:"seq,omitempty"`
+	Status      mcp.TaskStatus `json:"status,omitempty"`
+	Source      string         `json:"source,omitempty"`
+	Bytes       int64          `json:"bytes,omitempty"`
+	HTTPStatus  int            `json:"httpStatus,omitempty"`
+	LastEventID string         `json:"lastEventId,omitempty"`
+	Detail      string         `json:"detail,omitempty"`
+	Error       string         `json:"error,omitempty"`
+}
+
+func callJSON(r *client.CallResult, err error) any {
+	events := make([]eventJSON, len(r.Timeline))
+	for i, e := range r.Timeline {
+		j := eventJSON{At: e.At, Kind: string(e.Kind), Method: e.Method, TaskID: e.TaskID, SeqNr: e.SeqNr, Status: e.Status,
+			Source: e.Source, Bytes: e.Bytes, HTTPStatus: e.HTTPStatus, LastEventID: e.LastEventID, Detail: e.Detail}
+		if !e.RequestID.IsZero() {
+			id := e.RequestID
+			j.RequestID = &id
+		}
+		if e.Kind == client.EventPartial || e.Kind == client.EventDataLoss || (e.Kind == client.EventDuplicate && e.SeqNr == 0) {
+			seq := e.Seq
+			j.Seq = &seq
+		}
+		if e.Err != nil {
+			j.Error = e.Err.Error()
+		}
+		events[i] = j
+	}
+	out := map[string]any{
+		"result": map[string]any{
+			"content":           nonNil(r.Content),
+			"structuredContent": r.StructuredContent,
+			"isError":           r.IsError,
+			"complete":          r.Complete,
+		},
+		"mode":        r.Mode,
+		"answer":      r.Answer,
+		"fallback":    r.Fallback,
+		"taskId":      r.TaskID,
+		"task":        r.Task,
+		"segments":    r.Segments,
+		"duplicates":  r.Duplicates,
+		"gaps":        r.Gaps,
+		"resumes":     r.Resumes,
+		"streamLost":  r.StreamLost,
+		"partials":    r.Partials,
+		"dataLoss":    r.DataLoss,
+		"discarded":   r.Discarded,
+		"start":       r.Start,
+		"end":         r.End,
+		"counts":      r.Counts,
+		"timeline":    events,
+		"completedAt": nil,
+	}
+	if !r.CompletedAt.IsZero() {
+		out["completedAt"] = r.CompletedAt
+	}
+	if err != nil {
+		out["error"] = err.Error()
+	}
+	return out
+}
+
+func nonNil(c []mcp.ContentBlock) []mcp.ContentBlock {
+	if c == nil {
+		return []mcp.ContentBlock{}
+	}
+	return c
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}
