@@ -36,6 +36,7 @@ type ServeOptions struct {
 	MaxBody           int64
 	Retry             time.Duration
 	MaxStreamDuration time.Duration
+	SessionIdle       time.Duration
 
 	// Ready, when set, is called with the bound address once the server
 	// listens (tests use it).
@@ -80,6 +81,7 @@ To serve an "old" server, without the streaming extensions:
 	f.Int64Var(&o.MaxBody, "max-body", 4<<20, "largest POST body in bytes (413 above)")
 	f.DurationVar(&o.Retry, "retry", time.Second, "SSE retry field sent on each stream (0: none)")
 	f.DurationVar(&o.MaxStreamDuration, "max-stream-duration", 0, "close SSE connections after this long and let clients resume (0: never)")
+	f.DurationVar(&o.SessionIdle, "session-idle-timeout", streamhttp.DefaultSessionIdle, "end a session with no request and no open stream for this long (negative: never)")
 	f.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
 	return cmd
 }
@@ -146,12 +148,13 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 		return fmt.Errorf("listen on %s: %w", o.Addr, err)
 	}
 	h := streamhttp.NewHandler(srv, &streamhttp.Options{
-		AllowedOrigins:    o.Origins,
-		AllowedHosts:      o.Hosts,
-		MaxBodyBytes:      o.MaxBody,
-		Retry:             o.Retry,
-		MaxStreamDuration: o.MaxStreamDuration,
-		Logger:            log,
+		AllowedOrigins:     o.Origins,
+		AllowedHosts:       o.Hosts,
+		MaxBodyBytes:       o.MaxBody,
+		Retry:              o.Retry,
+		MaxStreamDuration:  o.MaxStreamDuration,
+		SessionIdleTimeout: o.SessionIdle,
+		Logger:             log,
 	})
 	defer h.Close()
 	mux := http.NewServeMux()

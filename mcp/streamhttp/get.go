@@ -42,6 +42,7 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
+	defer s.hold()()
 	c := newLiveConn()
 	var st *stream
 	var cursor uint64

@@ -22,6 +22,7 @@ const (
 	DefaultEventStoreEvents = 4096
 	DefaultRetry            = time.Second
 	DefaultKeepAlive        = 15 * time.Second
+	DefaultSessionIdle      = 30 * time.Minute
 )
 
 // codeTransport is the JSON-RPC error code of the bodies of HTTP errors the
@@ -75,6 +76,13 @@ type Options struct {
 	// Last-Event-ID (2025-11-25 Transports, "Sending Messages to the
 	// Server"). 0 means no limit.
 	MaxStreamDuration time.Duration
+	// SessionIdleTimeout ends a session that has had no request, and no
+	// open SSE connection, for this long (the server MAY terminate a
+	// session at any time; its client gets 404 and starts a new one:
+	// 2025-11-25 Transports, "Session Management"). It bounds the memory
+	// of clients that never send DELETE. 0 means DefaultSessionIdle
+	// (30 min); negative keeps idle sessions forever.
+	SessionIdleTimeout time.Duration
 	// KeepAlive is the interval of comment pings on idle SSE connections;
 	// 0 means DefaultKeepAlive (15s); negative sends none.
 	KeepAlive time.Duration
@@ -120,6 +128,9 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	if o.Retry == 0 {
 		o.Retry = DefaultRetry
 	}
+	if o.SessionIdleTimeout == 0 {
+		o.SessionIdleTimeout = DefaultSessionIdle
+	}
 	if o.KeepAlive == 0 {
 		o.KeepAlive = DefaultKeepAlive
 	}
@@ -149,7 +160,35 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	r.HandleFunc(o.Path, h.serveDELETE).Methods(http.MethodDelete)
 	r.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
 	h.router = r
+	if o.SessionIdleTimeout > 0 {
+		go h.expireIdle(o.SessionIdleTimeout)
+	}
 	return h
+}
+
+// expireIdle ends sessions idle for longer than idle, until Close.
+func (h *Handler) expireIdle(idle time.Duration) {
+	t := time.NewTicker(min(max(idle/4, time.Millisecond), time.Minute))
+	defer t.Stop()
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case now := <-t.C:
+			var idleOnes []*session
+			h.mu.RLock()
+			for _, s := range h.sessions {
+				if s.idleSince(now.Add(-idle)) {
+					idleOnes = append(idleOnes, s)
+				}
+			}
+			h.mu.RUnlock()
+			for _, s := range idleOnes {
+				h.log.Info("streamhttp: ending idle session", "session", s.id, "idle", idle)
+				h.endSession(s)
+			}
+		}
+	}
 }
 
 // ServeHTTP implements http.Handler. Every request first passes the Origin

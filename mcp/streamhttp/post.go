@@ -79,6 +79,7 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	} else if s = h.sessionOf(w, r); s == nil {
 		return
 	}
+	defer s.hold()()
 
 	if kind != mcp.KindRequest {
 		s.ms.Handle(s.ctx, msg, nil)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/tasksim/tasksim/mcp"
 )
@@ -40,6 +42,11 @@ type session struct {
 	ctx        context.Context // the session's lifetime, passed to Handle
 	cancel     context.CancelFunc
 	standalone *stream // stream 0, fed by Send
+	// inUse counts the session's HTTP requests being served (an open SSE
+	// connection included); lastUsed is when one last began or ended, in
+	// Unix nanoseconds. Together they say whether the session is idle.
+	inUse    atomic.Int64
+	lastUsed atomic.Int64
 
 	mu         sync.Mutex
 	closed     bool
@@ -64,6 +71,7 @@ func (h *Handler) newSession() *session {
 		streams:    make(map[uint64]*stream, 4),
 		nextStream: 1,
 	}
+	s.lastUsed.Store(time.Now().UnixNano())
 	s.standalone = newStream(s, 0, h.opts.EventStoreEvents)
 	s.streams[0] = s.standalone
 	s.ms = h.ep.NewSession(s)
@@ -182,3 +190,20 @@ func (s *session) close() {
 }
 
 var errNilMessage = errors.New("streamhttp: nil message")
+
+// hold marks the session in use for one HTTP request; the returned
+// function ends that.
+func (s *session) hold() func() {
+	s.inUse.Add(1)
+	s.lastUsed.Store(time.Now().UnixNano())
+	return func() {
+		s.lastUsed.Store(time.Now().UnixNano())
+		s.inUse.Add(-1)
+	}
+}
+
+// idleSince reports whether no request of the session has been served
+// since t, and none is being served now.
+func (s *session) idleSince(t time.Time) bool {
+	return s.inUse.Load() == 0 && s.lastUsed.Load() < t.UnixNano()
+}
