@@ -59,7 +59,9 @@ type ClientTransport struct {
 	Header http.Header
 	// NoStandaloneStream turns off the GET stream the Conn otherwise opens
 	// after initialization (2025-11-25 Transports, "Listening for Messages
-	// from the Server").
+	// from the Server"). With the stream on, the Write of
+	// notifications/initialized returns once the server answered the GET
+	// (at most 2 s later), so the stream is open before the next request.
 	NoStandaloneStream bool
 	// ReconnectDelay is the wait before resuming a broken stream when the
 	// server set no retry field; 0 means DefaultReconnectDelay. A retry

@@ -248,7 +248,7 @@ func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
 		return fmt.Errorf("POST %s: %s: unexpected Content-Type %q (is this an MCP endpoint?)", c.t.URL, resp.Status, resp.Header.Get("Content-Type"))
 	}
 	if msg.Kind() == mcp.KindNotification && msg.Method == mcp.NotificationInitialized {
-		c.startStandalone()
+		c.awaitStandalone(ctx, c.startStandalone())
 	}
 	return nil
 }
@@ -263,7 +263,13 @@ func (c *clientConn) readJSON(ctx context.Context, resp *http.Response, request 
 	if len(data) > c.t.MaxMessage {
 		return fmt.Errorf("POST %s: %s: body longer than %d bytes", c.t.URL, resp.Status, c.t.MaxMessage)
 	}
-	if !request && len(bytes.TrimSpace(data)) == 0 {
+	if !request {
+		// No answer is due to a notification or a response: the server
+		// MUST answer 202 with no body ("Sending Messages to the
+		// Server"). One that answers 200 with a body all the same (the
+		// conformance suite's initialize scenario sends
+		// {"jsonrpc":"2.0","result":{}}) accepted the message; the body
+		// concerns no request and is ignored.
 		return nil
 	}
 	msg, err := mcp.DecodeMessage(data)

@@ -86,28 +86,62 @@ func (c *clientConn) goStream(f func()) bool {
 	return true
 }
 
+// standaloneWait bounds how long the Write of notifications/initialized
+// waits for the server to answer the standalone GET.
+const standaloneWait = 2 * time.Second
+
 // startStandalone opens the standalone GET stream once per session
 // (2025-11-25 Transports, "Listening for Messages from the Server"). A 405
-// means the server offers none; that is fine.
-func (c *clientConn) startStandalone() {
+// means the server offers none; that is fine. The returned channel is
+// closed once the GET was answered (or failed); it is nil when no stream
+// is opened.
+func (c *clientConn) startStandalone() <-chan struct{} {
 	if c.t.NoStandaloneStream {
-		return
+		return nil
 	}
 	c.mu.Lock()
 	if c.standalone {
 		c.mu.Unlock()
-		return
+		return nil
 	}
 	c.standalone = true
 	c.mu.Unlock()
-	c.goStream(func() {
+	opened := make(chan struct{})
+	started := c.goStream(func() {
 		s := &clientStream{standalone: true}
 		resp, cancel, err := c.openGET(s)
+		close(opened)
 		if err != nil {
 			return
 		}
 		c.followStream(s, resp, cancel)
 	})
+	if !started {
+		return nil
+	}
+	return opened
+}
+
+// awaitStandalone waits, at most standaloneWait, for the standalone GET to
+// be answered, so that the stream is open before the client's next
+// request. Otherwise the GET races that request: a server drops what it
+// has to send outside a request while no GET stream is open (the
+// TypeScript SDK server without an event store drops its
+// notifications/tasks/status so), and a server may take a late GET for the
+// resumption of a stream it has just closed (the conformance suite's
+// sse-retry scenario answers the pending tools/call on it).
+func (c *clientConn) awaitStandalone(ctx context.Context, opened <-chan struct{}) {
+	if opened == nil {
+		return
+	}
+	t := time.NewTimer(standaloneWait)
+	defer t.Stop()
+	select {
+	case <-opened:
+	case <-t.C:
+	case <-ctx.Done():
+	case <-c.ctx.Done():
+	}
 }
 
 // runStream follows the SSE answer to a POST in its own goroutine.

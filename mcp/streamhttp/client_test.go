@@ -33,6 +33,7 @@ func clCtx(t *testing.T) context.Context {
 type clFake struct {
 	version string // answered to initialize
 	post    func(w http.ResponseWriter, r *http.Request, msg *mcp.Message)
+	note    func(w http.ResponseWriter, r *http.Request, msg *mcp.Message) // notifications; nil: 202
 	get     func(w http.ResponseWriter, r *http.Request)
 	del     func(w http.ResponseWriter, r *http.Request)
 
@@ -90,6 +91,8 @@ func (f *clFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && msg.Method == mcp.MethodInitialize:
 		w.Header().Set("Mcp-Session-Id", "sid-42")
 		clJSON(w, clResult(msg.ID, map[string]any{"protocolVersion": f.version, "capabilities": map[string]any{}, "serverInfo": map[string]any{"name": "fake", "version": "1"}}))
+	case r.Method == http.MethodPost && msg.Kind() == mcp.KindNotification && f.note != nil:
+		f.note(w, r, msg)
 	case r.Method == http.MethodPost && msg.Kind() != mcp.KindRequest:
 		w.WriteHeader(http.StatusAccepted)
 	case r.Method == http.MethodPost && f.post != nil:
@@ -580,5 +583,63 @@ func TestClientObserver(t *testing.T) {
 	defer mu.Unlock()
 	if len(seen) != 1 || seen[0].Method != http.MethodPost || seen[0].RPCID != mcp.IntID(9) || seen[0].RPCMethod != mcp.MethodPing || seen[0].Status != 200 || seen[0].BytesSent < 50 {
 		t.Errorf("observed %+v", seen)
+	}
+}
+
+// A server that answers a notification with 200 and a body instead of the
+// 202 it MUST send has accepted it all the same: the body answers no
+// request and is ignored (the conformance suite's initialize scenario
+// answers notifications/initialized with {"jsonrpc":"2.0","result":{}}).
+func TestClientNotificationAnsweredWithBody(t *testing.T) {
+	for name, body := range map[string]string{
+		"result without id": `{"jsonrpc":"2.0","result":{}}`,
+		"not JSON":          `ok`,
+		"a notification":    `{"jsonrpc":"2.0","method":"notifications/message","params":{}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := &clFake{}
+			f.note = func(w http.ResponseWriter, r *http.Request, msg *mcp.Message) {
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, body)
+			}
+			f.post = func(w http.ResponseWriter, r *http.Request, msg *mcp.Message) {
+				clJSON(w, clResult(msg.ID, struct{}{}))
+			}
+			conn, _ := clStart(t, f, streamhttp.ClientTransport{NoStandaloneStream: true}) // writes notifications/initialized
+			if err := conn.Write(clCtx(t), clRequest(2, mcp.MethodPing)); err != nil {
+				t.Fatal(err)
+			}
+			if m, err := conn.Read(clCtx(t)); err != nil || m.ID != mcp.IntID(2) {
+				t.Fatalf("read %v, %v; want the answer to ping", m, err)
+			}
+		})
+	}
+}
+
+// The Write of notifications/initialized returns once the standalone GET
+// was answered, so the client's next request cannot overtake it, however
+// slowly the server answers the GET.
+func TestClientStandaloneOpenBeforeNextRequest(t *testing.T) {
+	f := &clFake{}
+	var answered, pingAfterGET atomic.Bool
+	f.get = func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(100 * time.Millisecond) // a slow answer
+		answered.Store(true)
+		clSSE(w)(": open\n\n")
+		<-r.Context().Done()
+	}
+	f.post = func(w http.ResponseWriter, r *http.Request, msg *mcp.Message) {
+		pingAfterGET.Store(answered.Load())
+		clJSON(w, clResult(msg.ID, struct{}{}))
+	}
+	conn, _ := clStart(t, f, streamhttp.ClientTransport{})
+	if err := conn.Write(clCtx(t), clRequest(2, mcp.MethodPing)); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := conn.Read(clCtx(t)); err != nil || m.ID != mcp.IntID(2) {
+		t.Fatalf("read %v, %v; want the answer to ping", m, err)
+	}
+	if !pingAfterGET.Load() {
+		t.Error("ping was sent before the server answered the standalone GET")
 	}
 }
