@@ -1,0 +1,40 @@
+// Package traces is tasksim's trace file format: what the recorder
+// captures and the simulator replays. It holds the vocabulary of a trace
+// ([Record], [Header], [Kind], [Direction]), a [Writer] and a [Reader]
+// for the binary format, [Verify], conversions to JSON lines and HAR and
+// back from JSON lines, [DescribeMessage] (the JSON-RPC fields a trace
+// keeps beside the raw bytes) and a [Redactor] for secrets.
+//
+// Capture, file format and decoding are separate layers: the recorder
+// produces Records, this package frames and checks them, and everything
+// that consumes a trace reads Records from a [Source] (a [Reader], a
+// [JSONLReader], or anything with Next).
+//
+// A trace file (docs/trace-format.md has the byte-level description):
+//
+//	+---------------------------------+
+//	| magic "\x89TASKSIMTRACE\r\n\x1a\n" |  17 bytes
+//	| format version (uint16 BE) = 1  |   2 bytes
+//	+---------------------------------+
+//	| frame: header                   |
+//	+---------------------------------+
+//	| frame: record 0                 |
+//	| frame: record 1                 |   appended as traffic flows
+//	| ...                             |
+//	+---------------------------------+
+//
+//	frame = len (uint32 BE) | CRC-32C(len) | CRC-32C(payload) | payload
+//	payload = one msgpack array: the fields in a fixed order
+//
+// The writer buffers and flushes at least every 100 ms, on Flush and on
+// Close, so a killed writer loses at most the last moments, and its file
+// reads back up to its last whole record: Next then returns a
+// *TruncatedError (ErrTruncated), which callers tell apart from a
+// *CorruptError (a checksum mismatch, a damaged length).
+//
+// Records flow like this:
+//
+//	recorder --Record--> Writer --[Redactor]--> frames --> run.trace
+//	run.trace --> Reader (Source) --Record--> show | stats | replay | WriteJSONL | WriteHAR
+//	run.jsonl --> JSONLReader (Source) --Record--> Writer --> edited.trace
+package traces

@@ -1,0 +1,395 @@
+package traces
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// ErrNoHTTP means a trace holds no HTTP exchange to export as HAR (a
+// stdio trace, say).
+var ErrNoHTTP = errors.New("no HTTP exchanges in the trace (HAR holds only HTTP; export stdio traces as jsonl)")
+
+// HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/). Fields that
+// start with "_" are tasksim's, as the spec allows.
+type harFile struct {
+	Log harLog `json:"log"`
+}
+
+type harLog struct {
+	Version string     `json:"version"`
+	Creator harCreator `json:"creator"`
+	Entries []harEntry `json:"entries"`
+	Comment string     `json:"comment,omitempty"`
+}
+
+type harCreator struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+type harEntry struct {
+	StartedDateTime string      `json:"startedDateTime"`
+	Time            float64     `json:"time"`
+	Request         harRequest  `json:"request"`
+	Response        harResponse `json:"response"`
+	Cache           struct{}    `json:"cache"`
+	Timings         harTimings  `json:"timings"`
+	Connection      string      `json:"connection,omitempty"`
+	Exchange        uint64      `json:"_exchange"`
+	Streams         []string    `json:"_streams,omitempty"`
+	SSEEvents       []harSSE    `json:"_sseEvents,omitempty"`
+	Error           string      `json:"_error,omitempty"`
+}
+
+type harNV struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type harRequest struct {
+	Method      string       `json:"method"`
+	URL         string       `json:"url"`
+	HTTPVersion string       `json:"httpVersion"`
+	Cookies     []harNV      `json:"cookies"`
+	Headers     []harNV      `json:"headers"`
+	QueryString []harNV      `json:"queryString"`
+	PostData    *harPostData `json:"postData,omitempty"`
+	HeadersSize int          `json:"headersSize"`
+	BodySize    int          `json:"bodySize"`
+}
+
+type harPostData struct {
+	MimeType string  `json:"mimeType"`
+	Text     string  `json:"text"`
+	Params   []harNV `json:"params"`
+	Encoding string  `json:"_encoding,omitempty"`
+}
+
+type harResponse struct {
+	Status      int        `json:"status"`
+	StatusText  string     `json:"statusText"`
+	HTTPVersion string     `json:"httpVersion"`
+	Cookies     []harNV    `json:"cookies"`
+	Headers     []harNV    `json:"headers"`
+	Content     harContent `json:"content"`
+	RedirectURL string     `json:"redirectURL"`
+	HeadersSize int        `json:"headersSize"`
+	BodySize    int        `json:"bodySize"`
+}
+
+type harContent struct {
+	Size     int    `json:"size"`
+	MimeType string `json:"mimeType"`
+	Text     string `json:"text"`
+	Encoding string `json:"encoding,omitempty"`
+}
+
+type harTimings struct {
+	Blocked float64 `json:"blocked"`
+	DNS     float64 `json:"dns"`
+	Connect float64 `json:"connect"`
+	Send    float64 `json:"send"`
+	Wait    float64 `json:"wait"`
+	Receive float64 `json:"receive"`
+	SSL     float64 `json:"ssl"`
+}
+
+// harSSE is one SSE event of a response; Time is milliseconds since the
+// entry started.
+type harSSE struct {
+	Time    float64 `json:"time"`
+	ID      *string `json:"id,omitempty"`
+	Event   string  `json:"event,omitempty"`
+	Data    string  `json:"data"`
+	RetryMS *int64  `json:"retry,omitempty"`
+	Method  string  `json:"_method,omitempty"`
+	TaskID  string  `json:"_taskId,omitempty"`
+}
+
+// exchange gathers the records of one HTTP exchange.
+type exchange struct {
+	id                 uint64
+	conn               uint64
+	req, resp          *Record
+	reqBody, respBody  []byte
+	reqMsgs, respMsgs  []byte // message records, for bodies recorded only as messages
+	reqEnd, end        time.Duration
+	events             []Record
+	streams            []string
+	errNote            string
+	hasReqBody, hasEnd bool
+}
+
+// WriteHAR writes the HTTP exchanges of src as a HAR 1.2 log: one entry
+// per exchange with a request head, in the order of the requests. Bodies
+// are the body chunks as recorded, else the JSON-RPC messages recorded
+// from them, else (for an SSE response) the events' bytes: the event
+// stream. "_sseEvents" lists the events with their times. A trace without
+// HTTP exchanges is ErrNoHTTP.
+func WriteHAR(w io.Writer, h Header, src Source) error {
+	byID := map[uint64]*exchange{}
+	var order []*exchange
+	for rec, err := range All(src) {
+		if err != nil {
+			return err
+		}
+		if rec.Exchange == 0 {
+			continue
+		}
+		x := byID[rec.Exchange]
+		if x == nil {
+			x = &exchange{id: rec.Exchange}
+			byID[rec.Exchange] = x
+		}
+		x.add(rec)
+		if rec.Kind == KindRequestHead && x.req != nil && x.req.Index == rec.Index {
+			order = append(order, x)
+		}
+	}
+	if len(order) == 0 {
+		return ErrNoHTTP
+	}
+	base := baseURL(h)
+	log := harLog{Version: "1.2", Creator: harCreator{Name: "tasksim", Version: h.TasksimVersion}, Entries: []harEntry{}}
+	if len(h.Command) > 0 {
+		log.Comment = "recorded by: " + strings.Join(h.Command, " ")
+	}
+	for _, x := range order {
+		log.Entries = append(log.Entries, x.entry(base))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(harFile{Log: log}); err != nil {
+		return fmt.Errorf("write HAR: %w", err)
+	}
+	return nil
+}
+
+func (x *exchange) add(rec Record) {
+	if rec.Stream != "" && !slices.Contains(x.streams, rec.Stream) {
+		x.streams = append(x.streams, rec.Stream)
+	}
+	if x.conn == 0 {
+		x.conn = rec.Conn
+	}
+	switch {
+	case rec.Kind == KindRequestHead && x.req == nil && rec.HTTP != nil:
+		r := rec
+		x.req = &r
+		x.reqEnd = rec.Offset
+		return
+	case rec.Kind == KindResponseHead && x.resp == nil && rec.HTTP != nil:
+		r := rec
+		x.resp = &r
+	case rec.Kind == KindBodyChunk && rec.Dir == DirClientToServer:
+		x.reqBody = append(x.reqBody, rec.Raw...)
+		x.hasReqBody = true
+		x.reqEnd = max(x.reqEnd, rec.Offset)
+		return
+	case rec.Kind == KindBodyChunk && rec.Dir == DirServerToClient:
+		x.respBody = append(x.respBody, rec.Raw...)
+	case rec.Kind == KindMessage && rec.Dir == DirClientToServer:
+		x.reqMsgs = append(x.reqMsgs, rec.Raw...)
+		x.reqEnd = max(x.reqEnd, rec.Offset)
+		return
+	case rec.Kind == KindMessage && rec.Dir == DirServerToClient:
+		x.respMsgs = append(x.respMsgs, rec.Raw...)
+	case rec.Kind == KindBodyEnd && rec.Dir == DirClientToServer:
+		x.reqEnd = max(x.reqEnd, rec.Offset)
+		return
+	case rec.Kind == KindSSEEvent:
+		x.events = append(x.events, rec)
+	case rec.Kind == KindConnError:
+		x.errNote = rec.Note
+	case rec.Kind == KindFault && x.errNote == "":
+		x.errNote = "fault: " + rec.Note
+	}
+	if rec.Dir != DirClientToServer {
+		x.end = max(x.end, rec.Offset)
+		x.hasEnd = true
+	}
+}
+
+func (x *exchange) entry(base string) harEntry {
+	req := x.req
+	e := harEntry{
+		StartedDateTime: req.Wall.UTC().Format(wallLayout),
+		Exchange:        x.id,
+		Streams:         x.streams,
+		Error:           x.errNote,
+		Timings:         harTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1},
+	}
+	if x.conn != 0 {
+		e.Connection = fmt.Sprint(x.conn)
+	}
+	reqBody := x.reqBody
+	if !x.hasReqBody && len(x.reqMsgs) > 0 {
+		reqBody = x.reqMsgs
+	}
+	e.Request = harRequest{Method: req.HTTP.Method, HTTPVersion: req.HTTP.Proto, Cookies: []harNV{},
+		Headers: harHeaders(req.HTTP), QueryString: []harNV{}, HeadersSize: -1, BodySize: len(reqBody)}
+	e.Request.URL = absoluteURL(base, req.HTTP)
+	if u, err := url.Parse(e.Request.URL); err == nil {
+		for k, vs := range orderedQuery(u.RawQuery) {
+			for _, v := range vs {
+				e.Request.QueryString = append(e.Request.QueryString, harNV{k, v})
+			}
+		}
+	}
+	if len(reqBody) > 0 || x.hasReqBody {
+		text, enc := harText(reqBody)
+		ct, _ := req.HTTP.Get("Content-Type")
+		e.Request.PostData = &harPostData{MimeType: ct, Text: text, Params: []harNV{}, Encoding: enc}
+	}
+	e.Response = harResponse{Cookies: []harNV{}, Headers: []harNV{}, RedirectURL: "", HeadersSize: -1}
+	start, end := req.Offset, x.reqEnd
+	if x.hasEnd {
+		end = max(end, x.end)
+	}
+	send, wait, receive := x.reqEnd-start, time.Duration(0), time.Duration(0)
+	if resp := x.resp; resp != nil {
+		e.Response.Status = resp.HTTP.Status
+		e.Response.StatusText = http.StatusText(resp.HTTP.Status)
+		e.Response.HTTPVersion = resp.HTTP.Proto
+		e.Response.Headers = harHeaders(resp.HTTP)
+		wait = max(resp.Offset-x.reqEnd, 0)
+		receive = max(end-resp.Offset, 0)
+		if loc, ok := resp.HTTP.Get("Location"); ok {
+			e.Response.RedirectURL = loc
+		}
+	} else {
+		wait = max(end-x.reqEnd, 0)
+	}
+	body := x.respBody
+	if len(body) == 0 && len(x.events) == 0 {
+		body = x.respMsgs
+	}
+	if len(body) == 0 {
+		for _, ev := range x.events {
+			if len(ev.Raw) > 0 {
+				body = append(body, ev.Raw...)
+			} else if ev.SSE != nil {
+				body = appendSSE(body, ev.SSE)
+			}
+		}
+	}
+	text, enc := harText(body)
+	ct := "application/octet-stream"
+	if x.resp != nil {
+		if v, ok := x.resp.HTTP.Get("Content-Type"); ok {
+			ct = v
+		}
+	}
+	e.Response.Content = harContent{Size: len(body), MimeType: ct, Text: text, Encoding: enc}
+	e.Response.BodySize = len(body)
+	for _, ev := range x.events {
+		s := harSSE{Time: ms(ev.Offset - start)}
+		if f := ev.SSE; f != nil {
+			s.Event, s.Data = f.Event, f.Data
+			if f.HasID {
+				id := f.ID
+				s.ID = &id
+			}
+			if f.HasRetry {
+				r := f.Retry.Milliseconds()
+				s.RetryMS = &r
+			}
+		} else {
+			s.Data = string(ev.Raw)
+		}
+		if ev.RPC != nil {
+			s.Method, s.TaskID = ev.RPC.Method, ev.RPC.TaskID
+		}
+		e.SSEEvents = append(e.SSEEvents, s)
+	}
+	e.Timings.Send, e.Timings.Wait, e.Timings.Receive = ms(send), ms(wait), ms(receive)
+	e.Time = ms(send + wait + receive)
+	return e
+}
+
+// ms is d in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 { return float64(d.Round(time.Microsecond)/time.Microsecond) / 1000 }
+
+func harHeaders(h *HTTPHead) []harNV {
+	out := []harNV{}
+	for _, f := range h.Header {
+		out = append(out, harNV{f.Name, f.Value})
+	}
+	return out
+}
+
+// harText returns body as HAR text: itself when UTF-8, else base64.
+func harText(b []byte) (text, encoding string) {
+	if utf8.Valid(b) {
+		return string(b), ""
+	}
+	return base64.StdEncoding.EncodeToString(b), "base64"
+}
+
+// baseURL is the scheme and host requests were made to, when the header
+// says: a label "upstream" (the recorder's --upstream) or "server".
+func baseURL(h Header) string {
+	for _, l := range h.Labels {
+		if l.Key == "upstream" || l.Key == "server" {
+			if u, err := url.Parse(l.Value); err == nil && u.Scheme != "" && u.Host != "" {
+				return u.Scheme + "://" + u.Host
+			}
+		}
+	}
+	return ""
+}
+
+// absoluteURL makes a request's URL absolute, as HAR wants: from its Host
+// header, else the trace's base URL, else http://localhost.
+func absoluteURL(base string, h *HTTPHead) string {
+	if strings.HasPrefix(h.URL, "http://") || strings.HasPrefix(h.URL, "https://") {
+		return h.URL
+	}
+	path := h.URL
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	if host, ok := h.Get("Host"); ok && host != "" {
+		scheme := "http"
+		if strings.HasPrefix(base, "https://") {
+			scheme = "https"
+		}
+		return scheme + "://" + host + path
+	}
+	if base != "" {
+		return base + path
+	}
+	return "http://localhost" + path
+}
+
+// orderedQuery parses a query keeping the order of first appearance.
+func orderedQuery(q string) func(func(string, []string) bool) {
+	return func(yield func(string, []string) bool) {
+		vals, err := url.ParseQuery(q)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for part := range strings.SplitSeq(q, "&") {
+			k, _, _ := strings.Cut(part, "=")
+			k, err := url.QueryUnescape(k)
+			if err != nil || seen[k] || vals[k] == nil {
+				continue
+			}
+			seen[k] = true
+			if !yield(k, vals[k]) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,373 @@
+package traces
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// RedactOptions say what a Redactor replaces, beyond the header fields it
+// always replaces (AlwaysRedactedHeaders).
+type RedactOptions struct {
+	// Headers are more HTTP header names (case-insensitive) whose values
+	// are secret.
+	Headers []string
+	// JSONPaths select values in JSON text: JSON-RPC messages, SSE data,
+	// stdio lines, HTTP bodies. See docs/trace-format.md for the dialect
+	// (params.arguments.apiKey, $..password, result.content[*].text).
+	JSONPaths []string
+	// Patterns are regular expressions (Go syntax) applied to all text. A
+	// pattern with a capture group replaces only the first group's text
+	// (`api_key=(\w+)`), otherwise the whole match.
+	Patterns []string
+}
+
+// AlwaysRedactedHeaders are redacted by every Redactor.
+var AlwaysRedactedHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"}
+
+// Redactor replaces secrets in records by tokens "[redacted:N]", numbered
+// from 1 in order of first appearance. The same secret gets the same
+// token throughout a trace (use one Redactor per trace), so a redacted
+// trace still shows which requests carried the same credential. The
+// tokens are not derived from the secrets: nothing in the trace can be
+// used to guess them. A Redactor is safe for concurrent use; it holds the
+// secrets it has seen in memory.
+type Redactor struct {
+	mu       sync.Mutex
+	headers  map[string]bool // lower-case names
+	paths    []jsonPath
+	patterns []*regexp.Regexp
+	tokens   map[string]string
+	n        int
+}
+
+var tokenRe = regexp.MustCompile(`\[redacted:([0-9]+)\]`)
+
+// NewRedactor compiles o. Bad JSON paths and patterns are errors.
+func NewRedactor(o RedactOptions) (*Redactor, error) {
+	r := &Redactor{headers: map[string]bool{}, tokens: map[string]string{}}
+	for _, h := range append(append([]string(nil), AlwaysRedactedHeaders...), o.Headers...) {
+		h = strings.TrimSpace(h)
+		if h == "" || strings.ContainsAny(h, ": \t\r\n") {
+			return nil, fmt.Errorf("header name %q is not valid", h)
+		}
+		r.headers[strings.ToLower(h)] = true
+	}
+	for _, p := range o.JSONPaths {
+		jp, err := compileJSONPath(p)
+		if err != nil {
+			return nil, err
+		}
+		r.paths = append(r.paths, jp)
+	}
+	for _, p := range o.Patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("pattern %q: %w", p, err)
+		}
+		if re.MatchString("") {
+			return nil, fmt.Errorf("pattern %q matches the empty string", p)
+		}
+		r.patterns = append(r.patterns, re)
+	}
+	return r, nil
+}
+
+// token returns the token of secret. Call with r.mu held.
+func (r *Redactor) token(secret string) string {
+	if t, ok := r.tokens[secret]; ok {
+		return t
+	}
+	r.n++
+	t := "[redacted:" + strconv.Itoa(r.n) + "]"
+	r.tokens[secret] = t
+	return t
+}
+
+func isToken(s string) bool {
+	m := tokenRe.FindStringIndex(s)
+	return m != nil && m[0] == 0 && m[1] == len(s)
+}
+
+// Observe notes the tokens already in rec (a trace redacted before), so
+// that new tokens do not reuse their numbers. Call it on every record
+// (and ObserveHeader on the header) before the first Apply.
+func (r *Redactor) Observe(rec *Record) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.observe(string(rec.Raw), rec.Note, rec.Stream)
+	if h := rec.HTTP; h != nil {
+		r.observe(h.URL)
+		for _, f := range h.Header {
+			r.observe(f.Value)
+		}
+	}
+	if s := rec.SSE; s != nil {
+		r.observe(s.ID, s.Event, s.Data)
+	}
+	if p := rec.RPC; p != nil {
+		r.observe(p.ID, p.TaskID, p.Method, p.Status)
+	}
+}
+
+// ObserveHeader is Observe for a trace header.
+func (r *Redactor) ObserveHeader(h *Header) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.observe(h.Command...)
+	for _, l := range h.Labels {
+		r.observe(l.Value)
+	}
+}
+
+func (r *Redactor) observe(texts ...string) {
+	for _, t := range texts {
+		for _, m := range tokenRe.FindAllStringSubmatch(t, -1) {
+			if n, err := strconv.Atoi(m[1]); err == nil && n > r.n {
+				r.n = n
+			}
+		}
+	}
+}
+
+// ApplyHeader redacts a trace header: "Name: value" arguments of the
+// command line with a secret header name, and the patterns in the
+// command line and the label values.
+func (r *Redactor) ApplyHeader(h *Header) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, a := range h.Command {
+		h.Command[i] = r.patternsString(string(r.headLines([]byte(a))))
+	}
+	for i, l := range h.Labels {
+		h.Labels[i].Value = r.patternsString(l.Value)
+	}
+}
+
+// Apply redacts rec in place (including what its pointers point to):
+//
+//  1. the values of secret header fields, in HTTP and in the head's Raw;
+//  2. the values JSONPaths select, in the JSON text of Raw (the whole
+//     Raw, or each line of it, bare or after "data:") and of SSE data;
+//  3. the patterns' matches in all text: Raw, Note, the URL and header
+//     values, the SSE fields;
+//  4. RPC is derived again from the redacted JSON, so it stays
+//     consistent with Raw.
+//
+// Tokens already present are left alone.
+func (r *Redactor) Apply(rec *Record) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h := rec.HTTP; h != nil {
+		for i, f := range h.Header {
+			if r.headers[strings.ToLower(f.Name)] && f.Value != "" && !isToken(f.Value) {
+				h.Header[i].Value = r.token(f.Value)
+			}
+		}
+	}
+	if rec.Kind == KindRequestHead || rec.Kind == KindResponseHead || rec.HTTP != nil {
+		rec.Raw = r.headLines(rec.Raw)
+	}
+	rec.Raw = r.jsonBlob(rec.Raw)
+	if s := rec.SSE; s != nil {
+		data := string(r.jsonBlob([]byte(s.Data)))
+		if data != s.Data && strings.Contains(s.Data, "\n") && rec.Kind == KindSSEEvent {
+			// Data split over several data: lines: the lines of Raw were
+			// not JSON on their own; write the event again.
+			s.Data = data
+			rec.Raw = appendSSE(nil, s)
+		}
+		s.Data = r.patternsString(data)
+		s.ID = r.patternsString(s.ID)
+		s.Event = r.patternsString(s.Event)
+	}
+	rec.Raw = r.redactPatterns(rec.Raw)
+	rec.Note = r.patternsString(rec.Note)
+	if h := rec.HTTP; h != nil {
+		h.URL = r.patternsString(h.URL)
+		for i := range h.Header {
+			h.Header[i].Value = r.patternsString(h.Header[i].Value)
+		}
+	}
+	if p := rec.RPC; p != nil {
+		if d := describeRecord(rec); d != nil {
+			rec.RPC = d
+		} else {
+			p.Method = r.patternsString(p.Method)
+			p.ID = r.patternsString(p.ID)
+			p.TaskID = r.patternsString(p.TaskID)
+			p.Status = r.patternsString(p.Status)
+		}
+	}
+}
+
+// headLines redacts "Name: value" lines with a secret name.
+func (r *Redactor) headLines(b []byte) []byte {
+	if len(b) == 0 || !bytes.Contains(b, []byte(":")) {
+		return b
+	}
+	var out []byte
+	changed := false
+	for line := range bytes.Lines(b) {
+		body := bytes.TrimRight(line, "\r\n")
+		name, value, ok := bytes.Cut(body, []byte(":"))
+		v := string(bytes.TrimSpace(value))
+		if ok && r.headers[strings.ToLower(string(bytes.TrimSpace(name)))] && v != "" && !isToken(v) {
+			i := bytes.Index(value, []byte(v))
+			nl := append([]byte(nil), body[:len(name)+1+i]...)
+			nl = append(nl, r.token(v)...)
+			nl = append(nl, value[i+len(v):]...)
+			nl = append(nl, line[len(body):]...)
+			out = append(out, nl...)
+			changed = true
+			continue
+		}
+		out = append(out, line...)
+	}
+	if !changed {
+		return b
+	}
+	return out
+}
+
+// jsonBlob applies the JSON paths to b if it is a JSON document, else to
+// each of its lines that is one (bare, or after "data:" as in an event
+// stream).
+func (r *Redactor) jsonBlob(b []byte) []byte {
+	if len(r.paths) == 0 || len(b) == 0 {
+		return b
+	}
+	if json.Valid(b) {
+		return r.jsonDoc(b)
+	}
+	var out []byte
+	changed := false
+	for line := range bytes.Lines(b) {
+		body := bytes.TrimRight(line, "\r\n")
+		prefix := 0
+		if rest, ok := bytes.CutPrefix(body, []byte("data:")); ok {
+			prefix = len(body) - len(bytes.TrimPrefix(rest, []byte(" ")))
+		}
+		doc := body[prefix:]
+		if len(doc) > 0 && (doc[0] == '{' || doc[0] == '[') && json.Valid(doc) {
+			red := r.jsonDoc(doc)
+			if !bytes.Equal(red, doc) {
+				changed = true
+				nl := append([]byte(nil), body[:prefix]...)
+				nl = append(nl, red...)
+				line = append(nl, line[len(body):]...)
+			}
+		}
+		out = append(out, line...)
+	}
+	if !changed {
+		return b
+	}
+	return out
+}
+
+// jsonDoc replaces the selected values of a valid JSON document by token
+// strings.
+func (r *Redactor) jsonDoc(doc []byte) []byte {
+	spans := selectSpans(doc, r.paths)
+	if len(spans) == 0 {
+		return doc
+	}
+	var out []byte
+	last := 0
+	for _, s := range spans {
+		v := doc[s.start:s.end]
+		secret := string(v)
+		if v[0] == '"' {
+			var str string
+			if json.Unmarshal(v, &str) == nil {
+				secret = str
+			}
+			if isToken(secret) {
+				continue
+			}
+		}
+		out = append(out, doc[last:s.start]...)
+		out = append(out, '"')
+		out = append(out, r.token(secret)...)
+		out = append(out, '"')
+		last = s.end
+	}
+	if out == nil {
+		return doc
+	}
+	return append(out, doc[last:]...)
+}
+
+// redactPatterns replaces the patterns' matches, leaving tokens alone.
+func (r *Redactor) redactPatterns(b []byte) []byte {
+	if len(r.patterns) == 0 || len(b) == 0 {
+		return b
+	}
+	for _, re := range r.patterns {
+		matches := re.FindAllSubmatchIndex(b, -1)
+		if matches == nil {
+			continue
+		}
+		tokens := tokenRe.FindAllIndex(b, -1)
+		var out []byte
+		last := 0
+		for _, m := range matches {
+			start, end := m[0], m[1]
+			if len(m) >= 4 {
+				if m[2] < 0 {
+					continue
+				}
+				start, end = m[2], m[3]
+			}
+			if start == end || overlaps(tokens, start, end) {
+				continue
+			}
+			out = append(out, b[last:start]...)
+			out = append(out, r.token(string(b[start:end]))...)
+			last = end
+		}
+		if out != nil {
+			b = append(out, b[last:]...)
+		}
+	}
+	return b
+}
+
+func (r *Redactor) patternsString(s string) string {
+	if len(r.patterns) == 0 || s == "" {
+		return s
+	}
+	return string(r.redactPatterns([]byte(s)))
+}
+
+func overlaps(spans [][]int, start, end int) bool {
+	for _, s := range spans {
+		if start < s[1] && s[0] < end {
+			return true
+		}
+	}
+	return false
+}
+
+// appendSSE appends the wire form of an event (id, event, retry, data
+// lines, blank line).
+func appendSSE(dst []byte, s *SSEFields) []byte {
+	if s.HasID {
+		dst = append(dst, "id: "+s.ID+"\n"...)
+	}
+	if s.Event != "" {
+		dst = append(dst, "event: "+s.Event+"\n"...)
+	}
+	if s.HasRetry {
+		dst = append(dst, "retry: "+strconv.FormatInt(s.Retry.Milliseconds(), 10)+"\n"...)
+	}
+	for line := range strings.SplitSeq(s.Data, "\n") {
+		dst = append(dst, "data: "+line+"\n"...)
+	}
+	return append(dst, '\n')
+}
