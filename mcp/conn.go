@@ -21,3 +21,43 @@ type Conn interface {
 	Write(ctx context.Context, msg *Message) error
 	Close() error
 }
+
+// WireStats counts what a client connection sent and received. Each
+// transport fills what it knows: HTTP request counts over Streamable HTTP,
+// message counts over stdio, bytes over both.
+type WireStats struct {
+	// HTTPRequests is POST + GET + DELETE.
+	HTTPRequests      int64
+	POST, GET, DELETE int64
+	// Reconnects counts the GET requests that resumed a broken stream with
+	// Last-Event-ID (they are also counted in GET).
+	Reconnects int64
+	// MessagesSent and MessagesReceived count JSON-RPC messages (stdio).
+	MessagesSent, MessagesReceived int64
+	// BytesSent and BytesReceived count the bytes on the wire. Over HTTP,
+	// request heads are approximated from the headers the transport set;
+	// bodies and response bodies are exact. Over stdio they count whole
+	// lines, newline included.
+	BytesSent, BytesReceived int64
+}
+
+// Sub returns s minus before: the traffic between two readings.
+func (s WireStats) Sub(before WireStats) WireStats {
+	return WireStats{
+		HTTPRequests:     s.HTTPRequests - before.HTTPRequests,
+		POST:             s.POST - before.POST,
+		GET:              s.GET - before.GET,
+		DELETE:           s.DELETE - before.DELETE,
+		Reconnects:       s.Reconnects - before.Reconnects,
+		MessagesSent:     s.MessagesSent - before.MessagesSent,
+		MessagesReceived: s.MessagesReceived - before.MessagesReceived,
+		BytesSent:        s.BytesSent - before.BytesSent,
+		BytesReceived:    s.BytesReceived - before.BytesReceived,
+	}
+}
+
+// StatsReporter is implemented by a Conn that counts its traffic since it
+// was made. A decorating Conn (recording, fault injection) forwards it.
+type StatsReporter interface {
+	Stats() WireStats
+}

@@ -202,7 +202,7 @@ func (s *Session) InitializeResult() mcp.InitializeResult {
 }
 
 // Conn returns the session's connection, for its optional interfaces
-// (streamhttp.Stats, stdio.Stats).
+// (mcp.StatsReporter).
 func (s *Session) Conn() mcp.Conn { return s.conn }
 
 // Err returns why the session ended, or nil while it runs.

@@ -67,28 +67,6 @@ func (e *LineError) Error() string {
 
 func (e *LineError) Unwrap() error { return e.Err }
 
-// TransportStats counts what a client Conn sent and received.
-type TransportStats struct {
-	MessagesSent, MessagesReceived int64
-	// BytesSent and BytesReceived count whole lines, newline included.
-	BytesSent, BytesReceived int64
-}
-
-// Sub returns the counts of s minus those of before.
-func (s TransportStats) Sub(before TransportStats) TransportStats {
-	return TransportStats{
-		MessagesSent:     s.MessagesSent - before.MessagesSent,
-		MessagesReceived: s.MessagesReceived - before.MessagesReceived,
-		BytesSent:        s.BytesSent - before.BytesSent,
-		BytesReceived:    s.BytesReceived - before.BytesReceived,
-	}
-}
-
-// Stats is implemented by the client Conn: counts since it was made.
-type Stats interface {
-	Stats() TransportStats
-}
-
 // clientConn is a client's NDJSON connection. Read is fed by one goroutine
 // that reads lines; Write writes whole lines, one at a time.
 type clientConn struct {
@@ -272,8 +250,8 @@ func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
 }
 
 // Stats implements Stats.
-func (c *clientConn) Stats() TransportStats {
-	return TransportStats{
+func (c *clientConn) Stats() mcp.WireStats {
+	return mcp.WireStats{
 		MessagesSent:     c.msgsOut.Load(),
 		MessagesReceived: c.msgsIn.Load(),
 		BytesSent:        c.bytesOut.Load(),

@@ -102,7 +102,7 @@ func TestCommandTransport(t *testing.T) {
 	if err != nil || m.ID != mcp.IntID(1) || !strings.Contains(string(m.Result), mcp.LatestProtocolVersion) {
 		t.Fatalf("initialize answer %v, %v", m, err)
 	}
-	st := conn.(stdio.Stats).Stats()
+	st := conn.(mcp.StatsReporter).Stats()
 	if st.MessagesSent != 1 || st.MessagesReceived != 1 || st.BytesSent < 50 || st.BytesReceived != int64(len(mustJSON(m))+1) {
 		t.Errorf("stats %+v", st)
 	}

@@ -124,40 +124,6 @@ func (e *StreamError) Error() string {
 
 func (e *StreamError) Unwrap() error { return e.Err }
 
-// TransportStats counts what a client Conn sent and received over HTTP.
-type TransportStats struct {
-	// POST, GET and DELETE count HTTP requests by method, answered or not.
-	POST, GET, DELETE int64
-	// Reconnects counts the GET requests that resumed a broken stream with
-	// Last-Event-ID (they are also counted in GET).
-	Reconnects int64
-	// BytesSent is request lines, headers and bodies; the headers are
-	// approximated from the values the transport set.
-	BytesSent int64
-	// BytesReceived is response bodies, exactly as read.
-	BytesReceived int64
-}
-
-// Requests returns the number of HTTP requests of every method.
-func (s TransportStats) Requests() int64 { return s.POST + s.GET + s.DELETE }
-
-// Sub returns the counts of s minus those of before.
-func (s TransportStats) Sub(before TransportStats) TransportStats {
-	return TransportStats{
-		POST:          s.POST - before.POST,
-		GET:           s.GET - before.GET,
-		DELETE:        s.DELETE - before.DELETE,
-		Reconnects:    s.Reconnects - before.Reconnects,
-		BytesSent:     s.BytesSent - before.BytesSent,
-		BytesReceived: s.BytesReceived - before.BytesReceived,
-	}
-}
-
-// Stats is implemented by the client Conn: counts since it was made.
-type Stats interface {
-	Stats() TransportStats
-}
-
 // RequestInfo describes one HTTP request a client Conn made, once its
 // response headers arrived or it failed.
 type RequestInfo struct {

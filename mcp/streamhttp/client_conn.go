@@ -88,12 +88,14 @@ func (c *clientConn) Read(ctx context.Context) (*mcp.Message, error) {
 	}
 }
 
-// Stats implements Stats.
-func (c *clientConn) Stats() TransportStats {
-	return TransportStats{
-		POST:          c.stats.post.Load(),
-		GET:           c.stats.get.Load(),
-		DELETE:        c.stats.del.Load(),
+// Stats implements mcp.StatsReporter.
+func (c *clientConn) Stats() mcp.WireStats {
+	post, get, del := c.stats.post.Load(), c.stats.get.Load(), c.stats.del.Load()
+	return mcp.WireStats{
+		HTTPRequests:  post + get + del,
+		POST:          post,
+		GET:           get,
+		DELETE:        del,
 		Reconnects:    c.stats.reconnects.Load(),
 		BytesSent:     c.stats.sent.Load(),
 		BytesReceived: c.stats.received.Load(),

@@ -224,7 +224,7 @@ func TestClientHeaders(t *testing.T) {
 	if !slices.Equal(kinds, want) {
 		t.Errorf("requests %q, want %q", kinds, want)
 	}
-	st := conn.(streamhttp.Stats).Stats()
+	st := conn.(mcp.StatsReporter).Stats()
 	if st.POST != 3 || st.GET != 1 || st.DELETE != 1 || st.Reconnects != 0 {
 		t.Errorf("stats %+v", st)
 	}
@@ -262,7 +262,7 @@ func TestClientStandaloneStream(t *testing.T) {
 			t.Fatalf("read %v, %v; want status %s", m, err, want)
 		}
 	}
-	if st := conn.(streamhttp.Stats).Stats(); st.GET != 2 || st.Reconnects != 1 {
+	if st := conn.(mcp.StatsReporter).Stats(); st.GET != 2 || st.Reconnects != 1 {
 		t.Errorf("stats %+v", st)
 	}
 }
@@ -325,7 +325,7 @@ func TestClientResumesWithNewestEventID(t *testing.T) {
 	if !slices.Equal(ids, []string{"a1", "a2"}) {
 		t.Errorf("Last-Event-ID sequence %q, want a1 a2", ids)
 	}
-	if st := conn.(streamhttp.Stats).Stats(); st.Reconnects != 2 {
+	if st := conn.(mcp.StatsReporter).Stats(); st.Reconnects != 2 {
 		t.Errorf("reconnects %d", st.Reconnects)
 	}
 }
@@ -445,11 +445,11 @@ func TestClientSessionGone(t *testing.T) {
 	if !errors.Is(err, streamhttp.ErrSessionGone) || !strings.HasPrefix(err.Error(), "POST "+url+": session terminated") {
 		t.Fatalf("write: %v", err)
 	}
-	before := conn.(streamhttp.Stats).Stats().POST
+	before := conn.(mcp.StatsReporter).Stats().POST
 	if err := conn.Write(clCtx(t), clRequest(3, mcp.MethodPing)); !errors.Is(err, streamhttp.ErrSessionGone) {
 		t.Fatalf("second write: %v", err)
 	}
-	if conn.(streamhttp.Stats).Stats().POST != before {
+	if conn.(mcp.StatsReporter).Stats().POST != before {
 		t.Error("a request went out for a session known to be gone")
 	}
 	gone.Store(false)
