@@ -350,6 +350,7 @@ func (c *call) ingest(r *mcp.ToolCallResponse, source string) {
 		c.seg.complete = true
 		c.seg.isError = r.IsError
 		c.seg.tail = r.Content
+		c.noteCompletedAt(r.Meta)
 	}
 	if c.seg.hasGap() {
 		if !c.gapOpen {
@@ -687,13 +688,19 @@ func (c *call) finishCanonical(r *mcp.ToolCallResponse) {
 	c.res.StructuredContent = r.StructuredContent
 	c.res.IsError = r.IsError
 	c.res.Complete = true
-	if v, ok := r.Meta[mcp.MetaCompletedAt].(string); ok {
+	c.noteCompletedAt(r.Meta)
+	c.par.terminal = true
+	c.finish(nil)
+}
+
+// noteCompletedAt takes the server's completion time from a final answer's
+// meta (mcp.MetaCompletedAt), when it carries one.
+func (c *call) noteCompletedAt(m mcp.Meta) {
+	if v, ok := m[mcp.MetaCompletedAt].(string); ok {
 		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 			c.res.CompletedAt = t
 		}
 	}
-	c.par.terminal = true
-	c.finish(nil)
 }
 
 // finishIncomplete ends the call with err and what arrived so far.

@@ -388,13 +388,17 @@ func (t *task) finalStreamResponseLocked(segs []mcp.Segment) mcp.PartialResult {
 	if segs == nil {
 		segs = []mcp.Segment{}
 	}
+	meta := mcp.Meta{}.WithRelatedTask(t.id)
+	if !t.completedAt.IsZero() {
+		meta[mcp.MetaCompletedAt] = t.completedAt.UTC().Format(time.RFC3339Nano)
+	}
 	return mcp.PartialResult{
 		Task:           &snap,
 		PartialContent: segs,
 		Content:        t.tail,
 		IsError:        t.status == mcp.StatusFailed,
 		IsComplete:     true,
-		Meta:           mcp.Meta{}.WithRelatedTask(t.id),
+		Meta:           meta,
 	}
 }
 

@@ -145,6 +145,9 @@ func TestSEP1905Scenario4And5MultipleResponsesOverSSE(t *testing.T) {
 	if last.IsError {
 		t.Error("last response isError")
 	}
+	if _, ok := last.Meta[mcp.MetaCompletedAt]; !ok {
+		t.Errorf("final streaming response lacks %s (discovery delay needs it)", mcp.MetaCompletedAt)
+	}
 	got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": task.TaskID})
 	if got.Status != mcp.StatusCompleted {
 		t.Errorf("status after isComplete: %s, want completed", got.Status)
