@@ -1,0 +1,159 @@
+package load
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tasksim/tasksim/mcp/client"
+)
+
+// TableLegend explains the table's columns in one line.
+const TableLegend = "first: intended start → first content (poll and immediate: the result) · result: → whole result · " +
+	"discovery: server completion → result in hand · req, bytes: per task on the wire, both directions · " +
+	"cpu: server CPU per task · lag: intended → actual start"
+
+// TableReporter writes the summary table of r: one row per mode, then the
+// legend, errors, the servers and warnings.
+func TableReporter(r *Result) Reporter {
+	return func(w io.Writer) error {
+		ew := &errWriter{w: w}
+		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		width := len("mode")
+		for _, m := range r.Modes {
+			width = max(width, len(m.Name))
+		}
+		fmt.Fprintf(tw, "%-*s\tdone\tfailed\tfirst p50\tresult p50\tresult p99\tdiscovery mean\tdiscovery p99\treq/task\tbytes/task\tcpu/task\tlag p99\t\n", width, "mode")
+		for _, m := range r.Modes {
+			cpu := "-"
+			if m.ServerCPU != nil {
+				cpu = FormatMs(m.ServerCPU.PerTaskMs)
+				if m.ServerCPU.Shared {
+					cpu += "*"
+				}
+			}
+			fmt.Fprintf(tw, "%-*s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, m.Name, m.Completed, m.Failed,
+				latency(m.TTFP, m.TTFP.P50), latency(m.TTR, m.TTR.P50), latency(m.TTR, m.TTR.P99),
+				latency(m.Discovery, m.Discovery.Mean), latency(m.Discovery, m.Discovery.P99),
+				requests(m.Requests), bytesPerTask(m), cpu, latency(m.Lag, m.Lag.P99))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(ew, TableLegend)
+		for _, m := range r.Modes {
+			if line := m.notes(); line != "" {
+				fmt.Fprintln(ew, m.Name+": "+line)
+			}
+		}
+		fmt.Fprintln(ew, r.serversLine())
+		if r.ClientCPUMs > 0 || r.ClientPeakRSS > 0 {
+			fmt.Fprintf(ew, "generator: %s CPU, peak memory %s, %s\n", FormatMs(r.ClientCPUMs), FormatBytes(float64(r.ClientPeakRSS)), r.Machine.summary())
+		}
+		if o := r.Overload; o != nil {
+			fmt.Fprintf(ew, "stopped early, %s into the run: a task started %s late (bound %s): %s\n", FormatMs(o.AtMs), FormatMs(o.LagMs), FormatMs(o.MaxLagMs), o.Reason)
+		}
+		for _, wn := range r.Warnings {
+			fmt.Fprintln(ew, "warning: "+wn)
+		}
+		return ew.err
+	}
+}
+
+func latency(st Stats, v float64) string {
+	if st.Count == 0 {
+		return "-"
+	}
+	return FormatMs(v)
+}
+
+func requests(st Stats) string {
+	if st.Count == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", st.Mean)
+}
+
+func bytesPerTask(m ModeResult) string {
+	if m.Completed+m.Failed == 0 {
+		return "-"
+	}
+	return FormatBytes(m.Wire.BytesPerTask)
+}
+
+// expectedAnswer is how a server offering everything answers each mode.
+var expectedAnswer = map[string]string{
+	KindPoll: client.AnswerTask, KindPartial: client.AnswerTask, KindSSE: client.AnswerStreaming, KindImmediate: client.AnswerImmediate,
+}
+
+// notes lists a mode's errors, unexpected answers and stream troubles.
+func (m ModeResult) notes() string {
+	var parts []string
+	if len(m.Errors) > 0 {
+		var es []string
+		for _, k := range slices.Sorted(maps.Keys(m.Errors)) {
+			es = append(es, fmt.Sprintf("%d %s", m.Errors[k], k))
+		}
+		parts = append(parts, "errors: "+strings.Join(es, ", "))
+	}
+	var other []string
+	for _, a := range slices.Sorted(maps.Keys(m.Answers)) {
+		if a != expectedAnswer[m.Kind] {
+			other = append(other, fmt.Sprintf("%d %s", m.Answers[a], a))
+		}
+	}
+	if len(other) > 0 {
+		parts = append(parts, "answered "+strings.Join(other, ", ")+" (fallback)")
+	}
+	if m.Gaps+m.DataLoss+m.StreamsLost > 0 {
+		parts = append(parts, fmt.Sprintf("%d seqNr gaps, %d partials lost, %d streams lost, %d resumes", m.Gaps, m.DataLoss, m.StreamsLost, m.Resumes))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// serversLine says where the servers ran and whether CPU was measured.
+func (r *Result) serversLine() string {
+	var parts []string
+	shared := false
+	for _, t := range r.Targets {
+		s := t.Label
+		if s == "" {
+			s = t.URL
+		}
+		if len(r.Targets) > 1 {
+			s = strings.Join(t.Modes, ",") + " on " + s
+		} else {
+			shared = len(t.Modes) > 1 && t.CPUMeasured
+		}
+		if !t.CPUMeasured {
+			s += " (server CPU not measured)"
+		}
+		parts = append(parts, s)
+	}
+	line := "servers: " + strings.Join(parts, "; ")
+	if len(r.Targets) == 1 {
+		line = "server: " + parts[0]
+	}
+	if shared {
+		line += " · *cpu/task: one server for every mode, its CPU over all their tasks"
+	}
+	return line
+}
+
+// errWriter keeps the first write error and drops later writes.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

@@ -1,0 +1,138 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
+)
+
+// referenceServer serves the reference server in-process.
+func referenceServer(t *testing.T) string {
+	t.Helper()
+	srv := server.New(nil)
+	h := streamhttp.NewHandler(srv, nil)
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.CloseClientConnections(); h.Close(); ts.Close(); srv.Close() })
+	return ts.URL + "/mcp"
+}
+
+func mustModes(t *testing.T, s string) []ModeSpec {
+	t.Helper()
+	m, err := ParseModes(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestRunModes: a short open-model run of every mode against the
+// in-process reference server: counts per mode, answers, requests
+// attributed per call, discovery delay of poll:100ms bounded by the
+// interval, the interval log.
+func TestRunModes(t *testing.T) {
+	url := referenceServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var hlog bytes.Buffer
+	var progress int
+	cfg := Config{
+		Modes: mustModes(t, "poll:100ms,sse,partial,immediate"),
+		Rate:  20, Tasks: 10, Sessions: 2, Seed: 7, Interval: Duration(100 * time.Millisecond),
+		Shape: Shape{Chunks: FixedInt(4), ChunkSize: FixedInt(16), Interval: mustDurationDist(t, "20ms..80ms")},
+	}
+	res, err := Run(ctx, cfg, Options{Targets: []Target{{URL: url, Label: "in-process"}}, Hlog: &hlog, Progress: func(Progress) { progress++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != StopCompleted || len(res.Modes) != 4 {
+		t.Fatalf("stopped %q, %d modes", res.Stopped, len(res.Modes))
+	}
+	// slow_text is not done within the immediate window and the request
+	// allows no streaming: the server falls back to task mode.
+	want := map[string]string{"poll:100ms": "task", "sse": "streaming", "partial": "task", "immediate": "task"}
+	for _, m := range res.Modes {
+		if m.Started != 10 || m.Completed != 10 || m.Failed != 0 {
+			t.Errorf("%s: started %d, completed %d, failed %d (%v); want 10, 10, 0", m.Name, m.Started, m.Completed, m.Failed, m.Errors)
+		}
+		if m.Answers[want[m.Name]] != 10 {
+			t.Errorf("%s: answers %v, want 10 %s", m.Name, m.Answers, want[m.Name])
+		}
+		if m.TTR.Count != 10 || m.TTR.P50 < 80 || m.TTR.Max > 5000 {
+			t.Errorf("%s: ttr %+v", m.Name, m.TTR)
+		}
+		if m.Discovery.Count != 10 {
+			t.Errorf("%s: discovery count %d", m.Name, m.Discovery.Count)
+		}
+		if m.Wire.BytesPerTask <= 0 || m.Requests.Mean < 1 {
+			t.Errorf("%s: wire %+v, requests %+v", m.Name, m.Wire, m.Requests)
+		}
+	}
+	poll := res.Mode("poll:100ms")
+	// Each poll:100ms task: tools/call, 1 + polls, tasks/result; no
+	// notification stream.
+	if poll.Discovery.Mean <= 0 || poll.Discovery.Max > 150 {
+		t.Errorf("poll:100ms discovery %+v: want within (0, 150ms]", poll.Discovery)
+	}
+	if poll.Requests.Mean < 3 || float64(poll.Wire.HTTPRequests) != poll.Requests.Mean*10 {
+		t.Errorf("poll:100ms requests %+v, wire %+v: every request of the mode's sessions is a call's", poll.Requests, poll.Wire)
+	}
+	if part := res.Mode("partial"); part.Partials != 40 {
+		t.Errorf("partial: %d partials, want 40", part.Partials)
+	}
+	if sse := res.Mode("sse"); sse.Segments != 40 {
+		t.Errorf("sse: %d segments, want 40", sse.Segments)
+	}
+	if progress == 0 || len(res.Intervals) == 0 {
+		t.Errorf("%d progress reports, %d intervals", progress, len(res.Intervals))
+	}
+	totals, err := HlogTotals(&hlog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := totals["sse.ttr"]; h == nil || h.TotalCount() != 10 {
+		t.Errorf("hlog sse.ttr: %v", h)
+	}
+	var table bytes.Buffer
+	if err := TableReporter(res)(&table); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", table.String())
+	if !strings.Contains(table.String(), "poll:100ms") {
+		t.Errorf("table:\n%s", table.String())
+	}
+}
+
+func mustDurationDist(t *testing.T, s string) DurationDist {
+	t.Helper()
+	d, err := ParseDurationDist(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestRunNotMCP: a server that is not MCP is a TargetError before
+// anything starts.
+func TestRunNotMCP(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>hello</html>"))
+	}))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := Run(ctx, Config{Modes: mustModes(t, "sse"), Rate: 10, Tasks: 1}, Options{Targets: []Target{{URL: ts.URL}}})
+	var te *TargetError
+	if res != nil || !errors.As(err, &te) {
+		t.Fatalf("result %v, error %v: want a *TargetError", res, err)
+	}
+	t.Log(err)
+}
