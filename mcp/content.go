@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -252,15 +253,7 @@ func (s *Segment) UnmarshalJSON(b []byte) error {
 // "tasks/result Operation", merge steps 1-5).
 func MergeSegments(segs []Segment) []ContentBlock {
 	sorted := slices.Clone(segs)
-	slices.SortStableFunc(sorted, func(a, b Segment) int {
-		switch {
-		case a.SeqNr < b.SeqNr:
-			return -1
-		case a.SeqNr > b.SeqNr:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(sorted, func(a, b Segment) int { return cmp.Compare(a.SeqNr, b.SeqNr) })
 	out := make([]ContentBlock, 0, len(sorted))
 	for i, s := range sorted {
 		if i > 0 && sorted[i-1].SeqNr == s.SeqNr {

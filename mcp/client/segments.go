@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -80,15 +81,7 @@ func (t *segmentTracker) segments() []mcp.Segment {
 	for _, s := range t.segs {
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b mcp.Segment) int {
-		switch {
-		case a.SeqNr < b.SeqNr:
-			return -1
-		case a.SeqNr > b.SeqNr:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b mcp.Segment) int { return cmp.Compare(a.SeqNr, b.SeqNr) })
 	return out
 }
 

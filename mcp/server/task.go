@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -124,14 +125,6 @@ func (t *task) resultLocked() (*mcp.CallToolResult, *mcp.Error) {
 
 // segmentsAfterLocked returns the segments with seqNr > last.
 func (t *task) segmentsAfterLocked(last int64) []mcp.Segment {
-	i, _ := slices.BinarySearchFunc(t.segments, last+1, func(s mcp.Segment, n int64) int {
-		switch {
-		case s.SeqNr < n:
-			return -1
-		case s.SeqNr > n:
-			return 1
-		}
-		return 0
-	})
+	i, _ := slices.BinarySearchFunc(t.segments, last+1, func(s mcp.Segment, n int64) int { return cmp.Compare(s.SeqNr, n) })
 	return slices.Clone(t.segments[i:])
 }
