@@ -1,0 +1,333 @@
+package recorder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tasksim/tasksim/traces"
+)
+
+// DefaultMaxPending is the default of ProxyOptions.MaxPending.
+const DefaultMaxPending = 64 << 20
+
+// DefaultMaxBody is the most bytes of a non-SSE body a Proxy gathers to
+// record as one message; the bytes of a longer body are recorded as they
+// pass, one body-chunk record per write.
+const DefaultMaxBody = 16 << 20
+
+// ProxyOptions configure a Proxy. The zero value (or nil) gives every
+// default.
+type ProxyOptions struct {
+	// Transport sends requests upstream. nil means NewTransport().
+	Transport http.RoundTripper
+	// MaxBody caps a non-SSE body gathered into one record; 0 means
+	// DefaultMaxBody.
+	MaxBody int
+	// MaxPending caps the bytes passed to the client but not yet recorded.
+	// Recording runs behind the traffic, on a goroutine of its own; a burst
+	// faster than recording is queued, and a stream that stays faster is
+	// slowed to the recording's pace once this much waits. 0 means
+	// DefaultMaxPending.
+	MaxPending int
+	// KeepHost forwards the client's Host header. By default the upstream
+	// URL's host is sent, so that virtual hosts and Host checks upstream
+	// see their own name; the trace keeps the client's Host either way.
+	KeepHost bool
+	// Logger receives the proxy's own failures (a failed trace write);
+	// nil discards them.
+	Logger *slog.Logger
+}
+
+// ErrStopped is the cause given to the requests still open when Serve's
+// context ends; their streams are recorded as cut by the recorder.
+var ErrStopped = errors.New("recorder stopped")
+
+// Proxy is a recording HTTP reverse proxy: an http.Handler that forwards
+// every request to one upstream and writes what passes, both ways, to a
+// traces.Writer. See the package documentation for the records it writes.
+//
+// It is safe for concurrent use; every request is recorded as its own
+// exchange. To record connections opening and closing, serve it with Serve,
+// or set an http.Server's ConnState to the Proxy's ConnState; otherwise a
+// connection is recorded as opening with its first request.
+//
+// Records are written behind the traffic by a goroutine of the Proxy's
+// own, started with the first record; Close, which Serve calls, waits for
+// them and stops it. Close the Writer after that.
+type Proxy struct {
+	upstream *url.URL
+	w        *traces.Writer
+	opts     ProxyOptions
+	rp       *httputil.ReverseProxy
+	log      *slog.Logger
+	q        *pipeline
+
+	exchanges atomic.Uint64
+
+	mu     sync.Mutex        // guards conns, next, closed
+	conns  map[string]uint64 // remote address -> connection id
+	next   uint64            // last connection id given
+	closed bool              // Close ran: no more connection records
+
+	failMu  sync.Mutex
+	failure error // the first trace write error
+}
+
+// NewProxy returns a Proxy that forwards to upstream and records into w.
+// Requests keep their own path and query; upstream gives the scheme and
+// host (and, unless opts.KeepHost, the Host header). The caller keeps
+// ownership of w: close it after the Proxy's last request (after Serve
+// returns, or after the http.Server serving the Proxy shut down and Close
+// was called).
+func NewProxy(upstream *url.URL, w *traces.Writer, opts *ProxyOptions) (*Proxy, error) {
+	if upstream == nil || (upstream.Scheme != "http" && upstream.Scheme != "https") || upstream.Host == "" {
+		return nil, fmt.Errorf("recorder: upstream %q: want an http:// or https:// URL with a host", upstream.String())
+	}
+	if w == nil {
+		return nil, errors.New("recorder: no trace writer")
+	}
+	p := &Proxy{upstream: upstream, w: w, conns: make(map[string]uint64)}
+	if opts != nil {
+		p.opts = *opts
+	}
+	if p.opts.Transport == nil {
+		p.opts.Transport = NewTransport()
+	}
+	if p.opts.MaxBody <= 0 {
+		p.opts.MaxBody = DefaultMaxBody
+	}
+	if p.opts.MaxPending <= 0 {
+		p.opts.MaxPending = DefaultMaxPending
+	}
+	p.q = newPipeline(p.opts.MaxPending)
+	p.log = p.opts.Logger
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite:        p.rewrite,
+		Transport:      p.opts.Transport,
+		FlushInterval:  -1, // every write goes out at once
+		ErrorLog:       log.New(io.Discard, "", 0),
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler:   p.errorHandler,
+	}
+	return p, nil
+}
+
+// NewTransport returns the transport a Proxy uses by default: no
+// environment proxy, no compression negotiated on the client's behalf (so
+// bodies pass as the upstream encoded them), bodies handed over as they
+// arrive, and enough idle connections for many sessions at once.
+func NewTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DisableCompression:    true,
+		MaxIdleConns:          1000,
+		MaxIdleConnsPerHost:   1000,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// rewrite points the outbound request at the upstream and undoes what
+// ReverseProxy changes on its own, so the upstream gets what the client
+// sent: the client's forwarding headers and its raw query stay.
+func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
+	pr.Out.URL.Scheme = p.upstream.Scheme
+	pr.Out.URL.Host = p.upstream.Host
+	pr.Out.URL.RawQuery = pr.In.URL.RawQuery
+	if !p.opts.KeepHost {
+		pr.Out.Host = p.upstream.Host
+	}
+	for _, k := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+		if v, ok := pr.In.Header[k]; ok {
+			pr.Out.Header[k] = v
+		}
+	}
+}
+
+// ServeHTTP forwards one request and records it as an exchange.
+func (p *Proxy) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	ex := p.newExchange(r)
+	ex.recordRequestHead()
+	r2 := r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex))
+	if r.Body != nil && r.Body != http.NoBody {
+		ex.reqBody = &requestBody{ex: ex, rc: r.Body}
+		r2.Body = ex.reqBody
+	}
+	tw := &teeWriter{rw: rw, ex: ex}
+	// ReverseProxy ends a broken copy with panic(http.ErrAbortHandler):
+	// finish runs on the way out all the same.
+	defer ex.finish()
+	p.rp.ServeHTTP(tw, r2)
+}
+
+type exchangeKey struct{}
+
+func exchangeOf(r *http.Request) *exchange {
+	ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	return ex
+}
+
+func (p *Proxy) modifyResponse(resp *http.Response) error {
+	if ex := exchangeOf(resp.Request); ex != nil {
+		ex.onResponse(resp)
+	}
+	return nil
+}
+
+// errorHandler answers 502 when the upstream could not be asked or did not
+// answer, and records why.
+func (p *Proxy) errorHandler(rw http.ResponseWriter, r *http.Request, err error) {
+	if ex := exchangeOf(r); ex != nil {
+		ex.onRoundTripError(err)
+	}
+	rw.WriteHeader(http.StatusBadGateway)
+}
+
+// ConnState records connections opening and closing; set it as the
+// http.Server's ConnState (Serve does).
+func (p *Proxy) ConnState(c net.Conn, s http.ConnState) {
+	addr := c.RemoteAddr().String()
+	switch s {
+	case http.StateNew:
+		p.connID(addr)
+	case http.StateClosed:
+		p.connClosed(addr, "")
+	case http.StateHijacked:
+		p.connClosed(addr, "hijacked (protocol upgrade)")
+	}
+}
+
+// connID returns the id of the client connection from addr, recording its
+// opening the first time.
+func (p *Proxy) connID(addr string) uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if id, ok := p.conns[addr]; ok {
+		return id
+	}
+	p.next++
+	id := p.next
+	if p.closed {
+		return id
+	}
+	p.conns[addr] = id
+	p.record(traces.Record{Wall: time.Now(), Conn: id, Kind: traces.KindConnOpen, Note: "client " + addr})
+	return id
+}
+
+func (p *Proxy) connClosed(addr, note string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	id, ok := p.conns[addr]
+	if !ok {
+		return
+	}
+	delete(p.conns, addr)
+	p.record(traces.Record{Wall: time.Now(), Conn: id, Kind: traces.KindConnClose, Note: note})
+}
+
+// record hands a finished record to the pipeline. Its Raw must not change
+// afterwards.
+func (p *Proxy) record(r traces.Record) {
+	p.q.push(len(r.Raw)+recordOverhead, func() { p.write(r) })
+}
+
+// later hands work to the pipeline, counting size bytes.
+func (p *Proxy) later(size int, run func()) { p.q.push(size+recordOverhead, run) }
+
+// recordOverhead is what a queued record counts beyond its Raw bytes.
+const recordOverhead = 256
+
+// Pending returns the bytes that passed the proxy and are not recorded
+// yet.
+func (p *Proxy) Pending() int { return p.q.Pending() }
+
+// write writes one record, on the pipeline's goroutine; the first failure
+// is kept for Err and logged.
+func (p *Proxy) write(r traces.Record) {
+	if err := p.w.Write(r); err != nil {
+		p.failMu.Lock()
+		first := p.failure == nil
+		if first {
+			p.failure = err
+		}
+		p.failMu.Unlock()
+		if first {
+			p.log.Error("recorder: writing the trace failed; later records are lost", "err", err)
+		}
+	}
+}
+
+// Err returns the first error writing the trace, if any.
+func (p *Proxy) Err() error {
+	p.failMu.Lock()
+	defer p.failMu.Unlock()
+	return p.failure
+}
+
+// Close records the end of the connections still open, as closed by the
+// recorder, waits until everything that passed is recorded, and returns
+// Err. Call it once no request is in flight (Serve does); it does not
+// close the Writer.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		for addr, id := range p.conns {
+			delete(p.conns, addr)
+			p.record(traces.Record{Wall: time.Now(), Conn: id, Kind: traces.KindConnClose, Note: ErrStopped.Error()})
+		}
+	}
+	p.mu.Unlock()
+	p.q.close()
+	return p.Err()
+}
+
+// Serve accepts connections on ln and serves the Proxy on them until ctx
+// ends. Then it cuts the requests still open (their streams are recorded
+// as cut by the recorder, ErrStopped), waits up to five seconds for their
+// handlers, calls Close and returns its error. It returns early with an
+// error if ln fails.
+func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
+	base, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	hs := &http.Server{
+		Handler:           p,
+		ConnState:         p.ConnState,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		p.Close()
+		return fmt.Errorf("recorder: serve: %w", err)
+	case <-ctx.Done():
+	}
+	stop(ErrStopped)
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		hs.Close()
+	}
+	<-errc
+	return p.Close()
+}
