@@ -30,14 +30,27 @@ type FindingsError struct{ Summary string }
 
 func (e *FindingsError) Error() string { return e.Summary }
 
+// ExitStatusError passes on the exit code of a child process that tasksim
+// ran in the foreground (tasksim record -- CMD). Main prints nothing for
+// it: the child said what it had to say on its own stderr.
+type ExitStatusError struct{ Code int }
+
+func (e *ExitStatusError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// Is makes an ExitStatusError silent in Main.
+func (e *ExitStatusError) Is(target error) bool { return target == errSilent }
+
 // ExitCode maps an error to the process exit code. It is the only place
 // that does.
 func ExitCode(err error) int {
 	var u *UsageError
 	var f *FindingsError
+	var x *ExitStatusError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &x):
+		return x.Code
 	case errors.As(err, &f):
 		return ExitFindings
 	case errors.As(err, &u):

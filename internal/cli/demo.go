@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tasksim/tasksim/load"
+)
+
+// Demo workload: four ways of getting a task's result, on the same
+// schedule, against the reference server.
+const (
+	demoModes    = "poll:1s,poll:100ms,sse,partial"
+	demoRate     = 20
+	demoDuration = 20 * time.Second
+	demoRampUp   = 2 * time.Second
+	demoChunks   = "10"
+	// A 50-150 ms interval makes tasks of 0.5 to 1.5 s: their completion
+	// falls anywhere in a 1 s poll interval, as polling theory assumes.
+	demoInterval = "50ms..150ms"
+	// demoMaxLag is lenient: the demo's light load should not fail on a
+	// machine that is busy for a moment; the lag is still reported.
+	demoMaxLag = 5 * time.Second
+)
+
+// NewCmdDemo builds tasksim demo.
+func NewCmdDemo(st *State) *cobra.Command {
+	o := &LoadOptions{}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server (~25 s)",
+		Long: `Start the reference server (one process per mode, on 127.0.0.1) and compare
+four ways of getting a task's result on the same schedule: polling tasks/get
+every second and every 100 ms, SEP-1905 streaming (sse) and SEP-2679 partial
+notifications. Each mode gets 20 tasks/s for 20 s; each task is 10 chunks, one
+every 50-150 ms (0.5-1.5 s in all). Then print the table: how long until the
+first content and the whole result, how late the client learns of the
+result (discovery delay), what it cost in requests, bytes and server CPU.
+
+It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.Title = fmt.Sprintf("tasksim demo: %s, %g tasks/s each for %v (tasks of %s chunks every %s), reference server on 127.0.0.1",
+				strings.ReplaceAll(o.Modes, ",", ", "), o.Rate, o.Duration, o.Chunks, o.Interval)
+			return runLoad(cmd.Context(), st, o)
+		},
+	}
+	*o = LoadOptions{
+		Modes: demoModes, Rate: demoRate, Duration: demoDuration, RampUp: demoRampUp,
+		Chunks: demoChunks, ChunkSize: "32", Interval: demoInterval, Seed: 1,
+		Sessions: load.DefaultSessions, Timeout: load.DefaultTimeout, MaxLag: demoMaxLag, MaxInFlight: load.DefaultMaxInFlight,
+		Summary: demoSummary,
+	}
+	f := cmd.Flags()
+	f.DurationVar(&o.Duration, "duration", demoDuration, "how long tasks keep starting")
+	f.Float64Var(&o.Rate, "rate", demoRate, "task arrivals per second, per mode")
+	f.BoolVar(&o.InProcess, "in-process", false, "run the reference server inside this process (server CPU not measured)")
+	f.StringVar(&o.JSON, "json", "", "also write the result as JSON to FILE")
+	f.StringVar(&o.Hlog, "hlog", "", "also write the HdrHistogram interval log to FILE")
+	return cmd
+}
+
+// demoSummary sets the measurements against polling theory: with poll
+// interval P and tasks of mean duration D, the client learns of a result
+// P/2 after it is ready on average, and makes 2 + D/P requests (the call,
+// the polls, tasks/result), plus half a poll on average for the poll that
+// finds the task done: 2.5 + D/P.
+func demoSummary(w io.Writer, r *load.Result) error {
+	d := r.Config.Shape.MeanDuration()
+	ew := &summaryWriter{w: w}
+	fmt.Fprintln(ew)
+	for _, m := range r.Modes {
+		if m.Discovery.Count == 0 {
+			continue
+		}
+		if m.Kind == load.KindPoll && m.PollIntervalMs > 0 {
+			p := m.PollIntervalMs
+			fmt.Fprintf(ew, "%s: results found %s after they were ready (theory P/2 = %s), %.2f requests per task (theory 2.5 + D/P = %.2f)\n",
+				m.Name, load.FormatMs(m.Discovery.Mean), load.FormatMs(p/2), m.Requests.Mean, 2.5+float64(d.Milliseconds())/p)
+			continue
+		}
+		fmt.Fprintf(ew, "%s: results found %s after they were ready, first content after %s, %.2f requests per task\n",
+			m.Name, load.FormatMs(m.Discovery.Mean), load.FormatMs(m.TTFP.P50), m.Requests.Mean)
+	}
+	return ew.err
+}
+
+// summaryWriter keeps the first write error and drops later writes.
+type summaryWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *summaryWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}

@@ -1,0 +1,554 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tasksim/tasksim/load"
+	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
+)
+
+// LoadOptions are the flags of tasksim load.
+type LoadOptions struct {
+	Modes        string
+	Rate         float64
+	Concurrency  int
+	Duration     time.Duration
+	Tasks        int64
+	RampUp       time.Duration
+	Chunks       string
+	ChunkSize    string
+	Interval     string
+	TaskDuration string
+	Seed         uint64
+	Sessions     int
+	Timeout      time.Duration
+	MaxLag       time.Duration
+	MaxInFlight  int
+
+	Server        string
+	InProcess     bool
+	ServerPerMode bool
+
+	JSON       string
+	Hlog       string
+	Thresholds []string
+
+	// rateSet says --rate was given (it conflicts with --concurrency).
+	rateSet bool
+
+	// Title, when set, is printed before the run (tasksim demo).
+	Title string
+	// Summary, when set, prints lines after the table (tasksim demo).
+	Summary func(io.Writer, *load.Result) error
+}
+
+// NewCmdLoad builds tasksim load.
+func NewCmdLoad(st *State) *cobra.Command {
+	o := &LoadOptions{}
+	cmd := &cobra.Command{
+		Use:   "load",
+		Short: "Load-test task delivery: polling against SEP-1905 streaming and SEP-2679 partials",
+		Long: `Drive tasks against an MCP server and measure how their results are delivered,
+in several modes at once, interleaved on the same schedule for a fair comparison.
+
+Every task calls slow_text (the reference server's tool): --chunks blocks of
+--chunk-size bytes, one every --interval, or spread over --task-duration. Each
+of these takes a fixed value (100ms), a uniform range (50ms..150ms) or, for
+durations, an exponential distribution (exp:1s), drawn per task from --seed:
+the k-th task of every mode has the same shape.
+
+Modes (--mode, comma-separated):
+  poll:P      tasks/get every P, then tasks/result (no notifications, no GET stream)
+  sse         SEP-1905 streaming: segments on the tools/call SSE stream
+  partial     SEP-2679 notifications/tasks/partial, then tasks/result
+  immediate   SEP-1905 immediate mode (a server may fall back; see the notes)
+
+Workload, per mode: --rate tasks/s (open model: tasks start on schedule
+whatever the server does; the default) or --concurrency clients (closed
+model), for --duration or --tasks, with a linear --ramp-up. Tasks share
+--sessions MCP sessions per mode.
+
+Target: without --server, the reference server runs as a child process of
+this binary, one for all modes, which interleave on it for a fair comparison
+(server CPU per task is then over all modes, marked *; --server-per-mode
+runs one per mode so each mode's CPU is measured alone); --in-process runs
+it inside this process (CPU not measured). --server URL loads any Streamable HTTP server
+offering slow_text (CPU not measured).
+
+Metrics (latencies from each task's intended start, so a slow server cannot
+hide its delay): time to first content, time to result, discovery delay
+(server completion -> result in hand), requests and bytes per task, server
+CPU per task, start lag (intended -> actual start), errors by kind.
+
+Outputs: a progress line on stderr; the summary table on stdout; --json FILE
+(the full result, with HDR histograms); --hlog FILE (HdrHistogram interval
+log, one histogram per mode and metric per second).
+
+Thresholds (--threshold, repeatable): MODE.METRIC.STAT OP VALUE, METRIC one
+of ttfp, ttr, discovery, lag, requests, bytes, cpu; STAT p50, p90, p99, p999,
+max or mean (bytes and cpu: mean); OP < <= > >=; VALUE 50ms, 1.5s, 200us or a
+number (milliseconds; requests; bytes with an optional kB, KiB, MB, MiB).
+
+Exit codes: 0 done, 1 a threshold missed, 2 bad flags or threshold, 3 the
+server cannot be loaded, or this machine cannot drive the rate: a task
+started more than --max-lag after its intended start (the run stops there
+and reports what it measured).`,
+		Example: `  tasksim load --mode poll:1s,poll:100ms,sse,partial --rate 20 --duration 30s
+  tasksim load --mode sse --rate 500 --duration 20s --ramp-up 5s --chunks 25 --interval 400ms --threshold 'sse.ttr.p99<11s'
+  tasksim load --mode poll:100ms --task-duration 500ms..1.5s --rate 50 --tasks 1000 --json run.json --hlog run.hlog
+  tasksim load --server http://127.0.0.1:7070/mcp --mode partial --concurrency 100 --duration 1m`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.rateSet = cmd.Flags().Changed("rate")
+			return runLoad(cmd.Context(), st, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Modes, "mode", "poll:1s,sse,partial", "modes to compare, comma-separated: poll:INTERVAL, sse, partial, immediate")
+	f.Float64Var(&o.Rate, "rate", 10, "task arrivals per second, per mode (open model)")
+	f.IntVar(&o.Concurrency, "concurrency", 0, "clients per mode, each starting a task when its last ended (closed model; replaces --rate)")
+	f.DurationVar(&o.Duration, "duration", 0, "how long tasks keep starting (default 10s unless --tasks is given)")
+	f.Int64Var(&o.Tasks, "tasks", 0, "tasks per mode (with --duration: whichever comes first)")
+	f.DurationVar(&o.RampUp, "ramp-up", 0, "grow the rate (or clients) linearly from 0 over this long")
+	f.StringVar(&o.Chunks, "chunks", "10", "chunks per task: N or A..B")
+	f.StringVar(&o.ChunkSize, "chunk-size", "32", "bytes per chunk: N or A..B")
+	f.StringVar(&o.Interval, "interval", "100ms", "pause before each chunk: D, A..B or exp:MEAN")
+	f.StringVar(&o.TaskDuration, "task-duration", "", "total task duration, spread over the chunks (replaces --interval): D, A..B or exp:MEAN")
+	f.Uint64Var(&o.Seed, "seed", 1, "seed of the task shapes")
+	f.IntVar(&o.Sessions, "sessions", load.DefaultSessions, "MCP sessions per mode, shared by its tasks")
+	f.DurationVar(&o.Timeout, "timeout", load.DefaultTimeout, "give up on a task after this long")
+	f.DurationVar(&o.MaxLag, "max-lag", load.DefaultMaxLag, "stop when a task starts this late: the machine cannot drive the rate")
+	f.IntVar(&o.MaxInFlight, "max-in-flight", load.DefaultMaxInFlight, "tasks running at once, all modes (more wait, and their lag grows)")
+	f.StringVar(&o.Server, "server", "", "Streamable HTTP URL of the server to load (default: the reference server in a child process)")
+	f.BoolVar(&o.InProcess, "in-process", false, "run the reference server inside this process (server CPU not measured)")
+	f.BoolVar(&o.ServerPerMode, "server-per-mode", false, "one reference server process per mode, so each mode's server CPU is measured alone")
+	f.StringVar(&o.JSON, "json", "", `write the result as JSON to FILE ("-": stdout; the table then goes to stderr)`)
+	f.StringVar(&o.Hlog, "hlog", "", "write the HdrHistogram interval log to FILE")
+	f.StringArrayVar(&o.Thresholds, "threshold", nil, "fail (exit 1) unless MODE.METRIC.STAT OP VALUE holds, e.g. 'sse.ttr.p99<50ms' (repeatable)")
+	return cmd
+}
+
+// loadConfig turns the flags into a load.Config and thresholds.
+func loadConfig(o *LoadOptions) (load.Config, []load.Threshold, error) {
+	modes, err := load.ParseModes(o.Modes)
+	if err != nil {
+		return load.Config{}, nil, usagef("--mode: %v", err)
+	}
+	cfg := load.Config{
+		Modes: modes, Duration: load.Duration(o.Duration), Tasks: o.Tasks, RampUp: load.Duration(o.RampUp),
+		Seed: o.Seed, Sessions: o.Sessions, Timeout: load.Duration(o.Timeout), MaxLag: load.Duration(o.MaxLag), MaxInFlight: o.MaxInFlight,
+	}
+	if o.Concurrency > 0 {
+		if o.rateSet {
+			return cfg, nil, usagef("give --rate (open model) or --concurrency (closed model), not both")
+		}
+		cfg.Concurrency = o.Concurrency
+	} else {
+		cfg.Rate = o.Rate
+	}
+	if cfg.Shape.Chunks, err = load.ParseIntDist(o.Chunks); err != nil {
+		return cfg, nil, usagef("--chunks: %v", err)
+	}
+	if cfg.Shape.ChunkSize, err = load.ParseIntDist(o.ChunkSize); err != nil {
+		return cfg, nil, usagef("--chunk-size: %v", err)
+	}
+	if o.TaskDuration != "" {
+		if cfg.Shape.Duration, err = load.ParseDurationDist(o.TaskDuration); err != nil {
+			return cfg, nil, usagef("--task-duration: %v", err)
+		}
+	} else if cfg.Shape.Interval, err = load.ParseDurationDist(o.Interval); err != nil {
+		return cfg, nil, usagef("--interval: %v", err)
+	}
+	if o.Sessions < 1 || o.Timeout <= 0 || o.MaxLag <= 0 || o.MaxInFlight < 1 {
+		return cfg, nil, usagef("--sessions, --timeout, --max-lag and --max-in-flight must be positive")
+	}
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return cfg, nil, usagef("%v", err)
+	}
+	var ts []load.Threshold
+	for _, s := range o.Thresholds {
+		t, err := load.ParseThreshold(s)
+		if err != nil {
+			return cfg, nil, usagef("--threshold: %v", err)
+		}
+		ts = append(ts, t)
+	}
+	if err := load.ValidateThresholds(ts, modes); err != nil {
+		return cfg, nil, usagef("--threshold: %v", err)
+	}
+	for _, t := range ts {
+		if t.Metric == load.MetricCPU && (o.Server != "" || o.InProcess) {
+			return cfg, nil, usagef("--threshold %q: server CPU is measured only for the reference server in its own process (without --server and --in-process)", t.Expr)
+		}
+	}
+	return cfg, ts, nil
+}
+
+func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
+	cfg, thresholds, err := loadConfig(o)
+	if err != nil {
+		return err
+	}
+	if o.Server != "" && o.InProcess {
+		return usagef("give --server or --in-process, not both")
+	}
+	if o.Server != "" && !strings.HasPrefix(o.Server, "http://") && !strings.HasPrefix(o.Server, "https://") {
+		return usagef("--server %q: want an http:// or https:// URL", o.Server)
+	}
+	jsonOut, err := createOutput(st, o.JSON)
+	if err != nil {
+		return err
+	}
+	defer jsonOut.close()
+	hlogOut, err := createOutput(st, o.Hlog)
+	if err != nil {
+		return err
+	}
+	defer hlogOut.close()
+
+	targets, stopServers, err := startTargets(ctx, st, o, cfg)
+	if err != nil {
+		return err
+	}
+	defer stopServers()
+	if o.Title != "" {
+		fmt.Fprintln(st.Stderr, o.Title)
+	}
+	prog := newProgressPrinter(st, cfg)
+	opts := load.Options{Targets: targets, Progress: prog.report, Version: Version}
+	if hlogOut != nil {
+		opts.Hlog = hlogOut.w
+	}
+	res, runErr := load.Run(ctx, cfg, opts)
+	prog.done()
+	if res == nil {
+		return runErr // a *load.TargetError: the server cannot be loaded (exit 3)
+	}
+	stopServers()
+
+	tableOut := st.Stdout
+	if o.JSON == "-" {
+		tableOut = st.Stderr
+	}
+	if err := load.TableReporter(res)(tableOut); err != nil {
+		return fmt.Errorf("write table: %w", err)
+	}
+	if o.Summary != nil {
+		if err := o.Summary(tableOut, res); err != nil {
+			return fmt.Errorf("write summary: %w", err)
+		}
+	}
+	if jsonOut != nil {
+		if err := load.JSONReporter(res)(jsonOut.w); err != nil {
+			return fmt.Errorf("write %s: %w", o.JSON, err)
+		}
+		if err := jsonOut.close(); err != nil {
+			return err
+		}
+	}
+	if hlogOut != nil {
+		if err := hlogOut.close(); err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
+		if errors.Is(runErr, context.Canceled) {
+			fmt.Fprintln(st.Stderr, "tasksim: interrupted; the table shows what ran (thresholds not checked)")
+			return nil
+		}
+		if errors.Is(runErr, load.ErrOverloaded) {
+			return fmt.Errorf("%w (the table shows what ran)", runErr)
+		}
+		return runErr
+	}
+	checks, err := load.CheckThresholds(res, thresholds)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	var missed []string
+	for _, c := range checks {
+		fmt.Fprintln(st.Stderr, "threshold "+c.String())
+		if !c.Pass {
+			missed = append(missed, c.Threshold.Expr)
+		}
+	}
+	if len(missed) > 0 {
+		return &FindingsError{Summary: fmt.Sprintf("%d of %d thresholds missed: %s", len(missed), len(checks), strings.Join(missed, ", "))}
+	}
+	return nil
+}
+
+// output is a file the run writes, or stdout for "-".
+type output struct {
+	w      io.Writer
+	f      *os.File
+	closed bool
+}
+
+func createOutput(st *State, name string) (*output, error) {
+	switch name {
+	case "":
+		return nil, nil
+	case "-":
+		return &output{w: st.Stdout}, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("create output: %w", err)
+	}
+	return &output{w: f, f: f}, nil
+}
+
+func (o *output) close() error {
+	if o == nil || o.f == nil || o.closed {
+		return nil
+	}
+	o.closed = true
+	if err := o.f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", o.f.Name(), err)
+	}
+	return nil
+}
+
+// startTargets starts the servers the run loads: none for --server, one
+// in-process for --in-process, else reference servers in child processes,
+// one shared by every mode (or one per mode with --server-per-mode).
+func startTargets(ctx context.Context, st *State, o *LoadOptions, cfg load.Config) ([]load.Target, func(), error) {
+	switch {
+	case o.Server != "":
+		return []load.Target{{URL: o.Server, Label: o.Server + " (external)"}}, func() {}, nil
+	case o.InProcess:
+		url, stop, err := startInProcess(cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []load.Target{{URL: url, Label: "reference server in-process"}}, stop, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, nil, fmt.Errorf("start the reference server: %w", err)
+	}
+	n := 1
+	if o.ServerPerMode {
+		n = len(cfg.Modes)
+	}
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "info",
+		"--max-tasks-per-session", strconv.Itoa(cfg.MaxInFlight)}
+	children := make([]*childServer, n)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() { children[i], errs[i] = startChild(ctx, exe, args) })
+	}
+	wg.Wait()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			for _, c := range children {
+				if c != nil {
+					c.stop()
+				}
+			}
+		})
+	}
+	if err := errors.Join(errs...); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	targets := make([]load.Target, n)
+	for i, c := range children {
+		pid := c.cmd.Process.Pid
+		targets[i] = load.Target{URL: c.url, Label: fmt.Sprintf("reference server, child process %d", pid),
+			CPU: func() (time.Duration, error) { return load.ProcessCPU(pid) }}
+	}
+	if n > 1 {
+		for i := range targets {
+			targets[i].Label = fmt.Sprintf("pid %d", children[i].cmd.Process.Pid)
+		}
+	}
+	return targets, stop, nil
+}
+
+// startInProcess serves the reference server on a loopback port inside
+// this process.
+func startInProcess(cfg load.Config) (string, func(), error) {
+	srv := server.New(&server.Options{Version: Version, MaxTasksPerSession: cfg.MaxInFlight})
+	h := streamhttp.NewHandler(srv, &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		srv.Close()
+		return "", nil, fmt.Errorf("listen: %w", err)
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	stop := func() {
+		h.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
+		srv.Close()
+	}
+	return "http://" + ln.Addr().String() + "/mcp", stop, nil
+}
+
+// childServer is `tasksim serve` running as a child process.
+type childServer struct {
+	cmd  *exec.Cmd
+	url  string
+	mu   sync.Mutex
+	tail []string // its last stderr lines, for error messages
+	done chan struct{}
+}
+
+// serveURL finds the URL in the "serving" log line of tasksim serve.
+var serveURL = regexp.MustCompile(`\burl=(http://\S+)`)
+
+// childStartTimeout bounds the wait for a child server's URL.
+const childStartTimeout = 20 * time.Second
+
+// startChild runs exe with args and waits for the URL it logs. Its stderr
+// is read to the end; the last lines are kept for error messages.
+func startChild(ctx context.Context, exe string, args []string) (*childServer, error) {
+	cmd := exec.Command(exe, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start the reference server: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the reference server (%s serve): %w", exe, err)
+	}
+	c := &childServer{cmd: cmd, done: make(chan struct{})}
+	found := make(chan string, 1)
+	go func() {
+		defer close(c.done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			if m := serveURL.FindStringSubmatch(line); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+			c.mu.Lock()
+			c.tail = append(c.tail, line)
+			if len(c.tail) > 10 {
+				c.tail = c.tail[1:]
+			}
+			c.mu.Unlock()
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	t := time.NewTimer(childStartTimeout)
+	defer t.Stop()
+	select {
+	case c.url = <-found:
+		return c, nil
+	case <-c.done:
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("the reference server (%s serve) exited before listening: %s", exe, c.lastLines())
+	case <-t.C:
+		c.stop()
+		return nil, fmt.Errorf("the reference server (%s serve) did not report its URL within %v: %s", exe, childStartTimeout, c.lastLines())
+	case <-ctx.Done():
+		c.stop()
+		return nil, ctx.Err()
+	}
+}
+
+func (c *childServer) lastLines() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.tail) == 0 {
+		return "no output"
+	}
+	return strings.Join(c.tail, " | ")
+}
+
+// stop interrupts the child and waits for it, killing it after 5 s.
+func (c *childServer) stop() {
+	_ = c.cmd.Process.Signal(os.Interrupt)
+	exited := make(chan struct{})
+	go func() { _ = c.cmd.Wait(); close(exited) }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-exited
+	}
+}
+
+// progressPrinter shows progress on stderr: one updating line on a
+// terminal, else a plain line per interval for runs up to 10 s, per 5
+// intervals up to a minute, per 10 beyond (and when draining starts).
+type progressPrinter struct {
+	st       *State
+	every    int
+	n        int
+	live     bool
+	warned   bool
+	draining bool
+}
+
+func newProgressPrinter(st *State, cfg load.Config) *progressPrinter {
+	p := &progressPrinter{st: st, live: st.StdoutTTY, every: 10}
+	switch d := time.Duration(cfg.Duration); {
+	case d > 0 && d <= 10*time.Second:
+		p.every = 1
+	case d > 0 && d <= time.Minute:
+		p.every = 5
+	}
+	return p
+}
+
+// maxLiveLine keeps the live line from wrapping (a wrapped line cannot be
+// rewritten in place).
+const maxLiveLine = 150
+
+func (p *progressPrinter) report(pr load.Progress) {
+	if pr.LagMax > load.LagWarning && !p.warned {
+		p.warned = true
+		if p.live {
+			fmt.Fprint(p.st.Stderr, "\r\x1b[K")
+		}
+		fmt.Fprintf(p.st.Stderr, "load: warning: tasks started up to %s after their intended start in the last interval: the generator is falling behind (latencies count from the intended start, so they include it)\n",
+			load.FormatMs(float64(pr.LagMax)/1e6))
+	}
+	if p.live {
+		line := pr.Bar(20)
+		if r := []rune(line); len(r) > maxLiveLine {
+			line = string(r[:maxLiveLine-1]) + "…"
+		}
+		fmt.Fprint(p.st.Stderr, "\r\x1b[K"+line)
+		return
+	}
+	p.n++
+	if p.n%p.every == 0 || pr.Draining && !p.draining {
+		fmt.Fprintln(p.st.Stderr, "load: "+pr.Line())
+	}
+	p.draining = pr.Draining
+}
+
+func (p *progressPrinter) done() {
+	if p.live {
+		fmt.Fprint(p.st.Stderr, "\r\x1b[K")
+	}
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tasksim/tasksim/load"
+)
+
+// loadArgs is a short in-process run: 8 tasks per mode of 3 × 10 ms.
+func loadArgs(extra ...string) []string {
+	return append([]string{"load", "--in-process", "--mode", "poll:100ms,sse,partial", "--rate", "40", "--tasks", "8",
+		"--chunks", "3", "--interval", "10ms", "--sessions", "2"}, extra...)
+}
+
+func TestLoadRun(t *testing.T) {
+	dir := t.TempDir()
+	jsonFile, hlogFile := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.hlog")
+	code, stdout, stderr := run(t, "", loadArgs("--json", jsonFile, "--hlog", hlogFile, "--threshold", "sse.ttr.p99<10s", "--threshold", "poll:100ms.discovery.mean<=150ms")...)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"poll:100ms", "sse", "partial", "discovery mean", load.TableLegend, "server CPU not measured"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "threshold sse.ttr.p99<10s: ok") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	b, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res load.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Modes {
+		if m.Started != 8 || m.Completed != 8 {
+			t.Errorf("%s: %d started, %d completed, want 8 and 8 (%v)", m.Name, m.Started, m.Completed, m.Errors)
+		}
+	}
+	// Polling at 100 ms: the result is found after the task ends, less
+	// than an interval (and a little) later.
+	if d := res.Mode("poll:100ms").Discovery; d.Mean <= 0 || d.Max > 150 {
+		t.Errorf("poll:100ms discovery delay %+v: want in (0, 150ms]", d)
+	}
+	hlog, err := os.Open(hlogFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hlog.Close()
+	totals, err := load.HlogTotals(hlog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := totals["partial.ttr"]; h == nil || h.TotalCount() != 8 {
+		t.Errorf("hlog partial.ttr: %v", h)
+	}
+}
+
+func TestLoadThresholdMissed(t *testing.T) {
+	code, _, stderr := run(t, "", loadArgs("--threshold", "sse.ttr.p50<1us", "--threshold", "sse.requests.mean<=1")...)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitFindings, stderr)
+	}
+	if !strings.Contains(stderr, "threshold sse.ttr.p50<1us: MISSED") || !strings.Contains(stderr, "1 of 2 thresholds missed: sse.ttr.p50<1us") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+func TestLoadBadInput(t *testing.T) {
+	notMCP := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html>not MCP</html>"))
+	}))
+	defer notMCP.Close()
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"threshold does not parse", []string{"load", "--threshold", "sse.ttr.p99<<50ms"}, ExitUsage, "more than one comparison"},
+		{"threshold unknown metric", []string{"load", "--threshold", "sse.speed.p99<50ms"}, ExitUsage, `unknown metric "speed"`},
+		{"threshold for a mode not run", []string{"load", "--mode", "sse", "--threshold", "partial.ttr.p99<50ms"}, ExitUsage, "no mode partial in this run"},
+		{"cpu threshold without CPU", []string{"load", "--in-process", "--threshold", "sse.cpu.mean<1ms"}, ExitUsage, "server CPU is measured only"},
+		{"unknown mode", []string{"load", "--mode", "sse,carrier-pigeon"}, ExitUsage, `unknown mode "carrier-pigeon"`},
+		{"rate and concurrency", []string{"load", "--rate", "5", "--concurrency", "3"}, ExitUsage, "not both"},
+		{"bad interval", []string{"load", "--interval", "slow"}, ExitUsage, "--interval"},
+		{"bad server URL", []string{"load", "--server", "ftp://x"}, ExitUsage, "want an http://"},
+		{"not an MCP server", []string{"load", "--server", notMCP.URL, "--tasks", "1"}, ExitRuntime, "is this an MCP endpoint?"},
+		{"nobody listening", []string{"load", "--server", "http://127.0.0.1:1/mcp", "--tasks", "1"}, ExitRuntime, "cannot load it"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, "", tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, tc.code, tc.want)
+			}
+			if lines := strings.Split(strings.TrimSpace(stderr), "\n"); !strings.HasPrefix(lines[len(lines)-1], "tasksim: ") {
+				t.Errorf("stderr does not end with one tasksim: line: %q", stderr)
+			}
+		})
+	}
+}
+
+// TestLoadOverloaded: a rate the generator cannot drive (here: one task
+// in flight at a time, 1 s tasks, 100 a second) stops the run once a task
+// starts --max-lag late, says so, and still reports what ran.
+func TestLoadOverloaded(t *testing.T) {
+	code, stdout, stderr := run(t, "", "load", "--in-process", "--mode", "sse", "--rate", "100", "--duration", "5s",
+		"--chunks", "2", "--interval", "500ms", "--max-in-flight", "1", "--max-lag", "50ms")
+	if code != ExitRuntime {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", code, ExitRuntime, stderr)
+	}
+	if !strings.Contains(stderr, "cannot keep the schedule") || !strings.Contains(stderr, "in-flight slots were taken") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "sse") {
+		t.Errorf("no table for what ran:\n%s", stdout)
+	}
+}
+
+func TestDemoInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds of load")
+	}
+	code, stdout, stderr := run(t, "", "demo", "--in-process", "--duration", "1s", "--rate", "10")
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"poll:1s", "poll:100ms", "sse", "partial", "theory P/2 = 500ms"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "tasksim demo:") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+func TestStartChild(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	ctx := t.Context()
+	c, err := startChild(ctx, "/bin/sh", []string{"-c", `echo 'time=x level=INFO msg=serving url=http://127.0.0.1:4242/mcp' >&2; exec sleep 30`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.url != "http://127.0.0.1:4242/mcp" {
+		t.Errorf("url %q", c.url)
+	}
+	c.stop()
+	if c.cmd.ProcessState == nil {
+		t.Error("the child was not waited for")
+	}
+	_, err = startChild(ctx, "/bin/sh", []string{"-c", `echo 'listen tcp: address in use' >&2; exit 1`})
+	if err == nil || !strings.Contains(err.Error(), "exited before listening: listen tcp: address in use") {
+		t.Errorf("a child that exits at once: %v", err)
+	}
+}

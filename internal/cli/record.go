@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/url"
+	"os/exec"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tasksim/tasksim/recorder"
+	"github.com/tasksim/tasksim/traces"
+)
+
+// RecordOptions are the flags and arguments of tasksim record.
+type RecordOptions struct {
+	Upstream      string
+	Listen        string
+	Output        string
+	RedactHeaders []string
+	RedactJSON    []string
+	RedactRegexp  []string
+	// Command is the stdio server to run, from the arguments after "--".
+	Command []string
+}
+
+// NewCmdRecord builds tasksim record.
+func NewCmdRecord(st *State) *cobra.Command {
+	o := &RecordOptions{}
+	cmd := &cobra.Command{
+		Use:   "record (--upstream URL [--listen ADDR] | -- CMD [ARGS...]) -o FILE",
+		Short: "Record the traffic between any MCP client and server into a trace",
+		Long: `Record an MCP conversation into a trace file, every byte passed on unchanged
+and in time.
+
+HTTP: a reverse proxy on --listen forwards every request to --upstream and
+records request and response heads, JSON-RPC bodies, and every SSE event whole
+(id, event, data, retry, its exact bytes and when it passed), POST and GET
+streams, resumptions with Last-Event-ID, DELETE, many sessions at once, and
+disconnects on either side. Point the client at the URL logged on stderr: the
+listen address with the upstream's path. It stops on SIGINT/SIGTERM and closes
+the trace cleanly.
+
+stdio: runs the server command given after --, passes stdin and stdout
+through, records each line with its direction (stdin c>s, stdout s>c) and
+stderr's lines, passes stderr through, and exits with the server's exit code.
+
+Secrets: Authorization, Proxy-Authorization, Cookie and Set-Cookie values are
+always redacted; --redact-header, --redact-json and --redact-regexp add more.`,
+		Example: `  tasksim record --upstream http://127.0.0.1:7070/mcp --listen 127.0.0.1:7071 -o run.trace
+  tasksim call --server-cmd "tasksim record -o run.trace -- tasksim serve --stdio" --tool slow_text --mode task`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dash := cmd.ArgsLenAtDash(); dash > 0 {
+				return usagef("unexpected argument %q: put the server command after --", args[0])
+			}
+			o.Command = args
+			return runRecord(cmd.Context(), st, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Upstream, "upstream", "", "the server's Streamable HTTP endpoint URL (HTTP proxy mode)")
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:7071", "address the proxy listens on (HTTP proxy mode)")
+	f.StringVarP(&o.Output, "output", "o", "", "trace file to write (required)")
+	f.StringArrayVar(&o.RedactHeaders, "redact-header", nil, "also redact this HTTP header's values (repeatable)")
+	f.StringArrayVar(&o.RedactJSON, "redact-json", nil, "redact the JSON values at this path, e.g. params.arguments.apiKey (repeatable)")
+	f.StringArrayVar(&o.RedactRegexp, "redact-regexp", nil, "redact text matching this regular expression, or its first group (repeatable)")
+	return cmd
+}
+
+func runRecord(ctx context.Context, st *State, o *RecordOptions) error {
+	if o.Output == "" {
+		return usagef("-o FILE is required: the trace to write")
+	}
+	switch {
+	case o.Upstream != "" && len(o.Command) > 0:
+		return usagef("give --upstream URL (HTTP) or a server command after -- (stdio), not both")
+	case o.Upstream == "" && len(o.Command) == 0:
+		return usagef("give --upstream URL --listen ADDR (HTTP proxy) or -- CMD ARGS (stdio server)")
+	}
+	red, err := traces.NewRedactor(traces.RedactOptions{Headers: o.RedactHeaders, JSONPaths: o.RedactJSON, Patterns: o.RedactRegexp})
+	if err != nil {
+		return usagef("redaction: %v", err)
+	}
+	h := traces.Header{
+		TasksimVersion: Version,
+		Command:        append([]string{"tasksim"}, st.Args...),
+	}
+	if len(o.Command) > 0 {
+		return recordStdio(ctx, st, o, h, red)
+	}
+	return recordHTTP(ctx, st, o, h, red)
+}
+
+// createTrace opens the -o file.
+func createTrace(o *RecordOptions, h traces.Header, red *traces.Redactor) (*traces.Writer, error) {
+	w, err := traces.Create(o.Output, h, &traces.WriterOptions{Redactor: red})
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, usagef("-o %s: cannot write the trace: %v", o.Output, err)
+	}
+	return w, nil
+}
+
+func recordHTTP(ctx context.Context, st *State, o *RecordOptions, h traces.Header, red *traces.Redactor) error {
+	u, err := url.Parse(o.Upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usagef("--upstream %q: want an http:// or https:// URL with a host", o.Upstream)
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Listen, err)
+	}
+	defer ln.Close()
+	h.Labels = []traces.Label{{Key: "recorder", Value: "http"}, {Key: "upstream", Value: o.Upstream}}
+	w, err := createTrace(o, h, red)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(st.Stderr, nil))
+	p, err := recorder.NewProxy(u, w, &recorder.ProxyOptions{Logger: log})
+	if err != nil {
+		w.Close()
+		return usagef("--upstream: %v", err)
+	}
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	log.Info("recording", "url", "http://"+ln.Addr().String()+path, "upstream", o.Upstream, "trace", o.Output)
+	serveErr := p.Serve(ctx, ln)
+	n := w.Written()
+	closeErr := w.Close()
+	if serveErr != nil {
+		return fmt.Errorf("record: %w", serveErr)
+	}
+	if closeErr != nil {
+		return fmt.Errorf("record: %w", closeErr)
+	}
+	log.Info("recorded", "records", n, "trace", o.Output)
+	return nil
+}
+
+func recordStdio(ctx context.Context, st *State, o *RecordOptions, h traces.Header, red *traces.Redactor) error {
+	if _, err := exec.LookPath(o.Command[0]); err != nil {
+		return usagef("server command: %v", err)
+	}
+	cmd := exec.Command(o.Command[0], o.Command[1:]...)
+	h.Labels = []traces.Label{{Key: "recorder", Value: "stdio"}}
+	w, err := createTrace(o, h, red)
+	if err != nil {
+		return err
+	}
+	code, runErr := recorder.RunStdio(ctx, cmd, st.Stdin, st.Stdout, st.Stderr, w)
+	closeErr := w.Close()
+	switch {
+	case runErr != nil:
+		return fmt.Errorf("record: %w", runErr)
+	case closeErr != nil:
+		return fmt.Errorf("record: %w", closeErr)
+	case code != 0:
+		return &ExitStatusError{Code: code}
+	}
+	return nil
+}
