@@ -3,6 +3,7 @@ package traces
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 )
@@ -15,7 +16,47 @@ const (
 	methodTaskPartial = "notifications/tasks/partial"
 )
 
-type jsonObject map[string]json.RawMessage
+// The shapes DescribeMessage decodes: the envelope into raw members (one
+// pass), then params, result and error into structs that name only what
+// it reads, with raw leaves so that a member of the wrong type is simply
+// not read. Content, which is most of a message's bytes, is skipped
+// without being decoded.
+type (
+	descEnvelope struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	descMeta struct {
+		Related struct {
+			TaskID json.RawMessage `json:"taskId"`
+		} `json:"io.modelcontextprotocol/related-task"`
+	}
+	descParams struct {
+		TaskID json.RawMessage `json:"taskId"`
+		Status json.RawMessage `json:"status"`
+		Seq    json.RawMessage `json:"seq"`
+		Meta   descMeta        `json:"_meta"`
+	}
+	descResult struct {
+		Task struct {
+			TaskID json.RawMessage `json:"taskId"`
+			Status json.RawMessage `json:"status"`
+		} `json:"task"`
+		TaskID         json.RawMessage `json:"taskId"`
+		Status         json.RawMessage `json:"status"`
+		PartialContent []struct {
+			SeqNr json.RawMessage `json:"seqNr"`
+		} `json:"partial-content"`
+		IsComplete json.RawMessage `json:"isComplete"`
+		Meta       descMeta        `json:"_meta"`
+	}
+	descError struct {
+		Code json.RawMessage `json:"code"`
+	}
+)
 
 // DescribeMessage returns what a trace reader wants to know of one
 // JSON-RPC message without parsing it again, or nil if raw is not a JSON
@@ -32,19 +73,21 @@ type jsonObject map[string]json.RawMessage
 //   - Seq: params.seq of notifications/tasks/partial;
 //   - IsComplete: result.isComplete;
 //   - ErrorCode: error.code.
+//
+// Member names are matched exactly, as JSON-RPC's are case-sensitive.
 func DescribeMessage(raw []byte) *RPCFields {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
-	var m jsonObject
-	if json.Unmarshal(raw, &m) != nil {
+	var m descEnvelope
+	if !decodeLenient(raw, &m) {
 		return nil
 	}
-	id, hasID := m["id"]
-	method, hasMethod := jsonString(m["method"])
-	_, hasResult := m["result"]
-	_, hasError := m["error"]
+	exactNames(raw, &m)
+	hasID := m.ID != nil
+	method, hasMethod := jsonString(m.Method)
+	hasResult, hasError := m.Result != nil, m.Error != nil
 	f := &RPCFields{}
 	switch {
 	case hasMethod && hasID:
@@ -58,49 +101,64 @@ func DescribeMessage(raw []byte) *RPCFields {
 	}
 	if hasID {
 		var b bytes.Buffer
-		if json.Compact(&b, id) == nil {
+		if json.Compact(&b, m.ID) == nil {
 			f.ID = b.String()
 		}
 	}
-	params := object(m["params"])
-	result := object(m["result"])
-	task := object(result["task"])
-
-	f.TaskID = firstString(params["taskId"], task["taskId"], result["taskId"],
-		object(object(params["_meta"])[metaRelatedTask])["taskId"],
-		object(object(result["_meta"])[metaRelatedTask])["taskId"])
-	f.Status = firstString(params["status"], task["status"], result["status"])
-
-	var segments []jsonObject
-	if json.Unmarshal(result["partial-content"], &segments) == nil {
-		for _, s := range segments {
-			if n, ok := jsonInt(s["seqNr"]); ok {
-				f.SeqNrs = append(f.SeqNrs, n)
-			}
+	var params descParams
+	var result descResult
+	if isObject(m.Params) {
+		decodeLenient(m.Params, &params)
+	}
+	if isObject(m.Result) {
+		decodeLenient(m.Result, &result)
+	}
+	f.TaskID = firstString(params.TaskID, result.Task.TaskID, result.TaskID,
+		params.Meta.Related.TaskID, result.Meta.Related.TaskID)
+	f.Status = firstString(params.Status, result.Task.Status, result.Status)
+	for _, s := range result.PartialContent {
+		if n, ok := jsonInt(s.SeqNr); ok {
+			f.SeqNrs = append(f.SeqNrs, n)
 		}
 	}
 	if method == methodTaskPartial {
-		f.Seq, f.HasSeq = jsonInt(params["seq"])
+		f.Seq, f.HasSeq = jsonInt(params.Seq)
 	}
-	if c, ok := result["isComplete"]; ok {
-		f.HasIsComplete = json.Unmarshal(c, &f.IsComplete) == nil
+	if result.IsComplete != nil {
+		f.HasIsComplete = json.Unmarshal(result.IsComplete, &f.IsComplete) == nil
 	}
-	if code, ok := jsonInt(object(m["error"])["code"]); ok && code >= math.MinInt32 && code <= math.MaxInt32 {
-		f.ErrorCode = int(code)
+	var e descError
+	if isObject(m.Error) && decodeLenient(m.Error, &e) {
+		if code, ok := jsonInt(e.Code); ok && code >= math.MinInt32 && code <= math.MaxInt32 {
+			f.ErrorCode = int(code)
+		}
 	}
 	return f
 }
 
-// object decodes a JSON object; anything else gives nil.
-func object(raw json.RawMessage) jsonObject {
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil
+// decodeLenient unmarshals raw into v, keeping what it could read when a
+// member has the wrong type; it reports false only for text that is not
+// JSON.
+func decodeLenient(raw []byte, v any) bool {
+	err := json.Unmarshal(raw, v)
+	var typeErr *json.UnmarshalTypeError
+	return err == nil || errors.As(err, &typeErr)
+}
+
+func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
+
+// exactNames drops the members decoding found under another spelling:
+// encoding/json matches names without regard to case, JSON-RPC does not.
+// A member it found must appear in raw with its exact quoted name.
+func exactNames(raw []byte, m *descEnvelope) {
+	for _, f := range []struct {
+		name string
+		v    *json.RawMessage
+	}{{`"id"`, &m.ID}, {`"method"`, &m.Method}, {`"params"`, &m.Params}, {`"result"`, &m.Result}, {`"error"`, &m.Error}} {
+		if *f.v != nil && !bytes.Contains(raw, []byte(f.name)) {
+			*f.v = nil
+		}
 	}
-	var m jsonObject
-	if json.Unmarshal(raw, &m) != nil {
-		return nil
-	}
-	return m
 }
 
 func jsonString(raw json.RawMessage) (string, bool) {
