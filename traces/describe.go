@@ -3,9 +3,9 @@ package traces
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Names DescribeMessage looks for (MCP 2025-11-25 Tasks, SEP-1905,
@@ -14,48 +14,6 @@ import (
 const (
 	metaRelatedTask   = "io.modelcontextprotocol/related-task"
 	methodTaskPartial = "notifications/tasks/partial"
-)
-
-// The shapes DescribeMessage decodes: the envelope into raw members (one
-// pass), then params, result and error into structs that name only what
-// it reads, with raw leaves so that a member of the wrong type is simply
-// not read. Content, which is most of a message's bytes, is skipped
-// without being decoded.
-type (
-	descEnvelope struct {
-		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
-		Params json.RawMessage `json:"params"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	descMeta struct {
-		Related struct {
-			TaskID json.RawMessage `json:"taskId"`
-		} `json:"io.modelcontextprotocol/related-task"`
-	}
-	descParams struct {
-		TaskID json.RawMessage `json:"taskId"`
-		Status json.RawMessage `json:"status"`
-		Seq    json.RawMessage `json:"seq"`
-		Meta   descMeta        `json:"_meta"`
-	}
-	descResult struct {
-		Task struct {
-			TaskID json.RawMessage `json:"taskId"`
-			Status json.RawMessage `json:"status"`
-		} `json:"task"`
-		TaskID         json.RawMessage `json:"taskId"`
-		Status         json.RawMessage `json:"status"`
-		PartialContent []struct {
-			SeqNr json.RawMessage `json:"seqNr"`
-		} `json:"partial-content"`
-		IsComplete json.RawMessage `json:"isComplete"`
-		Meta       descMeta        `json:"_meta"`
-	}
-	descError struct {
-		Code json.RawMessage `json:"code"`
-	}
 )
 
 // DescribeMessage returns what a trace reader wants to know of one
@@ -69,107 +27,278 @@ type (
 //   - TaskID: params.taskId, result.task.taskId, result.taskId, or the
 //     io.modelcontextprotocol/related-task meta of params or result;
 //   - Status: params.status, result.task.status or result.status;
-//   - SeqNrs: the seqNr of each item of result["partial-content"];
+//   - SeqNrs: the seqNr of each item of result["partial-content"] (none
+//     if an item is not an object);
 //   - Seq: params.seq of notifications/tasks/partial;
 //   - IsComplete: result.isComplete;
 //   - ErrorCode: error.code.
 //
-// Member names are matched exactly, as JSON-RPC's are case-sensitive.
+// Member names are matched exactly (JSON-RPC's are case-sensitive), with
+// escapes decoded; of duplicate members the last one counts.
+//
+// It runs on the recorder's hot path, once per recorded message: after
+// json.Valid, one walk reads the members it needs and skips every other
+// value, content included, without decoding or allocating.
 func DescribeMessage(raw []byte) *RPCFields {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
+	if len(raw) == 0 || raw[0] != '{' || !json.Valid(raw) {
 		return nil
 	}
-	var m descEnvelope
-	if !decodeLenient(raw, &m) {
-		return nil
-	}
-	exactNames(raw, &m)
-	hasID := m.ID != nil
-	method, hasMethod := jsonString(m.Method)
-	hasResult, hasError := m.Result != nil, m.Error != nil
+	var id, method, params, result, errv []byte
+	eachMember(raw, func(name, v []byte) {
+		switch string(name) {
+		case "id":
+			id = v
+		case "method":
+			method = v
+		case "params":
+			params = v
+		case "result":
+			result = v
+		case "error":
+			errv = v
+		}
+	})
+	methodName, hasMethod := jsonString(method)
 	f := &RPCFields{}
 	switch {
-	case hasMethod && hasID:
-		f.Type, f.Method = "request", method
+	case hasMethod && id != nil:
+		f.Type, f.Method = "request", methodName
 	case hasMethod:
-		f.Type, f.Method = "notification", method
-	case (hasResult || hasError) && hasID:
+		f.Type, f.Method = "notification", methodName
+	case (result != nil || errv != nil) && id != nil:
 		f.Type = "response"
 	default:
 		return nil
 	}
-	if hasID {
+	if id != nil {
 		var b bytes.Buffer
-		if json.Compact(&b, m.ID) == nil {
+		if json.Compact(&b, id) == nil {
 			f.ID = b.String()
 		}
 	}
-	var params descParams
-	var result descResult
-	if isObject(m.Params) {
-		decodeLenient(m.Params, &params)
-	}
-	if isObject(m.Result) {
-		decodeLenient(m.Result, &result)
-	}
-	f.TaskID = firstString(params.TaskID, result.Task.TaskID, result.TaskID,
-		params.Meta.Related.TaskID, result.Meta.Related.TaskID)
-	f.Status = firstString(params.Status, result.Task.Status, result.Status)
-	for _, s := range result.PartialContent {
-		if n, ok := jsonInt(s.SeqNr); ok {
-			f.SeqNrs = append(f.SeqNrs, n)
+
+	var pTaskID, pStatus, pSeq, pMeta []byte
+	eachMember(params, func(name, v []byte) {
+		switch string(name) {
+		case "taskId":
+			pTaskID = v
+		case "status":
+			pStatus = v
+		case "seq":
+			pSeq = v
+		case "_meta":
+			pMeta = v
 		}
-	}
-	if method == methodTaskPartial {
-		f.Seq, f.HasSeq = jsonInt(params.Seq)
-	}
-	if result.IsComplete != nil {
-		f.HasIsComplete = json.Unmarshal(result.IsComplete, &f.IsComplete) == nil
-	}
-	var e descError
-	if isObject(m.Error) && decodeLenient(m.Error, &e) {
-		if code, ok := jsonInt(e.Code); ok && code >= math.MinInt32 && code <= math.MaxInt32 {
-			f.ErrorCode = int(code)
+	})
+	var rTask, rTaskID, rStatus, rSegs, rComplete, rMeta []byte
+	eachMember(result, func(name, v []byte) {
+		switch string(name) {
+		case "task":
+			rTask = v
+		case "taskId":
+			rTaskID = v
+		case "status":
+			rStatus = v
+		case "partial-content":
+			rSegs = v
+		case "isComplete":
+			rComplete = v
+		case "_meta":
+			rMeta = v
 		}
+	})
+	var tTaskID, tStatus []byte
+	eachMember(rTask, func(name, v []byte) {
+		switch string(name) {
+		case "taskId":
+			tTaskID = v
+		case "status":
+			tStatus = v
+		}
+	})
+	f.TaskID = firstString(pTaskID, tTaskID, rTaskID, relatedTaskID(pMeta), relatedTaskID(rMeta))
+	f.Status = firstString(pStatus, tStatus, rStatus)
+	f.SeqNrs = seqNrs(rSegs)
+	if methodName == methodTaskPartial {
+		f.Seq, f.HasSeq = jsonInt(pSeq)
+	}
+	if rComplete != nil {
+		f.HasIsComplete = json.Unmarshal(rComplete, &f.IsComplete) == nil
+	}
+	var code []byte
+	eachMember(errv, func(name, v []byte) {
+		if string(name) == "code" {
+			code = v
+		}
+	})
+	if n, ok := jsonInt(code); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
+		f.ErrorCode = int(n)
 	}
 	return f
 }
 
-// decodeLenient unmarshals raw into v, keeping what it could read when a
-// member has the wrong type; it reports false only for text that is not
-// JSON.
-func decodeLenient(raw []byte, v any) bool {
-	err := json.Unmarshal(raw, v)
-	var typeErr *json.UnmarshalTypeError
-	return err == nil || errors.As(err, &typeErr)
+// relatedTaskID reads meta["io.modelcontextprotocol/related-task"].taskId.
+func relatedTaskID(meta []byte) []byte {
+	var rel, id []byte
+	eachMember(meta, func(name, v []byte) {
+		if string(name) == metaRelatedTask {
+			rel = v
+		}
+	})
+	eachMember(rel, func(name, v []byte) {
+		if string(name) == "taskId" {
+			id = v
+		}
+	})
+	return id
 }
 
-func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }
+// seqNrs reads the seqNr of each item of a partial-content array; an item
+// that is neither an object nor null makes it give none.
+func seqNrs(arr []byte) []int64 {
+	var out []int64
+	ok := eachElement(arr, func(item []byte) bool {
+		switch item[0] {
+		case 'n': // null
+			return true
+		case '{':
+			var nr []byte
+			eachMember(item, func(name, v []byte) {
+				if string(name) == "seqNr" {
+					nr = v
+				}
+			})
+			if n, ok := jsonInt(nr); ok {
+				out = append(out, n)
+			}
+			return true
+		}
+		return false
+	})
+	if !ok {
+		return nil
+	}
+	return out
+}
 
-// exactNames drops the members decoding found under another spelling:
-// encoding/json matches names without regard to case, JSON-RPC does not.
-// A member it found must appear in raw with its exact quoted name.
-func exactNames(raw []byte, m *descEnvelope) {
-	for _, f := range []struct {
-		name string
-		v    *json.RawMessage
-	}{{`"id"`, &m.ID}, {`"method"`, &m.Method}, {`"params"`, &m.Params}, {`"result"`, &m.Result}, {`"error"`, &m.Error}} {
-		if *f.v != nil && !bytes.Contains(raw, []byte(f.name)) {
-			*f.v = nil
+// walker moves through a JSON text that json.Valid accepted.
+type walker struct {
+	b []byte
+	i int
+}
+
+func (w *walker) space() {
+	for w.i < len(w.b) && (w.b[w.i] == ' ' || w.b[w.i] == '\t' || w.b[w.i] == '\n' || w.b[w.i] == '\r') {
+		w.i++
+	}
+}
+
+// value returns the raw bytes of the value at the cursor and moves past.
+func (w *walker) value() []byte {
+	w.space()
+	start := w.i
+	switch w.b[w.i] {
+	case '"':
+		w.i++
+		for w.b[w.i] != '"' {
+			if w.b[w.i] == '\\' {
+				w.i++
+			}
+			w.i++
+		}
+		w.i++
+	case '{', '[':
+		depth := 0
+		for {
+			switch w.b[w.i] {
+			case '"':
+				w.value()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			w.i++
+			if depth == 0 {
+				break
+			}
+		}
+	default: // a number, true, false or null
+		for w.i < len(w.b) && bytes.IndexByte([]byte(",}] \t\n\r"), w.b[w.i]) < 0 {
+			w.i++
+		}
+	}
+	return w.b[start:w.i]
+}
+
+// eachMember calls f with the name and raw value of each member of obj, a
+// valid JSON value; for anything but an object it does nothing.
+func eachMember(obj []byte, f func(name, v []byte)) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return
+	}
+	w := &walker{b: obj, i: 1}
+	for {
+		w.space()
+		switch w.b[w.i] {
+		case '}':
+			return
+		case ',':
+			w.i++
+			continue
+		}
+		key := w.value()
+		w.space()
+		w.i++ // the colon
+		f(unquote(key), w.value())
+	}
+}
+
+// eachElement calls f with each item of arr, a valid JSON value, until f
+// returns false; it reports whether arr was an array f accepted whole.
+func eachElement(arr []byte, f func(item []byte) bool) bool {
+	if len(arr) == 0 || arr[0] != '[' {
+		return false
+	}
+	w := &walker{b: arr, i: 1}
+	for {
+		w.space()
+		switch w.b[w.i] {
+		case ']':
+			return true
+		case ',':
+			w.i++
+			continue
+		}
+		if !f(w.value()) {
+			return false
 		}
 	}
 }
 
-func jsonString(raw json.RawMessage) (string, bool) {
+// unquote returns the text of a JSON string token: a slice of it when it
+// is plain, decoded as encoding/json does otherwise (escapes, and invalid
+// UTF-8 replaced).
+func unquote(tok []byte) []byte {
+	inner := tok[1 : len(tok)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return inner
+	}
+	var s string
+	_ = json.Unmarshal(tok, &s)
+	return []byte(s)
+}
+
+func jsonString(raw []byte) (string, bool) {
 	if len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
-	var s string
-	return s, json.Unmarshal(raw, &s) == nil
+	return string(unquote(raw)), true
 }
 
-func firstString(vals ...json.RawMessage) string {
+func firstString(vals ...[]byte) string {
 	for _, v := range vals {
 		if s, ok := jsonString(v); ok && s != "" {
 			return s
@@ -179,7 +308,7 @@ func firstString(vals ...json.RawMessage) string {
 }
 
 // jsonInt reads a JSON number that is an integer (1, 1.0, 1e2).
-func jsonInt(raw json.RawMessage) (int64, bool) {
+func jsonInt(raw []byte) (int64, bool) {
 	if len(raw) == 0 {
 		return 0, false
 	}
