@@ -100,23 +100,21 @@
 //
 // BenchmarkProxySSE (go test -run '^$' -bench ProxySSE ./recorder)
 // measures, in one run, a minimal SSE server read directly and through the
-// Proxy recording to a file, on 2 shared cores (other work running, so
-// tails vary from run to run):
+// Proxy recording to a file, on this project's 2-core machine:
 //
 //	latency at 1,000 events/s, 500-event blocks direct and proxied in turn,
 //	3,000 events each way (added = proxied - direct):
-//	  added per event   p50 16-25 µs    p99 48-75 µs
-//	  direct            p50 23-35 µs    p99 54-83 µs
+//	  added per event   p50 16-18 µs    p99 43-50 µs
+//	  direct            p50 about 20 µs p99 55-59 µs
 //	throughput, 50,000-event bursts written as fast as the server can:
-//	  at the client     1.2-1.6 × direct: the proxy passes what it reads
+//	  at the client     1.4-1.7 × direct: the proxy passes what it reads
 //	                    in large writes, which the client reads faster than
 //	                    one event per read
-//	  recorded          75,000-130,000 events/s, 0.41-0.56 of direct: the
-//	                    recording lags behind a burst and catches up; a
-//	                    stream this fast for longer than MaxPending holds
-//	                    is slowed to this pace
+//	  recorded          213,000-237,000 events/s, 0.84-1.02 of direct: a
+//	                    stream faster than that for longer than MaxPending
+//	                    holds would be slowed to this pace
 //
-// Of the 7-13 µs of recording per event, traces.DescribeMessage takes about
-// 5 µs (encoding/json into maps, 37 allocations); decoding the event and
-// encoding the record take most of the rest (about 0.5 µs for the record).
+// Recording an event costs about 4 µs on the recording goroutine; 2.3 µs
+// of it is traces.DescribeMessage, which walks the message once without
+// decoding its content.
 package recorder
