@@ -149,30 +149,40 @@ func runTraceShow(ctx context.Context, st *State, o *TraceShowOptions, path stri
 	tw := tabwriter.NewWriter(st.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tCONN\tSTREAM\tDIR\tKIND\tMETHOD\tID\tTASK\tSEQ\tSTATUS\tDETAIL")
 	n := 0
-	var end error
-	for rec, err := range r.Records() {
-		if err != nil {
-			end = err
-			break
-		}
-		if ctx.Err() != nil {
-			end = ctx.Err()
-			break
-		}
-		if !selected(rec) {
-			continue
-		}
+	end, err := eachSelected(ctx, r, selected, func(rec traces.Record) error {
 		fmt.Fprintln(tw, strings.Join(showColumns(rec), "\t"))
 		if n++; n%512 == 0 {
-			if err := tw.Flush(); err != nil {
-				return fmt.Errorf("write: %w", err)
-			}
+			return tw.Flush()
 		}
+		return nil
+	})
+	if err == nil {
+		err = tw.Flush()
 	}
-	if err := tw.Flush(); err != nil {
+	if err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	return endOfTrace(st, end)
+}
+
+// eachSelected calls f with each record of r that keep selects, in order.
+// It returns what ended the trace early, a read error or ctx being done,
+// as end, and the error of f, which stops it, as err.
+func eachSelected(ctx context.Context, r *traces.Reader, keep func(traces.Record) bool, f func(traces.Record) error) (end, err error) {
+	for rec, rerr := range r.Records() {
+		if rerr != nil {
+			return rerr, nil
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr, nil
+		}
+		if keep(rec) {
+			if err := f(rec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return nil, nil
 }
 
 func headerLine(h traces.Header) string {
@@ -281,34 +291,26 @@ func showJSON(ctx context.Context, st *State, r *traces.Reader, selected func(tr
 	enc.Encode(traces.HeaderJSON(r.Header()))
 	buf.WriteString(`,"records":[`)
 	first := true
-	var end error
-	for rec, err := range r.Records() {
-		if err != nil {
-			end = err
-			break
-		}
-		if ctx.Err() != nil {
-			end = ctx.Err()
-			break
-		}
-		if !selected(rec) {
-			continue
-		}
+	end, err := eachSelected(ctx, r, selected, func(rec traces.Record) error {
 		if !first {
 			buf.WriteByte(',')
 		}
 		first = false
 		buf.WriteByte('\n')
 		if err := enc.Encode(traces.RecordJSON(rec)); err != nil {
-			return fmt.Errorf("write JSON: %w", err)
+			return err
 		}
 		buf.Truncate(buf.Len() - 1) // the encoder's newline
 		if buf.Len() > 64<<10 {
 			if _, err := st.Stdout.Write(buf.Bytes()); err != nil {
-				return fmt.Errorf("write JSON: %w", err)
+				return err
 			}
 			buf.Reset()
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("write JSON: %w", err)
 	}
 	buf.WriteString("\n]")
 	var t *traces.TruncatedError
@@ -350,20 +352,17 @@ func runTraceStats(st *State, o *TraceStatsOptions, path string) error {
 	s, end := traces.Summarize(r)
 	var t *traces.TruncatedError
 	cut := errors.As(end, &t)
+	if end != nil && !cut {
+		return endOfTrace(st, end)
+	}
 	if o.JSON {
 		out := map[string]any{"file": path, "header": traces.HeaderJSON(r.Header()), "stats": s, "truncated": nil}
 		if cut {
 			out["truncated"] = map[string]any{"index": t.Index, "offset": t.Offset}
 		}
-		if end != nil && !cut {
-			return endOfTrace(st, end)
-		}
 		if err := writeJSON(st.Stdout, out); err != nil {
 			return err
 		}
-		return endOfTrace(st, end)
-	}
-	if end != nil && !cut {
 		return endOfTrace(st, end)
 	}
 	w := &errWriter{w: st.Stdout}
