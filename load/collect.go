@@ -3,6 +3,8 @@ package load
 import (
 	"fmt"
 	"time"
+
+	"github.com/tasksim/tasksim/mcp"
 )
 
 // collect flushes the shards every interval until stop closes, then once
@@ -71,12 +73,21 @@ func (r *runner) flush(now time.Time, report bool) {
 		if lag := time.Duration(im.LagMaxMs * 1e6); lag > p.LagMax {
 			p.LagMax = lag
 		}
-		p.Modes = append(p.Modes, ModeProgress{Name: m.spec.Name, Completed: r.totalCount[i].completed, Failed: r.totalCount[i].failed,
-			TTRP50: time.Duration(h[iTTR].ValueAtPercentile(50))})
+		mp := ModeProgress{Name: m.spec.Name, Completed: r.totalCount[i].completed, Failed: r.totalCount[i].failed,
+			TTRP50: time.Duration(h[iTTR].ValueAtPercentile(50)), TTRP99: time.Duration(h[iTTR].ValueAtPercentile(99)),
+			DiscoveryP50: time.Duration(h[iDiscovery].ValueAtPercentile(50)), DiscoveryP99: time.Duration(h[iDiscovery].ValueAtPercentile(99)),
+			LagMax: time.Duration(im.LagMaxMs * 1e6), Started: started, InFlight: im.InFlight, Segments: segs, Partials: parts, Wire: m.wireSoFar()}
+		if secs > 0 {
+			mp.TasksPerSec = float64(im.Completed+im.Failed) / secs
+		}
+		p.Modes = append(p.Modes, mp)
 		h.reset()
 	}
 	r.intervals = append(r.intervals, iv)
 	r.lastFlush = now
+	if r.opts.Observer != nil {
+		r.opts.Observer.Interval(p)
+	}
 	if report && r.opts.Progress != nil {
 		r.opts.Progress(p)
 	}
@@ -181,4 +192,24 @@ func (r *runner) result(scheduleEnd, end time.Time, interrupted bool) *Result {
 		}
 	}
 	return res
+}
+
+// wireSoFar is the mode's sessions' wire counters since the schedule
+// started.
+func (m *modeRun) wireSoFar() mcp.WireStats {
+	var w mcp.WireStats
+	for i, s := range m.sessions {
+		if i >= len(m.wireBefore) {
+			break
+		}
+		d := transportStats(s).Sub(m.wireBefore[i])
+		w.HTTPRequests += d.HTTPRequests
+		w.POST += d.POST
+		w.GET += d.GET
+		w.DELETE += d.DELETE
+		w.Reconnects += d.Reconnects
+		w.BytesSent += d.BytesSent
+		w.BytesReceived += d.BytesReceived
+	}
+	return w
 }

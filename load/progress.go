@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tasksim/tasksim/mcp"
 )
 
 // Progress is a run's state, reported every interval while it runs.
@@ -32,6 +34,19 @@ type ModeProgress struct {
 	// TTRP50 is the median time to result of the last interval (0: none
 	// completed).
 	TTRP50 time.Duration
+
+	// Started and InFlight are tasks so far and running now.
+	Started, InFlight int64
+	// TasksPerSec is the tasks that ended per second over the last
+	// interval.
+	TasksPerSec float64
+	// TTRP99, DiscoveryP50, DiscoveryP99 and LagMax are of the last
+	// interval (0: nothing recorded).
+	TTRP99, DiscoveryP50, DiscoveryP99, LagMax time.Duration
+	// Segments and Partials received, and the mode's sessions' wire
+	// counters, since the start.
+	Segments, Partials int64
+	Wire               mcp.WireStats
 }
 
 // Fraction is how far the schedule is, 0 to 1, or -1 when unknown.

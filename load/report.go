@@ -22,23 +22,13 @@ func TableReporter(r *Result) Reporter {
 	return func(w io.Writer) error {
 		ew := &errWriter{w: w}
 		tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		width := len("mode")
-		for _, m := range r.Modes {
-			width = max(width, len(m.Name))
+		header, rows := r.tableRows()
+		width := len(header[0])
+		for _, row := range rows {
+			width = max(width, len(row[0]))
 		}
-		fmt.Fprintf(tw, "%-*s\tdone\tfailed\tfirst p50\tresult p50\tresult p99\tdiscovery mean\tdiscovery p99\treq/task\tbytes/task\tcpu/task\tlag p99\t\n", width, "mode")
-		for _, m := range r.Modes {
-			cpu := "-"
-			if m.ServerCPU != nil {
-				cpu = FormatMs(m.ServerCPU.PerTaskMs)
-				if m.ServerCPU.Shared {
-					cpu += "*"
-				}
-			}
-			fmt.Fprintf(tw, "%-*s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", width, m.Name, m.Completed, m.Failed,
-				latency(m.TTFP, m.TTFP.P50), latency(m.TTR, m.TTR.P50), latency(m.TTR, m.TTR.P99),
-				latency(m.Discovery, m.Discovery.Mean), latency(m.Discovery, m.Discovery.P99),
-				requests(m.Requests), bytesPerTask(m), cpu, latency(m.Lag, m.Lag.P99))
+		for _, row := range append([][]string{header}, rows...) {
+			fmt.Fprintf(tw, "%-*s\t%s\t\n", width, row[0], strings.Join(row[1:], "\t"))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -61,6 +51,27 @@ func TableReporter(r *Result) Reporter {
 		}
 		return ew.err
 	}
+}
+
+// tableRows returns the summary table's header and one row per mode: the
+// text table's and the HTML report's cells.
+func (r *Result) tableRows() (header []string, rows [][]string) {
+	header = []string{"mode", "done", "failed", "first p50", "result p50", "result p99", "discovery mean", "discovery p99",
+		"req/task", "bytes/task", "cpu/task", "lag p99"}
+	for _, m := range r.Modes {
+		cpu := "-"
+		if m.ServerCPU != nil {
+			cpu = FormatMs(m.ServerCPU.PerTaskMs)
+			if m.ServerCPU.Shared {
+				cpu += "*"
+			}
+		}
+		rows = append(rows, []string{m.Name, fmt.Sprint(m.Completed), fmt.Sprint(m.Failed),
+			latency(m.TTFP, m.TTFP.P50), latency(m.TTR, m.TTR.P50), latency(m.TTR, m.TTR.P99),
+			latency(m.Discovery, m.Discovery.Mean), latency(m.Discovery, m.Discovery.P99),
+			requests(m.Requests), bytesPerTask(m), cpu, latency(m.Lag, m.Lag.P99)})
+	}
+	return header, rows
 }
 
 func latency(st Stats, v float64) string {

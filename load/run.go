@@ -67,6 +67,9 @@ type Options struct {
 	// Progress, when set, is called every interval from one goroutine;
 	// it must not block for long.
 	Progress func(Progress)
+	// Observer, when set, sees every task start and end and every
+	// interval's figures while the run goes on (live exporters: Prom).
+	Observer Observer
 	// Hlog, when set, receives the interval log (.hlog).
 	Hlog io.Writer
 	// Version goes into clientInfo and the result.

@@ -129,6 +129,9 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 	sh := r.shards[(k*int64(len(r.modes))+int64(m.index))%int64(len(r.shards))]
 	sh.recordStart(m.index, lag)
 	m.started.Add(1)
+	if o := r.opts.Observer; o != nil {
+		o.Started(m.spec.Name, lag)
+	}
 	for n, p := m.inFlight.Add(1), m.peak.Load(); n > p && !m.peak.CompareAndSwap(p, n); p = m.peak.Load() {
 	}
 	shape := r.cfg.Shape.draw(r.cfg.Seed, k)
@@ -148,4 +151,7 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 	s := measure(res, err, intended, timedOut, ctx.Err() != nil)
 	sh.record(m.index, &s)
 	m.inFlight.Add(-1)
+	if o := r.opts.Observer; o != nil {
+		o.Ended(m.spec.Name, s.ended())
+	}
 }

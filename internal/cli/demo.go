@@ -25,6 +25,8 @@ const (
 	// demoMaxLag is lenient: the demo's light load should not fail on a
 	// machine that is busy for a moment; the lag is still reported.
 	demoMaxLag = 5 * time.Second
+	// demoHTML is where the demo writes its HTML report.
+	demoHTML = "tasksim-demo.html"
 )
 
 // NewCmdDemo builds tasksim demo.
@@ -40,6 +42,7 @@ notifications. Each mode gets 20 tasks/s for 20 s; each task is 10 chunks, one
 every 50-150 ms (0.5-1.5 s in all). Then print the table: how long until the
 first content and the whole result, how late the client learns of the
 result (discovery delay), what it cost in requests, bytes and server CPU.
+Write the same with plots to tasksim-demo.html (--html) and print its path.
 
 It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 		Args: cobra.NoArgs,
@@ -53,7 +56,7 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 		Modes: demoModes, Rate: demoRate, Duration: demoDuration, RampUp: demoRampUp,
 		Chunks: demoChunks, ChunkSize: "32", Interval: demoInterval, Seed: 1,
 		Sessions: load.DefaultSessions, Timeout: load.DefaultTimeout, MaxLag: demoMaxLag, MaxInFlight: load.DefaultMaxInFlight,
-		Summary: demoSummary,
+		Summary: demoSummary, HTML: demoHTML,
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.Duration, "duration", demoDuration, "how long tasks keep starting")
@@ -61,6 +64,7 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 	f.BoolVar(&o.InProcess, "in-process", false, "run the reference server inside this process (server CPU not measured)")
 	f.StringVar(&o.JSON, "json", "", "also write the result as JSON to FILE")
 	f.StringVar(&o.Hlog, "hlog", "", "also write the HdrHistogram interval log to FILE")
+	f.StringVar(&o.HTML, "html", demoHTML, "write the HTML report to FILE (\"\": none)")
 	return cmd
 }
 

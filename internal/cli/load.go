@@ -19,6 +19,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tasksim/tasksim/dashboards"
 	"github.com/tasksim/tasksim/load"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
@@ -46,9 +47,15 @@ type LoadOptions struct {
 	InProcess     bool
 	ServerPerMode bool
 
-	JSON       string
-	Hlog       string
+	JSON string
+	Hlog string
+	// HTML is the file of the HTML report ("": none).
+	HTML       string
 	Thresholds []string
+	// Prom and Dashboard are addresses to serve Prometheus metrics and
+	// the live page on during the run ("": none).
+	Prom      string
+	Dashboard string
 
 	// rateSet says --rate was given (it conflicts with --concurrency).
 	rateSet bool
@@ -99,7 +106,9 @@ CPU per task, start lag (intended -> actual start), errors by kind.
 
 Outputs: a progress line on stderr; the summary table on stdout; --json FILE
 (the full result, with HDR histograms); --hlog FILE (HdrHistogram interval
-log, one histogram per mode and metric per second).
+log, one histogram per mode and metric per second); --html FILE (a
+self-contained report with plots; tasksim report html renders one later from
+--json).
 
 Thresholds (--threshold, repeatable): MODE.METRIC.STAT OP VALUE, METRIC one
 of ttfp, ttr, discovery, lag, requests, bytes, cpu; STAT p50, p90, p99, p999,
@@ -141,6 +150,9 @@ and reports what it measured).`,
 	f.BoolVar(&o.ServerPerMode, "server-per-mode", false, "one reference server process per mode, so each mode's server CPU is measured alone")
 	f.StringVar(&o.JSON, "json", "", `write the result as JSON to FILE ("-": stdout; the table then goes to stderr)`)
 	f.StringVar(&o.Hlog, "hlog", "", "write the HdrHistogram interval log to FILE")
+	f.StringVar(&o.HTML, "html", "", "write a self-contained HTML report (plots, table, configuration) to FILE")
+	f.StringVar(&o.Prom, "prom", "", "serve Prometheus metrics at http://ADDR/metrics during the run (e.g. 127.0.0.1:9464; a bare :PORT binds loopback)")
+	f.StringVar(&o.Dashboard, "dashboard", "", "serve a live web dashboard at http://ADDR/ during the run (e.g. 127.0.0.1:8080; a bare :PORT binds loopback)")
 	f.StringArrayVar(&o.Thresholds, "threshold", nil, "fail (exit 1) unless MODE.METRIC.STAT OP VALUE holds, e.g. 'sse.ttr.p99<50ms' (repeatable)")
 	return cmd
 }
@@ -223,6 +235,11 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		return err
 	}
 	defer hlogOut.close()
+	htmlOut, err := createOutput(st, o.HTML)
+	if err != nil {
+		return err
+	}
+	defer htmlOut.close()
 
 	targets, stopServers, err := startTargets(ctx, st, o, cfg)
 	if err != nil {
@@ -234,6 +251,26 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	}
 	prog := newProgressPrinter(st, cfg)
 	opts := load.Options{Targets: targets, Progress: prog.report, Version: Version}
+	if o.Prom != "" {
+		p := load.NewProm()
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", p.Handler())
+		stop, err := serveLive(st, o.Prom, "--prom", "Prometheus metrics", "/metrics", mux)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opts.Observer = p
+	}
+	if o.Dashboard != "" {
+		live := dashboards.NewLive("tasksim load --mode " + o.Modes)
+		stop, err := serveLive(st, o.Dashboard, "--dashboard", "live dashboard", "/", live)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opts.Progress = func(p load.Progress) { prog.report(p); live.Update(p) }
+	}
 	if hlogOut != nil {
 		opts.Hlog = hlogOut.w
 	}
@@ -269,6 +306,17 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 			return err
 		}
 	}
+	if htmlOut != nil {
+		if err := load.HTMLReporter(res)(htmlOut.w); err != nil {
+			return fmt.Errorf("write %s: %w", o.HTML, err)
+		}
+		if err := htmlOut.close(); err != nil {
+			return err
+		}
+		if o.HTML != "-" {
+			fmt.Fprintln(tableOut, "report: "+o.HTML)
+		}
+	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) {
 			fmt.Fprintln(st.Stderr, "tasksim: interrupted; the table shows what ran (thresholds not checked)")
@@ -294,6 +342,30 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		return &FindingsError{Summary: fmt.Sprintf("%d of %d thresholds missed: %s", len(missed), len(checks), strings.Join(missed, ", "))}
 	}
 	return nil
+}
+
+// serveLive serves h on addr (a bare :PORT binds loopback) for the run
+// and says where on stderr; stop shuts it down.
+func serveLive(st *State, addr, flag, what, path string, h http.Handler) (stop func(), err error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, usagef("%s %q: want HOST:PORT such as 127.0.0.1:9464", flag, addr)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, usagef("%s: %v", flag, err)
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	fmt.Fprintf(st.Stderr, "load: %s at http://%s%s\n", what, ln.Addr(), path)
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = hs.Shutdown(ctx)
+	}, nil
 }
 
 // output is a file the run writes, or stdout for "-".

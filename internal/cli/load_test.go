@@ -132,11 +132,12 @@ func TestDemoInProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a few seconds of load")
 	}
-	code, stdout, stderr := run(t, "", "demo", "--in-process", "--duration", "1s", "--rate", "10")
+	report := filepath.Join(t.TempDir(), "demo.html")
+	code, stdout, stderr := run(t, "", "demo", "--in-process", "--duration", "1s", "--rate", "10", "--html", report)
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"poll:1s", "poll:100ms", "sse", "partial", "theory P/2 = 500ms"} {
+	for _, want := range []string{"poll:1s", "poll:100ms", "sse", "partial", "theory P/2 = 500ms", "report: " + report} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tasksim/tasksim/load"
+)
+
+// NewCmdReport builds tasksim report: reports from the files of earlier
+// load runs.
+func NewCmdReport(st *State) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "report",
+		Short: "Merge interval logs and render HTML reports of tasksim load runs",
+		Long: `Work on the outputs of tasksim load runs: merge the --hlog interval logs of
+several runs or machines into one (tasksim report merge), or render the HTML
+report of a --json result (tasksim report html).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return usagef("give a subcommand: merge or html") },
+	}
+	cmd.AddCommand(newCmdReportMerge(st), newCmdReportHTML(st))
+	return cmd
+}
+
+func newCmdReportMerge(st *State) *cobra.Command {
+	var out string
+	var width time.Duration
+	cmd := &cobra.Command{
+		Use:   "merge -o OUT.hlog A.hlog B.hlog ...",
+		Short: "Merge HdrHistogram interval logs exactly",
+		Long: `Merge the interval logs (tasksim load --hlog) of several runs or load
+generators into one: the histograms with the same tag (MODE.METRIC) whose
+interval starts in the same slot of --interval are added up. Percentiles are
+never averaged: the merged log's totals are the histograms of all the inputs
+together, as if one generator had done all the work.`,
+		Example: `  tasksim report merge -o all.hlog part-0.hlog part-1.hlog part-2.hlog`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if out == "" {
+				return usagef("give the merged log's file with -o")
+			}
+			if width < time.Millisecond {
+				return usagef("--interval %v: want at least 1ms", width)
+			}
+			logs := make([]io.Reader, len(args))
+			for i, name := range args {
+				b, err := readInput(name)
+				if err != nil {
+					return err
+				}
+				if err := checkHlog(b); err != nil {
+					return usagef("%s: not an interval log: %v", name, err)
+				}
+				logs[i] = bytes.NewReader(b)
+			}
+			var buf bytes.Buffer
+			if err := load.MergeHlogs(&buf, width, logs...); err != nil {
+				return usagef("%v", err)
+			}
+			return writeBytes(st, out, buf.Bytes())
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", `write the merged log to FILE ("-": stdout)`)
+	cmd.Flags().DurationVar(&width, "interval", load.DefaultInterval, "width of the merged intervals")
+	return cmd
+}
+
+func newCmdReportHTML(st *State) *cobra.Command {
+	out := "report.html"
+	cmd := &cobra.Command{
+		Use:     "html [-o report.html] RESULT.json",
+		Short:   "Render the HTML report of a tasksim load --json result",
+		Long:    `Render the self-contained HTML report (plots, table, configuration) of a result written by tasksim load --json, as tasksim load --html does.`,
+		Example: `  tasksim report html -o run.html run.json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			b, err := readInput(args[0])
+			if err != nil {
+				return err
+			}
+			var res load.Result
+			if err := json.Unmarshal(b, &res); err != nil {
+				return usagef("%s: not a tasksim load result: %v", args[0], err)
+			}
+			if len(res.Modes) == 0 {
+				return usagef("%s: not a tasksim load result: no modes", args[0])
+			}
+			var buf bytes.Buffer
+			// Writing to memory cannot fail: an error is about the result.
+			if err := load.HTMLReporter(&res)(&buf); err != nil {
+				return usagef("%s: %v", args[0], err)
+			}
+			if err := writeBytes(st, out, buf.Bytes()); err != nil {
+				return err
+			}
+			if out != "-" {
+				fmt.Fprintln(st.Stdout, "report: "+out)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", out, `write the report to FILE ("-": stdout)`)
+	return cmd
+}
+
+// readInput reads an input file; a missing or unreadable one is bad input.
+func readInput(name string) ([]byte, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+			return nil, usagef("%v", err)
+		}
+		return nil, fmt.Errorf("read input: %w", err)
+	}
+	return b, nil
+}
+
+// checkHlog reports whether b is an interval log with at least one
+// interval.
+func checkHlog(b []byte) error {
+	n := 0
+	for _, err := range load.HlogIntervals(bytes.NewReader(b)) {
+		if err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return errors.New("no interval histograms")
+	}
+	return nil
+}
+
+// writeBytes writes b to the file name, or to stdout for "-".
+func writeBytes(st *State, name string, b []byte) error {
+	err := writeOutput(st, name, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package load
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"regexp"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Plots of the HTML report, drawn by gonum/plot as SVG and inlined.
+
+const (
+	plotWidth  = 17 * vg.Centimeter
+	plotHeight = 9 * vg.Centimeter
+	barHeight  = 7 * vg.Centimeter
+)
+
+// plotFont is the plots' font: the SVG names it, and svgText adds generic
+// fallbacks so the report renders without it installed.
+var plotFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// newPlot returns a plot with title and axis labels in plotFont, a legend
+// at the bottom right and a grid (vertical lines too with vgrid).
+func newPlot(title, x, y string, vgrid bool) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Title.TextStyle.Font = font.From(plotFont, 12)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(plotFont, 10)
+		a.Tick.Label.Font = font.From(plotFont, 9)
+	}
+	p.Legend.TextStyle.Font = font.From(plotFont, 9)
+	p.Title.Padding = vg.Points(6)
+	g := plotter.NewGrid()
+	if !vgrid {
+		g.Vertical.Color = nil
+	}
+	p.Add(g)
+	return p
+}
+
+// modeColor is mode i's color in every plot.
+func modeColor(i int) color.Color { return plotutil.Color(i) }
+
+// percentilePlot draws the percentile distribution of one latency metric
+// per mode, HdrHistogram style: x is 1/(1-q) on a log axis, so 90%, 99%,
+// 99.9% are evenly spaced. pick returns a mode's Stats of the metric.
+func percentilePlot(r *Result, title, ylabel string, pick func(*ModeResult) Stats) (string, error) {
+	p := newPlot(title, "percentile", ylabel, true)
+	p.X.Scale = plot.LogScale{}
+	maxX := 10.0
+	lines := 0
+	for i := range r.Modes {
+		m := &r.Modes[i]
+		st := pick(m)
+		if st.Count == 0 || st.HDR == "" {
+			continue
+		}
+		h, err := DecodeHDR(st.HDR)
+		if err != nil {
+			return "", fmt.Errorf("mode %s: histogram: %w", m.Name, err)
+		}
+		n := h.TotalCount()
+		if n == 0 {
+			continue
+		}
+		// 1/(1-q) from 1 (q = 0) to n (the largest value), 40 points a
+		// decade.
+		top := float64(max(n, 2))
+		maxX = max(maxX, top)
+		var pts plotter.XYs
+		for k := 0; ; k++ {
+			x := math.Pow(10, float64(k)/40)
+			if x >= top {
+				break
+			}
+			q := 100 * (1 - 1/x)
+			pts = append(pts, plotter.XY{X: x, Y: float64(h.ValueAtQuantile(q)) / 1e6})
+		}
+		pts = append(pts, plotter.XY{X: top, Y: float64(h.Max()) / 1e6})
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return "", err
+		}
+		l.Color = modeColor(i)
+		l.Width = vg.Points(1.5)
+		p.Add(l)
+		p.Legend.Add(m.Name, l)
+		lines++
+	}
+	if lines == 0 {
+		return "", nil
+	}
+	p.X.Min = 1
+	p.X.Max = math.Pow(10, math.Ceil(math.Log10(maxX)))
+	p.X.Tick.Marker = percentileTicks{}
+	p.Y.Min = 0
+	return svgText(p, plotWidth, plotHeight)
+}
+
+// percentileTicks labels 1/(1-q) at its powers of ten: 0%, 90%, 99%, ...
+type percentileTicks struct{}
+
+func (percentileTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for d := 0; math.Pow(10, float64(d)) <= hi*1.0001; d++ {
+		x := math.Pow(10, float64(d))
+		if x < lo/1.0001 {
+			continue
+		}
+		label := "0%"
+		if d > 0 {
+			label = fmt.Sprintf("%.*f%%", max(d-2, 0), 100*(1-1/x))
+		}
+		ts = append(ts, plot.Tick{Value: x, Label: label})
+		for k := 2; k < 10; k++ {
+			if v := x * float64(k); v <= hi*1.0001 {
+				ts = append(ts, plot.Tick{Value: v})
+			}
+		}
+	}
+	return ts
+}
+
+// timelinePlot draws each mode's per-interval p50 (dashed) and p99
+// (solid) time to result over the run.
+func timelinePlot(r *Result) (string, error) {
+	p := newPlot("Time to result over the run (per interval)", "seconds since start", "time to result (ms)", true)
+	lines := 0
+	for i := range r.Modes {
+		var p50, p99 plotter.XYs
+		for _, iv := range r.Intervals {
+			if i >= len(iv.Modes) || iv.Modes[i].Completed == 0 {
+				continue
+			}
+			x := iv.EndMs / 1000
+			p50 = append(p50, plotter.XY{X: x, Y: iv.Modes[i].TTRP50Ms})
+			p99 = append(p99, plotter.XY{X: x, Y: iv.Modes[i].TTRP99Ms})
+		}
+		if len(p99) == 0 {
+			continue
+		}
+		for j, pts := range []plotter.XYs{p99, p50} {
+			l, s, err := plotter.NewLinePoints(pts)
+			if err != nil {
+				return "", err
+			}
+			l.Color, s.Color = modeColor(i), modeColor(i)
+			l.Width = vg.Points(1.5)
+			s.Radius = vg.Points(1.5)
+			s.Shape = draw.CircleGlyph{}
+			name := r.Modes[i].Name + " p99"
+			if j == 1 {
+				l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+				l.Width = vg.Points(1)
+				name = r.Modes[i].Name + " p50"
+			}
+			p.Add(l, s)
+			p.Legend.Add(name, l)
+		}
+		lines++
+	}
+	if lines == 0 {
+		return "", nil
+	}
+	p.X.Min = 0
+	p.Y.Min = 0
+	return svgText(p, plotWidth, plotHeight)
+}
+
+// barPlot draws one bar per mode.
+func barPlot(r *Result, title, ylabel string, value func(*ModeResult) float64) (string, error) {
+	p := newPlot(title, "", ylabel, false)
+	names := make([]string, len(r.Modes))
+	for i := range r.Modes {
+		m := &r.Modes[i]
+		names[i] = m.Name
+		b, err := plotter.NewBarChart(plotter.Values{value(m)}, vg.Points(28))
+		if err != nil {
+			return "", err
+		}
+		b.XMin = float64(i)
+		b.Color = modeColor(i)
+		b.LineStyle.Width = 0
+		p.Add(b)
+	}
+	p.NominalX(names...)
+	p.X.Tick.Label.Font = font.From(plotFont, 9)
+	p.Y.Min = 0
+	return svgText(p, plotWidth/2, barHeight)
+}
+
+var (
+	xmlProlog  = regexp.MustCompile(`(?s)^<\?xml.*?\?>\s*(<!--.*?-->\s*)?`)
+	fontFamily = regexp.MustCompile(`font-family:([^;"']+);`)
+)
+
+// svgText draws p as an SVG element to inline in HTML: without the XML
+// prolog, its fonts followed by generic families.
+func svgText(p *plot.Plot, w, h vg.Length) (string, error) {
+	c := vgsvg.New(w, h)
+	p.Draw(draw.New(c))
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return "", err
+	}
+	s := xmlProlog.ReplaceAllString(buf.String(), "")
+	s = fontFamily.ReplaceAllString(s, "font-family:'$1',Arial,Helvetica,sans-serif;")
+	return s, nil
+}

@@ -1,0 +1,87 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHTMLReporter renders the report of a short in-process run: one page,
+// one SVG per plot, each well-formed, every mode named, nothing loaded
+// from elsewhere.
+func TestHTMLReporter(t *testing.T) {
+	url := referenceServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg := Config{
+		Modes: mustModes(t, "poll:100ms,sse,partial"),
+		Rate:  40, Tasks: 12, Sessions: 2, Seed: 3, Interval: Duration(100 * time.Millisecond),
+		Shape: Shape{Chunks: FixedInt(3), ChunkSize: FixedInt(16), Interval: mustDurationDist(t, "10ms..40ms")},
+	}
+	res, err := Run(ctx, cfg, Options{Targets: []Target{{URL: url, Label: "in-process"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Warnings = append(res.Warnings, "a <test> warning")
+	var buf bytes.Buffer
+	if err := HTMLReporter(res)(&buf); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if !strings.HasPrefix(page, "<!DOCTYPE html>") || !strings.HasSuffix(strings.TrimSpace(page), "</html>") {
+		t.Errorf("not an HTML page:\n%.300s", page)
+	}
+	for _, tag := range []string{"html", "head", "body", "table", "figure", "svg", "style"} {
+		if o, c := strings.Count(page, "<"+tag), strings.Count(page, "</"+tag+">"); o != c || o == 0 {
+			t.Errorf("<%s: %d opened, %d closed", tag, o, c)
+		}
+	}
+	svgs := regexp.MustCompile(`(?s)<svg.*?</svg>`).FindAllString(page, -1)
+	if len(svgs) != 5 {
+		t.Errorf("%d SVG plots, want 5", len(svgs))
+	}
+	for i, s := range svgs {
+		if err := wellFormed(s); err != nil {
+			t.Errorf("SVG %d: %v", i+1, err)
+		}
+		if strings.Contains(s, "<?xml") || !strings.Contains(s, "sans-serif") {
+			t.Errorf("SVG %d: XML prolog or no generic font family", i+1)
+		}
+	}
+	if m := regexp.MustCompile(`(?i)(src|href)\s*=|@import|url\(|<script|<link`).FindString(page); m != "" {
+		t.Errorf("the page refers to a resource: %q", m)
+	}
+	for _, want := range []string{"poll:100ms", "sse", "partial", "90%", "Time to result by percentile",
+		"Discovery delay by percentile", "Requests per task", "Bytes per task", "a &lt;test&gt; warning", "seed&#34;: 3", res.Machine.GoVersion} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}
+
+func wellFormed(s string) error {
+	d := xml.NewDecoder(strings.NewReader(s))
+	for {
+		if _, err := d.Token(); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// TestHTMLReporterBadHistogram: a histogram that does not decode is an
+// error, not a page.
+func TestHTMLReporterBadHistogram(t *testing.T) {
+	r := &Result{Modes: []ModeResult{{Name: "sse", TTR: Stats{Count: 1, HDR: "not a histogram"}}}}
+	if err := HTMLReporter(r)(new(bytes.Buffer)); err == nil {
+		t.Error("no error")
+	}
+}
