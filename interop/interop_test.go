@@ -77,29 +77,42 @@ func startServe(t *testing.T, args ...string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	u, _ := awaitURL(t, stderr, urlLine, "serve")
+	return u
+}
+
+// awaitURL reads a process's output pipe line by line until pat matches,
+// and returns the match's first group (or the whole match). It fails the
+// test after 30s. The pipe is read to its end in the background, each line
+// echoed under -v with the name; drained closes then, and only after it
+// may the process be waited for (os/exec: Wait closes the pipe).
+func awaitURL(t *testing.T, pipe io.Reader, pat *regexp.Regexp, name string) (url string, drained <-chan struct{}) {
+	t.Helper()
 	found := make(chan string, 1)
+	done := make(chan struct{})
 	go func() {
-		sc := bufio.NewScanner(stderr)
+		defer close(done)
+		sc := bufio.NewScanner(pipe)
 		for sc.Scan() {
-			if m := urlLine.FindStringSubmatch(sc.Text()); m != nil {
+			if m := pat.FindStringSubmatch(sc.Text()); m != nil {
 				select {
-				case found <- m[1]:
+				case found <- m[len(m)-1]:
 				default:
 				}
 			}
 			if testing.Verbose() {
-				fmt.Fprintln(os.Stderr, "serve:", sc.Text())
+				fmt.Fprintln(os.Stderr, name+":", sc.Text())
 			}
 		}
-		_, _ = io.Copy(io.Discard, stderr)
+		_, _ = io.Copy(io.Discard, pipe)
 	}()
 	select {
 	case u := <-found:
-		return u
-	case <-time.After(20 * time.Second):
-		t.Fatal("tasksim serve did not report its URL within 20s")
+		return u, done
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s did not report its URL within 30s", name)
 	}
-	return ""
+	return "", done
 }
 
 // TestTSClientTaskCall: the official TypeScript SDK client completes a

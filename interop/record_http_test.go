@@ -1,12 +1,9 @@
 package interop
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,23 +25,6 @@ func startRecorder(t *testing.T, upstream, trace string) (string, func() error) 
 		t.Fatal(err)
 	}
 	waited := make(chan error, 1)
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := urlLine.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-			if testing.Verbose() {
-				fmt.Fprintln(os.Stderr, "record:", sc.Text())
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-		waited <- cmd.Wait()
-	}()
 	var once bool
 	stop := func() error {
 		if once {
@@ -61,13 +41,12 @@ func startRecorder(t *testing.T, upstream, trace string) (string, func() error) 
 		}
 	}
 	t.Cleanup(func() { _ = stop() })
-	select {
-	case u := <-found:
-		return u, stop
-	case <-time.After(20 * time.Second):
-		t.Fatal("tasksim record did not report its URL within 20s")
-	}
-	return "", nil
+	url, drained := awaitURL(t, stderr, urlLine, "record")
+	go func() {
+		<-drained
+		waited <- cmd.Wait()
+	}()
+	return url, stop
 }
 
 // TestRecordTSClientTSServerHTTP records the official TypeScript SDK client

@@ -1,15 +1,14 @@
 package interop
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -35,27 +34,12 @@ func startTSServer(t *testing.T, nm string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	found := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "http://") {
-				select {
-				case found <- line:
-				default:
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case u := <-found:
-		return u
-	case <-time.After(30 * time.Second):
-		t.Fatal("ts-task-server.mjs did not print its URL within 30s")
-	}
-	return ""
+	u, _ := awaitURL(t, stdout, tsServerURL, "ts-task-server.mjs")
+	return u
 }
+
+// tsServerURL is the line ts-task-server.mjs prints when it listens.
+var tsServerURL = regexp.MustCompile(`^\s*(http://\S+)\s*$`)
 
 // callJSON is the part of `tasksim call --json` the tests read.
 type callJSON struct {
