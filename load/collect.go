@@ -202,14 +202,7 @@ func (m *modeRun) wireSoFar() mcp.WireStats {
 		if i >= len(m.wireBefore) {
 			break
 		}
-		d := transportStats(s).Sub(m.wireBefore[i])
-		w.HTTPRequests += d.HTTPRequests
-		w.POST += d.POST
-		w.GET += d.GET
-		w.DELETE += d.DELETE
-		w.Reconnects += d.Reconnects
-		w.BytesSent += d.BytesSent
-		w.BytesReceived += d.BytesReceived
+		w = w.Add(transportStats(s).Sub(m.wireBefore[i]))
 	}
 	return w
 }

@@ -56,6 +56,21 @@ func (s WireStats) Sub(before WireStats) WireStats {
 	}
 }
 
+// Add returns s plus o: the traffic of two connections together.
+func (s WireStats) Add(o WireStats) WireStats {
+	return WireStats{
+		HTTPRequests:     s.HTTPRequests + o.HTTPRequests,
+		POST:             s.POST + o.POST,
+		GET:              s.GET + o.GET,
+		DELETE:           s.DELETE + o.DELETE,
+		Reconnects:       s.Reconnects + o.Reconnects,
+		MessagesSent:     s.MessagesSent + o.MessagesSent,
+		MessagesReceived: s.MessagesReceived + o.MessagesReceived,
+		BytesSent:        s.BytesSent + o.BytesSent,
+		BytesReceived:    s.BytesReceived + o.BytesReceived,
+	}
+}
+
 // StatsReporter is implemented by a Conn that counts its traffic since it
 // was made. A decorating Conn (recording, fault injection) forwards it.
 type StatsReporter interface {
