@@ -14,19 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/load"
-	"github.com/tasksim/tasksim/mcp/server"
-	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // referenceServer serves the reference server in-process.
 func referenceServer(t *testing.T) string {
 	t.Helper()
-	srv := server.New(nil)
-	h := streamhttp.NewHandler(srv, nil)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { ts.CloseClientConnections(); h.Close(); ts.Close(); srv.Close() })
-	return ts.URL + "/mcp"
+	url, _ := refserver.Start(t, nil)
+	return url
 }
 
 // testModes are every kind of mode, so that every metric has a mode that

@@ -10,18 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tasksim/tasksim/mcp/server"
-	"github.com/tasksim/tasksim/mcp/streamhttp"
+	"github.com/tasksim/tasksim/internal/refserver"
 )
 
 // referenceServer serves the reference server in-process.
 func referenceServer(t *testing.T) string {
 	t.Helper()
-	srv := server.New(nil)
-	h := streamhttp.NewHandler(srv, nil)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { ts.CloseClientConnections(); h.Close(); ts.Close(); srv.Close() })
-	return ts.URL + "/mcp"
+	url, _ := refserver.Start(t, nil)
+	return url
 }
 
 func mustModes(t *testing.T, s string) []ModeSpec {

@@ -8,17 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp/server"
-	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 func referenceServer(t *testing.T) string {
 	t.Helper()
-	srv := server.New(nil)
-	h := streamhttp.NewHandler(srv, nil)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() { ts.CloseClientConnections(); h.Close(); ts.Close(); srv.Close() })
-	return ts.URL + "/mcp"
+	url, _ := refserver.Start(t, nil)
+	return url
 }
 
 func TestCallModes(t *testing.T) {

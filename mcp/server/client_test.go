@@ -7,16 +7,15 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/sse"
-	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // The tests in this package drive the reference server over real HTTP, with
@@ -26,16 +25,7 @@ import (
 // serve starts the reference server behind the Streamable HTTP transport.
 func serve(t testing.TB, opts *server.Options) (string, *server.Server) {
 	t.Helper()
-	srv := server.New(opts)
-	h := streamhttp.NewHandler(srv, nil)
-	ts := httptest.NewServer(h)
-	t.Cleanup(func() {
-		ts.CloseClientConnections()
-		h.Close()
-		ts.Close()
-		srv.Close()
-	})
-	return ts.URL + "/mcp", srv
+	return refserver.Start(t, opts)
 }
 
 type client struct {
