@@ -89,7 +89,8 @@ func TestLivePageChromium(t *testing.T) {
 	target := referenceServer(t)
 	go func() {
 		var once bool
-		res, err := runLoad(target, 6*time.Second, load.Options{Progress: func(p load.Progress) {
+		// Tasks that all finish, so every interval has results to show.
+		res, err := runLoad(target, 6*time.Second, 10*time.Second, load.Options{Progress: func(p load.Progress) {
 			live.Update(p)
 			if !once && p.Completed > 0 && len(p.Modes) > 0 {
 				for _, m := range p.Modes {
