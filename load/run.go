@@ -372,7 +372,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 }
 
 func transportStats(s *client.Session) mcp.WireStats {
-	if st, ok := s.Conn().(mcp.StatsReporter); ok {
+	if st, ok := mcp.ConnAs[mcp.StatsReporter](s.Conn()); ok {
 		return st.Stats()
 	}
 	return mcp.WireStats{}

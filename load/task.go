@@ -8,7 +8,6 @@ import (
 
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
-	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // Error kinds of ModeResult.Errors.
@@ -78,7 +77,7 @@ func measure(res *client.CallResult, err error, intended time.Time, timedOut, in
 // errorKind classifies a failed call.
 func errorKind(res *client.CallResult, err error, timedOut, interrupted bool) string {
 	var rpc *mcp.Error
-	var se *streamhttp.StreamError
+	var se *mcp.StreamError
 	switch {
 	case interrupted:
 		return ErrKindInterrupted
@@ -92,9 +91,9 @@ func errorKind(res *client.CallResult, err error, timedOut, interrupted bool) st
 		return fmt.Sprintf("%s%d", errKindRPCPrefix, rpc.Code)
 	case errors.As(err, &se):
 		return ErrKindStreamLost
-	case errors.Is(err, streamhttp.ErrSessionGone):
+	case errors.Is(err, mcp.ErrSessionGone):
 		return ErrKindSessionGone
-	case errors.Is(err, client.ErrClosed), errors.Is(err, streamhttp.ErrClosed):
+	case errors.Is(err, mcp.ErrClosed):
 		return ErrKindClosed
 	case errors.Is(err, context.DeadlineExceeded):
 		return ErrKindTimeout

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // maxErrorsInRow ends a call after this many failed polls in a row.
@@ -143,7 +142,7 @@ func (c *call) onAnswers() {
 		return
 	}
 	c.resp = nil
-	var se *streamhttp.StreamError
+	var se *mcp.StreamError
 	if !errors.As(err, &se) {
 		c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, err))
 		return

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // Defaults of Options.
@@ -130,7 +129,7 @@ func (c *Client) Connect(ctx context.Context, t mcp.Transport) (*Session, error)
 		calls:   map[mcp.ID]*recorder{},
 		done:    make(chan struct{}),
 	}
-	if obs, ok := conn.(streamhttp.RequestObserver); ok {
+	if obs, ok := mcp.ConnAs[mcp.RequestObserver](conn); ok {
 		obs.ObserveRequests(s.observeHTTP)
 	}
 	go s.readLoop()
@@ -174,7 +173,7 @@ type Session struct {
 // new initialize request and notifications/initialized. Over Streamable
 // HTTP this starts a new session, as the client MUST after a 404 to its
 // session id (2025-11-25 Transports, "Session Management";
-// streamhttp.ErrSessionGone).
+// mcp.ErrSessionGone).
 func (s *Session) Reinitialize(ctx context.Context) error {
 	params := mcp.InitializeParams{
 		ProtocolVersion: s.opts.ProtocolVersion,
@@ -235,7 +234,7 @@ func (s *Session) readLoop() {
 	for {
 		msg, err := s.conn.Read(context.Background())
 		if err != nil {
-			var se *streamhttp.StreamError
+			var se *mcp.StreamError
 			if errors.As(err, &se) {
 				s.mu.Lock()
 				w := s.waiters[se.ID]
@@ -403,7 +402,7 @@ func (s *Session) answerServerRequest(msg *mcp.Message) {
 
 // observeHTTP puts the transport's HTTP requests on the timeline of the
 // call whose request they carry.
-func (s *Session) observeHTTP(info streamhttp.RequestInfo) {
+func (s *Session) observeHTTP(info mcp.RequestInfo) {
 	if info.RPCID.IsZero() {
 		return
 	}

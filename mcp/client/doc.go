@@ -26,7 +26,7 @@
 //	                     │     the task, or kept until one does (they may come first)
 //	                     ├─ progress, by token ─▶ the call that asked
 //	                     ├─ request from the server ─▶ ping answered, others -32601
-//	                     └─ *streamhttp.StreamError ─▶ the waiter whose stream broke
+//	                     └─ *mcp.StreamError ─▶ the waiter whose stream broke
 //
 // # Calls
 //

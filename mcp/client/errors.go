@@ -10,7 +10,7 @@ import (
 
 var (
 	// ErrClosed is returned after Session.Close.
-	ErrClosed = errors.New("client: session closed")
+	ErrClosed = mcp.ErrClosed
 	// ErrTaskNotFound matches a *TaskError: the server does not know the
 	// task (any -32602 answer to tasks/get, tasks/result or tasks/cancel).
 	ErrTaskNotFound = errors.New("task not found")

@@ -11,7 +11,7 @@ type Counts = mcp.WireStats
 
 // transportCounts reads the conn's counters, if it keeps any.
 func (s *Session) transportCounts() Counts {
-	if r, ok := s.conn.(mcp.StatsReporter); ok {
+	if r, ok := mcp.ConnAs[mcp.StatsReporter](s.conn); ok {
 		return r.Stats()
 	}
 	return Counts{}

@@ -49,7 +49,7 @@ func (t *IOTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 }
 
 // ErrClosed is returned by Read and Write after Close.
-var ErrClosed = errors.New("stdio: connection closed")
+var ErrClosed = mcp.ErrClosed
 
 // LineError is returned by Read for a line of the server's output that is
 // not a JSON-RPC message (2025-11-25 Transports, "stdio": the server MUST
