@@ -1,0 +1,19 @@
+package faults
+
+import "math/rand/v2"
+
+var duplicateSeqNrKind = Kind{
+	Name:    "duplicate-seqnr",
+	Summary: "a message carrying SEP-1905 segments (seqNr) or a SEP-2679 partial (seq) is delivered twice",
+	Places:  []string{PlaceHTTP, PlaceStdio, PlaceConn},
+	New:     func(*Params) (Fault, error) { return duplicateSeqNr{}, nil },
+}
+
+type duplicateSeqNr struct{}
+
+func (duplicateSeqNr) Act(m *Msg, _ *rand.Rand) (Action, bool) {
+	if m.RPC != nil && (len(m.RPC.SeqNrs) > 0 || m.RPC.HasSeq) {
+		return Action{Verb: Duplicate}, true
+	}
+	return Action{}, false
+}

@@ -1,0 +1,37 @@
+package faults
+
+import (
+	"math/rand/v2"
+)
+
+// Fault acts on the messages it applies to. A Fault is built from a Spec
+// by a Registry; it holds its parameters and no state, so that its
+// decisions depend on the message and the draw alone. Which messages reach
+// it is the business of its Selector (the parameters every fault shares),
+// so Act sees only messages the user addressed.
+type Fault interface {
+	// Act returns what to do with m, or false to let it pass: a fault that
+	// drops partial notifications passes every other message. r draws
+	// random values (jitter) from the run's seed and m's identity.
+	Act(m *Msg, r *rand.Rand) (Action, bool)
+}
+
+// Kind describes one registered fault.
+type Kind struct {
+	// Name is the fault's name in specs: "drop-sse-event".
+	Name string
+	// Summary is one sentence for --help and docs.
+	Summary string
+	// Params are the fault's own parameters, beyond the shared selector.
+	Params []ParamDoc
+	// Places says where the fault can act: "http", "stdio", "conn".
+	Places []string
+	// New builds the fault from its own parameters (already checked to be
+	// among Params).
+	New func(p *Params) (Fault, error)
+}
+
+// ParamDoc documents one parameter.
+type ParamDoc struct {
+	Key, Default, Doc string
+}

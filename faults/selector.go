@@ -1,0 +1,101 @@
+package faults
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Selector is the part of a spec every fault shares: which messages it is
+// addressed to. A zero field matches everything.
+//
+//	stream=request|post|get|stdin|stdout   the stream's kind
+//	method=NAME      the JSON-RPC method, or of the request a response answers
+//	id=ID            the JSON-RPC id as on the wire (7, "a")
+//	task=ID          the task the message is about
+//	seqnr=N          a SEP-1905 segment number the message carries
+//	seq=N            a SEP-2679 partial's seq
+//	nth=N            the message's position in its stream, from 1
+//	p=P              act with probability P, drawn from the seed and the message
+//	count=N          act at most N times in the run
+type Selector struct {
+	Stream, Method, ID, Task string
+	SeqNr, Seq, Nth          int64 // -1: any
+	P                        float64
+	Count                    int64 // 0: no limit
+}
+
+// selectorKeys are the shared parameter names.
+var selectorKeys = []string{"stream", "method", "id", "task", "seqnr", "seq", "nth", "p", "count"}
+
+func isSelectorKey(k string) bool {
+	for _, s := range selectorKeys {
+		if s == k {
+			return true
+		}
+	}
+	return false
+}
+
+func parseSelector(p *Params) Selector {
+	return Selector{
+		Stream: p.Choice("stream", "", StreamRequest, StreamPost, StreamGet, StreamStdin, StreamStdout),
+		Method: p.String("method", ""),
+		ID:     p.String("id", ""),
+		Task:   p.String("task", ""),
+		SeqNr:  p.Int("seqnr", -1, 1, math.MaxInt64),
+		Seq:    p.Int("seq", -1, 0, math.MaxInt64),
+		Nth:    p.Int("nth", -1, 1, math.MaxInt32),
+		P:      p.Prob("p", 1),
+		Count:  p.Int("count", 0, 1, math.MaxInt32),
+	}
+}
+
+// matches reports whether m is addressed, before the probability draw and
+// the count.
+func (s *Selector) matches(m *Msg) bool {
+	if s.Stream != "" && s.Stream != m.Stream {
+		return false
+	}
+	if s.Method != "" && s.Method != m.Method() && s.Method != m.ReqMethod {
+		return false
+	}
+	if s.Nth >= 0 && int64(m.N) != s.Nth {
+		return false
+	}
+	rpc := m.RPC
+	if s.ID != "" && (rpc == nil || !sameID(rpc.ID, s.ID)) {
+		return false
+	}
+	if s.Task != "" && (rpc == nil || rpc.TaskID != s.Task) {
+		return false
+	}
+	if s.SeqNr >= 0 {
+		if rpc == nil {
+			return false
+		}
+		found := false
+		for _, n := range rpc.SeqNrs {
+			found = found || n == s.SeqNr
+		}
+		if !found {
+			return false
+		}
+	}
+	if s.Seq >= 0 && (rpc == nil || !rpc.HasSeq || rpc.Seq != s.Seq) {
+		return false
+	}
+	return true
+}
+
+// sameID compares a wire id with one given in a spec, where quotes are
+// optional: id=a matches "a", id=7 matches 7.
+func sameID(wire, given string) bool {
+	if wire == given {
+		return true
+	}
+	if u, err := strconv.Unquote(wire); err == nil && u == given {
+		return true
+	}
+	return strings.Trim(given, `"`) == strings.Trim(wire, `"`) && wire != ""
+}

@@ -1,0 +1,23 @@
+package faults
+
+import (
+	"math/rand/v2"
+
+	"github.com/tasksim/tasksim/traces"
+)
+
+var serverRestartKind = Kind{
+	Name:    "server-restart",
+	Summary: "the reference server loses its in-memory state (sessions, tasks) just before a message from the client reaches it (in-process runs)",
+	Places:  []string{PlaceHTTP, PlaceConn},
+	New:     func(*Params) (Fault, error) { return serverRestart{}, nil },
+}
+
+type serverRestart struct{}
+
+func (serverRestart) Act(m *Msg, _ *rand.Rand) (Action, bool) {
+	if m.Dir != traces.DirClientToServer {
+		return Action{}, false
+	}
+	return Action{Verb: Restart}, true
+}

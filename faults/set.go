@@ -1,0 +1,128 @@
+package faults
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+	"sync"
+)
+
+// Set is the faults of one run with the run's seed: places ask it what to
+// do with each message, and it keeps every decision it took, in order.
+// It is safe for concurrent use.
+type Set struct {
+	seed   uint64
+	faults []*Bound
+
+	mu      sync.Mutex
+	fired   []int64
+	applied []Applied
+	observe func(Applied)
+}
+
+// Applied is one decision: a fault acted on a message.
+type Applied struct {
+	// Seq numbers decisions in the order they were taken, from 1.
+	Seq uint64
+	// Fault is the index of the fault in the set; Spec its text form.
+	Fault int
+	Spec  string
+	Name  string
+	// Target is the message acted on; Action what was done.
+	Target Target
+	Action Action
+}
+
+// NewSet returns the faults bound to seed.
+func NewSet(seed uint64, faults ...*Bound) *Set {
+	return &Set{seed: seed, faults: faults, fired: make([]int64, len(faults))}
+}
+
+// Seed returns the run's seed.
+func (s *Set) Seed() uint64 { return s.seed }
+
+// Specs returns the set's faults in their text form, in order.
+func (s *Set) Specs() []string {
+	out := make([]string, len(s.faults))
+	for i, b := range s.faults {
+		out[i] = b.Spec.String()
+	}
+	return out
+}
+
+// Observe sets a function called with every decision as it is taken (to
+// write it into a trace); it must not block.
+func (s *Set) Observe(f func(Applied)) {
+	s.mu.Lock()
+	s.observe = f
+	s.mu.Unlock()
+}
+
+// Decide returns what the set's faults do to m, in fault order; none when
+// every fault lets it pass. Each decision is drawn from the seed, the
+// fault's index and m's identity: the same message in another run with the
+// same seed gets the same decision (a count= limit depends on the order
+// messages arrive in, where several streams run at once).
+func (s *Set) Decide(m *Msg) []Applied {
+	if s == nil || len(s.faults) == 0 {
+		return nil
+	}
+	var out []Applied
+	var id uint64
+	for i, b := range s.faults {
+		if !b.Selector.matches(m) {
+			continue
+		}
+		if id == 0 {
+			h := fnv.New64a()
+			h.Write([]byte(m.identity()))
+			id = h.Sum64() | 1
+		}
+		r := rand.New(rand.NewPCG(s.seed, id^(uint64(i+1)*0x9e3779b97f4a7c15)))
+		if b.Selector.P < 1 && r.Float64() >= b.Selector.P {
+			continue
+		}
+		a, ok := b.Fault.Act(m, r)
+		if !ok {
+			continue
+		}
+		s.mu.Lock()
+		if b.Selector.Count > 0 && s.fired[i] >= b.Selector.Count {
+			s.mu.Unlock()
+			continue
+		}
+		s.fired[i]++
+		ap := Applied{Seq: uint64(len(s.applied) + 1), Fault: i, Spec: b.Spec.String(), Name: b.Spec.Name, Target: m.Target(), Action: a}
+		s.applied = append(s.applied, ap)
+		obs := s.observe
+		s.mu.Unlock()
+		if obs != nil {
+			obs(ap)
+		}
+		out = append(out, ap)
+	}
+	return out
+}
+
+// Applied returns every decision taken so far, in order.
+func (s *Set) Applied() []Applied {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Applied(nil), s.applied...)
+}
+
+// Counts returns how often each fault fired, by its spec, in set order.
+func (s *Set) Counts() []Count {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Count, len(s.faults))
+	for i, b := range s.faults {
+		out[i] = Count{Spec: b.Spec.String(), Fired: s.fired[i]}
+	}
+	return out
+}
+
+// Count is how often one fault fired.
+type Count struct {
+	Spec  string
+	Fired int64
+}
