@@ -128,4 +128,3 @@ func (r *Registry) ParseAll(texts []string) ([]*Bound, error) {
 	}
 	return out, nil
 }
-
