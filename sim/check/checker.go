@@ -1,0 +1,433 @@
+package check
+
+import (
+	"errors"
+	"iter"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tasksim/tasksim/traces"
+)
+
+// Options configure a Checker.
+type Options struct {
+	// Rules limits the verdict to these rule IDs; empty means every rule.
+	Rules []string
+}
+
+// Checker judges one history, record by record. It keeps what is open:
+// sessions, their streams and requests, and tasks.
+type Checker struct {
+	opts    Options
+	results map[string]*RuleResult
+	records uint64
+	faults  int
+
+	exchanges map[exKey]*exchange
+	sessions  map[string]*session
+	tasks     map[string]*task
+	taskIDs   []taskIDSeen
+	// faultedStreams and faultedTasks are what faults acted on; faultAll
+	// is set when a fault record names no message.
+	faultedStreams map[string]bool
+	faultedTasks   map[string]bool
+	faultAll       bool
+	// messages remembers which stream first carried a response or a
+	// partial notification, for HTTP-NO-BROADCAST.
+	messages map[string]*seenMsg
+}
+
+type exKey struct{ conn, ex uint64 }
+
+type taskIDSeen struct {
+	id  string
+	rec uint64
+}
+
+type seenMsg struct {
+	stream *stream
+	rec    uint64
+}
+
+// New returns a Checker.
+func New(opts *Options) *Checker {
+	c := &Checker{
+		results:        map[string]*RuleResult{},
+		exchanges:      map[exKey]*exchange{},
+		sessions:       map[string]*session{},
+		tasks:          map[string]*task{},
+		faultedStreams: map[string]bool{},
+		faultedTasks:   map[string]bool{},
+		messages:       map[string]*seenMsg{},
+	}
+	if opts != nil {
+		c.opts = *opts
+	}
+	for _, r := range Catalog {
+		if len(c.opts.Rules) > 0 && !slices.Contains(c.opts.Rules, r.ID) {
+			continue
+		}
+		c.results[r.ID] = &RuleResult{Rule: r}
+	}
+	return c
+}
+
+// Check judges every record of seq. A cut trace (its last record
+// incomplete) is judged up to its last whole record and the verdict says
+// so; any other read error is returned.
+func Check(seq iter.Seq2[traces.Record, error], opts *Options) (*Verdict, error) {
+	c := New(opts)
+	for rec, err := range seq {
+		if err != nil {
+			if errors.Is(err, traces.ErrTruncated) {
+				v := c.Verdict()
+				v.Cut = err.Error()
+				return v, nil
+			}
+			return nil, err
+		}
+		c.Add(rec)
+	}
+	return c.Verdict(), nil
+}
+
+// ok records a judged observation of rule id that held.
+func (c *Checker) ok(id string) {
+	if r := c.results[id]; r != nil {
+		r.Checked++
+	}
+}
+
+// excused records an observation a fault made, not held against anyone.
+func (c *Checker) excused(id string) {
+	if r := c.results[id]; r != nil {
+		r.Excused++
+	}
+}
+
+// fail records a violation of rule id with its evidence.
+func (c *Checker) fail(id string, msg string, records ...uint64) {
+	r := c.results[id]
+	if r == nil {
+		return
+	}
+	r.Checked++
+	r.Failures++
+	if len(r.Findings) < maxFindings {
+		r.Findings = append(r.Findings, Finding{Records: records, Message: msg})
+	}
+}
+
+// judge is ok or fail by cond.
+func (c *Checker) judge(id string, cond bool, msg string, records ...uint64) {
+	if cond {
+		c.ok(id)
+	} else {
+		c.fail(id, msg, records...)
+	}
+}
+
+// Verdict ends the history (rules that wait for something that never came
+// are judged now) and returns the verdict, rules in catalog order.
+func (c *Checker) Verdict() *Verdict {
+	c.finish()
+	v := &Verdict{Records: c.records, Faults: c.faults}
+	for _, r := range Catalog {
+		res := c.results[r.ID]
+		if res == nil {
+			continue
+		}
+		out := *res
+		switch {
+		case out.Failures > 0:
+			out.Status = Fail
+		case out.Checked > 0:
+			out.Status = Pass
+		default:
+			out.Status = Skip
+			out.Why = r.Needs
+			if out.Excused > 0 {
+				out.Why += " (every observation was made by a fault)"
+			}
+		}
+		v.Rules = append(v.Rules, out)
+	}
+	return v
+}
+
+// Add judges one record. Records must come in trace order.
+func (c *Checker) Add(rec traces.Record) {
+	c.records++
+	switch rec.Kind {
+	case traces.KindFault:
+		c.addFault(rec)
+	case traces.KindRequestHead:
+		c.requestHead(rec)
+	case traces.KindResponseHead:
+		c.responseHead(rec)
+	case traces.KindSSEEvent:
+		c.sseEvent(rec)
+	case traces.KindMessage, traces.KindStdioLine:
+		if rec.RPC != nil {
+			c.message(rec, rec.Raw, "")
+		}
+	case traces.KindBodyEnd:
+		if rec.Dir == traces.DirServerToClient && rec.Note != "eof" {
+			c.streamCut(rec)
+		}
+	case traces.KindConnError:
+		c.streamCut(rec)
+	}
+}
+
+// addFault notes what a fault acted on. A structured fault names its
+// stream and task; a fault of free text only excuses everything.
+func (c *Checker) addFault(rec traces.Record) {
+	c.faults++
+	stream, task := faultTarget(rec)
+	if stream == "" && task == "" {
+		c.faultAll = true
+		return
+	}
+	if stream != "" {
+		c.faultedStreams[stream] = true
+	}
+	if task != "" {
+		c.faultedTasks[task] = true
+	}
+}
+
+// faultTarget reads the stream and task a fault record names. Fault
+// records note "SPEC TARGET: ACTION" with TARGET as faults.Target writes
+// it: "STREAM#N ... task=ID ...".
+func faultTarget(rec traces.Record) (stream, task string) {
+	note := rec.Note
+	if i := strings.Index(note, " "); i >= 0 {
+		note = note[i+1:]
+	} else {
+		return "", ""
+	}
+	note, _, _ = strings.Cut(note, ": ")
+	for i, f := range strings.Fields(note) {
+		if i == 0 {
+			stream, _, _ = strings.Cut(f, "#")
+			continue
+		}
+		if v, ok := strings.CutPrefix(f, "task="); ok {
+			task = v
+		}
+	}
+	return stream, task
+}
+
+// faulted reports whether a fault acted on stream s or task t.
+func (c *Checker) faulted(s *stream, taskID string) bool {
+	if c.faultAll {
+		return true
+	}
+	if taskID != "" && c.faultedTasks[taskID] {
+		return true
+	}
+	for ; s != nil; s = s.resumes {
+		if c.faultedStreams[s.faultName()] {
+			return true
+		}
+	}
+	return false
+}
+
+func headerValue(h *traces.HTTPHead, name string) string {
+	if h == nil {
+		return ""
+	}
+	for _, f := range h.Header {
+		if strings.EqualFold(f.Name, name) {
+			return f.Value
+		}
+	}
+	return ""
+}
+
+func (c *Checker) requestHead(rec traces.Record) {
+	ex := &exchange{conn: rec.Conn, id: rec.Exchange, rec: rec.Index, offset: rec.Offset}
+	if h := rec.HTTP; h != nil {
+		ex.method = h.Method
+		ex.sessionID = headerValue(h, "Mcp-Session-Id")
+		ex.lastEventID = headerValue(h, "Last-Event-ID")
+		ex.hasLastEventID = ex.lastEventID != "" || slices.ContainsFunc(h.Header, func(f traces.HeaderField) bool { return strings.EqualFold(f.Name, "Last-Event-ID") })
+		ex.origin = headerValue(h, "Origin")
+		ex.host = headerValue(h, "Host")
+	}
+	if ex.sessionID != "" {
+		ex.sess = c.session(ex.sessionID)
+	} else {
+		ex.sess = newSession("")
+	}
+	c.exchanges[exKey{rec.Conn, rec.Exchange}] = ex
+	if ex.method == "GET" {
+		c.openGet(ex, rec)
+	}
+}
+
+// exchangeOf returns the exchange of rec, or for records without one (stdio,
+// in-process) a stand-in per connection.
+func (c *Checker) exchangeOf(rec traces.Record) *exchange {
+	k := exKey{rec.Conn, rec.Exchange}
+	if ex := c.exchanges[k]; ex != nil {
+		return ex
+	}
+	if rec.Exchange != 0 {
+		return nil
+	}
+	ex := &exchange{conn: rec.Conn, rec: rec.Index, method: "STDIO"}
+	ex.sess = c.session("conn:" + strconv.FormatUint(rec.Conn, 10))
+	ex.sess.http = false
+	c.exchanges[k] = ex
+	return ex
+}
+
+// task returns the task with id, registering it in session s at its first
+// sight.
+func (c *Checker) task(s *session, id string, rec traces.Record) *task {
+	t := c.tasks[id]
+	if t == nil {
+		t = newTask(id, s, rec.Index)
+		c.tasks[id] = t
+		c.taskIDs = append(c.taskIDs, taskIDSeen{id, rec.Index})
+	}
+	return t
+}
+
+func (c *Checker) session(id string) *session {
+	s := c.sessions[id]
+	if s == nil {
+		s = newSession(id)
+		c.sessions[id] = s
+	}
+	return s
+}
+
+func (c *Checker) responseHead(rec traces.Record) {
+	ex := c.exchanges[exKey{rec.Conn, rec.Exchange}]
+	if ex == nil || rec.HTTP == nil {
+		return
+	}
+	ex.status = rec.HTTP.Status
+	ex.contentType = headerValue(rec.HTTP, "Content-Type")
+	if id := headerValue(rec.HTTP, "Mcp-Session-Id"); id != "" && ex.sessionID == "" {
+		// The session begins: the provisional session of the initialize
+		// exchange becomes the server's.
+		if old := c.sessions[id]; old == nil {
+			ex.sess.id = id
+			c.sessions[id] = ex.sess
+		} else {
+			ex.sess = old
+		}
+		ex.sess.assigned = true
+		ex.sessionID = id
+	}
+	c.checkOrigin(ex, rec)
+	c.checkSessionStatus(ex, rec)
+	if ex.stream != nil {
+		ex.stream.status = ex.status
+	}
+}
+
+func (c *Checker) sseEvent(rec traces.Record) {
+	ex := c.exchangeOf(rec)
+	if ex == nil {
+		return
+	}
+	st := c.streamOf(ex, rec)
+	if rec.SSE != nil {
+		if rec.SSE.HasRetry {
+			st.retry = rec.SSE.Retry
+			st.hasRetry = true
+		}
+		if rec.SSE.HasID && rec.SSE.ID != "" {
+			c.eventID(st, rec)
+		}
+	}
+	if rec.RPC != nil && rec.SSE != nil {
+		c.message(rec, []byte(rec.SSE.Data), rec.SSE.ID)
+	}
+}
+
+// streamOf returns the stream a server record belongs to.
+func (c *Checker) streamOf(ex *exchange, rec traces.Record) *stream {
+	if ex.stream == nil {
+		ex.stream = &stream{name: rec.Stream, ex: ex, sess: ex.sess, rpcID: ex.rpcID, method: ex.rpcMethod, kind: ex.method}
+		if ex.method == "STDIO" {
+			ex.stream.name = "stdout"
+		}
+	}
+	return ex.stream
+}
+
+func (c *Checker) streamCut(rec traces.Record) {
+	ex := c.exchangeOf(rec)
+	if ex == nil || ex.stream == nil {
+		return
+	}
+	st := ex.stream
+	if st.cut || st.final {
+		return
+	}
+	st.cut = true
+	st.cutRec = rec.Index
+	st.cutAt = rec.Offset
+	if st.kind == "POST" && !st.final {
+		ex.sess.cutStreams = append(ex.sess.cutStreams, st)
+	}
+	for _, t := range st.tasksCreated {
+		t.creatorCut = true
+		t.creatorCutRec = rec.Index
+	}
+}
+
+// message handles one JSON-RPC message, from either side.
+func (c *Checker) message(rec traces.Record, raw []byte, eventID string) {
+	ex := c.exchangeOf(rec)
+	if ex == nil {
+		return
+	}
+	w := decodeWire(raw)
+	if w == nil {
+		return
+	}
+	if rec.Dir == traces.DirClientToServer {
+		c.clientMessage(ex, rec, w)
+		return
+	}
+	st := c.streamOf(ex, rec)
+	c.serverMessage(ex, st, rec, w, eventID)
+}
+
+// finish judges what waits for the end of the history.
+func (c *Checker) finish() {
+	for _, s := range c.sessions {
+		c.finishSession(s)
+	}
+	c.checkIDEntropy()
+}
+
+// ttlOf reads a ttl in milliseconds.
+func ttlOf(raw []byte) (time.Duration, bool) {
+	n, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || n < 0 {
+		return 0, false
+	}
+	return time.Duration(n * float64(time.Millisecond)), true
+}
+
+// originHost returns the host of an Origin header, "" if it has none.
+func originHost(origin string) string {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
+}

@@ -1,0 +1,107 @@
+package check
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// finishSession judges what waited for the end: streams cut before their
+// response that nobody resumed (CLIENT-RESUME) and resumptions that never
+// brought the response (HTTP-RESUME-COMPLETE).
+func (c *Checker) finishSession(s *session) {
+	for _, st := range s.cutStreams {
+		r := s.requests[st.rpcID]
+		if r == nil {
+			continue
+		}
+		resumed := st.resumedBy != nil
+		if !resumed {
+			for _, t := range st.tasksCreated {
+				for _, q := range s.requests {
+					if q.task == t && (q.method == "tasks/result" || q.method == "tasks/get") && q.rec > st.cutRec {
+						resumed = true
+					}
+				}
+			}
+		}
+		if !resumed && !r.answered && !s.deleted {
+			c.fail("CLIENT-RESUME", "the stream answering request "+st.rpcID+" ("+st.method+") broke and the client never resumed it nor asked for the task", st.cutRec)
+		}
+		if _, ok := st.resumedBy.(*stream); ok {
+			c.judge("HTTP-RESUME-COMPLETE", r.answered, "the stream answering request "+st.rpcID+" was resumed with Last-Event-ID but its response never came", st.cutRec)
+		}
+	}
+}
+
+// checkIDEntropy: TASK-ID-ENTROPY (Behavior Requirements › Task ID
+// Requirements; Security Considerations: ids must not be guessable). Two
+// ids that differ only by a counter, or ids of fewer than 64 bits of
+// characters, fail.
+func (c *Checker) checkIDEntropy() {
+	if len(c.taskIDs) < 2 {
+		return
+	}
+	for i, cur := range c.taskIDs {
+		bits := float64(len(cur.id)) * math.Log2(float64(alphabet(cur.id)))
+		if bits < 64 {
+			c.fail("TASK-ID-ENTROPY", "task id "+strconv.Quote(cur.id)+" carries at most "+strconv.Itoa(int(bits))+" bits; want an unguessable id (a UUIDv4 has 122)", cur.rec)
+			continue
+		}
+		if i > 0 && sequential(c.taskIDs[i-1].id, cur.id) {
+			c.fail("TASK-ID-ENTROPY", "task ids "+strconv.Quote(c.taskIDs[i-1].id)+" and "+strconv.Quote(cur.id)+" are sequential", c.taskIDs[i-1].rec, cur.rec)
+			continue
+		}
+		c.ok("TASK-ID-ENTROPY")
+	}
+}
+
+// alphabet estimates the size of the alphabet an id is drawn from.
+func alphabet(id string) int {
+	var digits, lower, upper, other bool
+	for _, r := range id {
+		switch {
+		case r >= '0' && r <= '9':
+			digits = true
+		case r >= 'a' && r <= 'f':
+			lower = true
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+			upper = true
+		case r != '-':
+			other = true
+		}
+	}
+	n := 0
+	if digits {
+		n += 10
+	}
+	if lower {
+		n += 6
+	}
+	if upper {
+		n += 40
+	}
+	if other {
+		n += 10
+	}
+	return max(n, 2)
+}
+
+// sequential reports whether b is a with its trailing number plus one.
+func sequential(a, b string) bool {
+	pa, na := splitNumber(a)
+	pb, nb := splitNumber(b)
+	return pa == pb && na >= 0 && nb == na+1
+}
+
+func splitNumber(s string) (string, int64) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	if i == len(s) || len(s)-i > 18 {
+		return s, -1
+	}
+	n, _ := strconv.ParseInt(s[i:], 10, 64)
+	return strings.ToLower(s[:i]), n
+}

@@ -1,0 +1,170 @@
+package check
+
+import (
+	"net"
+	"strings"
+
+	"github.com/tasksim/tasksim/traces"
+)
+
+// openGet links a GET with Last-Event-ID to the stream it resumes.
+func (c *Checker) openGet(ex *exchange, rec traces.Record) {
+	s := ex.sess
+	s.gets++
+	st := &stream{name: "get:" + itoa(ex.id), ex: ex, sess: s, kind: "GET"}
+	ex.stream = st
+	if !ex.hasLastEventID {
+		return
+	}
+	prev := s.eventIDs[ex.lastEventID]
+	if prev == nil {
+		// CLIENT-RESUME: a client resumes from an event it received.
+		c.fail("CLIENT-RESUME", "GET with Last-Event-ID "+ex.lastEventID+", an id the client never received", rec.Index)
+		return
+	}
+	st.resumes = prev
+	root := prev.root()
+	st.rpcID, st.method = root.rpcID, root.method
+	s.resumes[root] = append(s.resumes[root], st)
+	if root.cut || prev.cut {
+		if root.resumedBy == nil {
+			root.resumedBy = st
+		}
+		// CLIENT-RESUME: with the id of the last event it received.
+		last := prev.lastEventID
+		c.judge("CLIENT-RESUME", ex.lastEventID == last || last == "", "GET resumed after event "+ex.lastEventID+" though the client received event "+last+" last", prev.lastEventRec, rec.Index)
+		// CLIENT-POLL-INTERVAL: a reconnect waits the retry the server set.
+		if prev.hasRetry && prev.cut {
+			wait := rec.Offset - prev.cutAt
+			c.judge("CLIENT-POLL-INTERVAL", wait*10 >= prev.retry*9, "the client reconnected "+wait.String()+" after the stream broke; the server set retry "+prev.retry.String(), prev.cutRec, rec.Index)
+		}
+	}
+}
+
+// eventID judges an SSE event id: HTTP-EVENT-ID-UNIQUE across the streams
+// of a session, and HTTP-RESUME-SAME-STREAM for replays.
+func (c *Checker) eventID(st *stream, rec traces.Record) {
+	s := st.sess
+	id := rec.SSE.ID
+	first := s.eventIDs[id]
+	switch {
+	case first == nil:
+		s.eventIDs[id] = st
+		if st.resumes != nil {
+			c.ok("HTTP-RESUME-SAME-STREAM")
+		}
+		c.ok("HTTP-EVENT-ID-UNIQUE")
+	case first.root() == st.root():
+		// The same id again within one stream and its resumptions: a
+		// replay, or a duplicate a fault made.
+		if first == st && !c.faulted(st, "") {
+			c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" twice on one stream", first.lastEventRec, rec.Index)
+		} else {
+			c.ok("HTTP-EVENT-ID-UNIQUE")
+		}
+	default:
+		if st.resumes != nil {
+			c.fail("HTTP-RESUME-SAME-STREAM", "a replay after Last-Event-ID "+st.ex.lastEventID+" carried event "+id+" of another stream", rec.Index)
+		} else {
+			c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" on two streams of session "+s.id, rec.Index)
+		}
+	}
+	st.lastEventID, st.lastEventRec = id, rec.Index
+}
+
+// checkBroadcast: HTTP-NO-BROADCAST (Transports › Multiple Connections:
+// the server MUST send each message on only one stream). Responses are
+// keyed by id, partials by task and seq; a message repeated on a stream
+// and its resumptions is a replay, not a broadcast.
+func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) {
+	if !st.sess.http || st.kind == "STDIO" {
+		return
+	}
+	var key string
+	switch {
+	case w.Method == "" && len(w.ID) > 0:
+		key = "r:" + canonical(w.ID) + ":" + canonical(w.Result)
+	case w.Method == "notifications/tasks/partial":
+		p := decodeParams(w.Params)
+		key = "p:" + p.TaskID + ":" + string(p.Seq)
+	default:
+		return
+	}
+	key = st.sess.id + "|" + key
+	prev := c.messages[key]
+	if prev == nil {
+		c.messages[key] = &seenMsg{stream: st, rec: rec.Index}
+		return
+	}
+	if prev.stream.root() == st.root() || c.faulted(st, "") || c.faulted(prev.stream, "") {
+		c.ok("HTTP-NO-BROADCAST")
+		return
+	}
+	c.fail("HTTP-NO-BROADCAST", "the same message on "+prev.stream.name+" and "+st.name, prev.rec, rec.Index)
+}
+
+// checkOrigin: HTTP-ORIGIN (Transports › Streamable HTTP › Security
+// Warning: servers MUST validate the Origin header; an invalid Origin
+// gets 403). An Origin naming neither the request's host nor a loopback
+// host is foreign.
+func (c *Checker) checkOrigin(ex *exchange, rec traces.Record) {
+	if ex.origin == "" {
+		return
+	}
+	oh := originHost(ex.origin)
+	host := ex.host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if oh != "" && (strings.EqualFold(oh, host) || isLoopbackName(oh)) {
+		return
+	}
+	c.judge("HTTP-ORIGIN", ex.status == 403, "a request with Origin "+ex.origin+" was answered "+itoa(uint64(ex.status))+", want 403", ex.rec, rec.Index)
+}
+
+func isLoopbackName(h string) bool {
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkSessionStatus: HTTP-SESSION (Transports › Streamable HTTP ›
+// Session Management; Sending Messages to the Server).
+func (c *Checker) checkSessionStatus(ex *exchange, rec traces.Record) {
+	s := ex.sess
+	switch {
+	case ex.method == "POST" && ex.requests == 0 && ex.notes > 0 && ex.status < 400 && s.assigned:
+		c.judge("HTTP-SESSION", ex.status == 202, "a POST of notifications or responses only was answered "+itoa(uint64(ex.status))+", want 202", ex.rec, rec.Index)
+	case ex.sessionID == "" && ex.method == "POST" && ex.rpcMethod != "" && ex.rpcMethod != "initialize" && c.anyAssigned():
+		c.judge("HTTP-SESSION", ex.status == 400, "a "+ex.rpcMethod+" without Mcp-Session-Id was answered "+itoa(uint64(ex.status))+", want 400", ex.rec, rec.Index)
+	case s.deleted && ex.sessionID != "" && ex.method != "DELETE":
+		c.judge("HTTP-SESSION", ex.status == 404, "a request of terminated session "+s.id+" was answered "+itoa(uint64(ex.status))+", want 404", s.deletedRec, ex.rec, rec.Index)
+	case ex.method == "DELETE" && ex.status >= 200 && ex.status < 300:
+		s.deleted, s.deletedRec = true, rec.Index
+	}
+}
+
+func (c *Checker) anyAssigned() bool {
+	for _, s := range c.sessions {
+		if s.assigned {
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(n uint64) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}

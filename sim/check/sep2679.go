@@ -1,0 +1,59 @@
+package check
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/tasksim/tasksim/traces"
+)
+
+// partial judges a notifications/tasks/partial (SEP-2679).
+func (c *Checker) partial(s *session, st *stream, rec traces.Record, w *wireMsg) {
+	p := decodeParams(w.Params)
+	// S2679-NEGOTIATION (2.3. Negotiation Rules): only to a client that
+	// declared tasks.streaming.partial.
+	if s.sawInit {
+		c.judge("S2679-NEGOTIATION", s.clientPartial, "a partial notification went to a client that did not declare tasks.streaming.partial", rec.Index)
+	}
+	// S2679-CONTENT (1.2. Parameters): content is a non-empty array.
+	content := strings.TrimSpace(string(p.Content))
+	c.judge("S2679-CONTENT", strings.HasPrefix(content, "[") && content != "[]" && strings.Trim(content, "[] \t\r\n") != "", "partial notification of task "+p.TaskID+" has content "+abbrev(content), rec.Index)
+	if p.TaskID == "" {
+		return
+	}
+	// A partial can arrive (on the GET stream) before the answer that
+	// creates its task (on the POST stream).
+	t := c.task(s, p.TaskID, rec)
+	if t.sess != s {
+		return
+	}
+	faulted := c.faulted(st, t.id)
+	// S2679-AFTER-TERMINAL (1.3, 4.): never after the terminal status; on
+	// one stream the order is certain.
+	if at := st.terminalTasks[t.id]; at != 0 {
+		c.judgeExcusable("S2679-AFTER-TERMINAL", faulted, false, "partial notification of task "+t.id+" after its terminal status on the same stream", at-1, rec.Index)
+	} else {
+		c.ok("S2679-AFTER-TERMINAL")
+	}
+	// S2679-SEQ (1.2, 1.3): seq starts at 0 and steps by exactly 1.
+	seq, ok := jsonInt(p.Seq)
+	if !ok {
+		c.fail("S2679-SEQ", "partial notification of task "+t.id+" has seq "+abbrev(string(p.Seq))+"; want an integer", rec.Index)
+		return
+	}
+	want := t.nextSeq
+	c.judgeExcusable("S2679-SEQ", faulted, seq == want, "partial notification of task "+t.id+" has seq "+strconv.FormatInt(seq, 10)+", want "+strconv.FormatInt(want, 10), rec.Index)
+	if seq >= want {
+		t.nextSeq = seq + 1
+	}
+}
+
+func abbrev(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}

@@ -1,0 +1,295 @@
+package check
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tasksim/tasksim/traces"
+)
+
+// serverMessage handles a message from the server on stream st.
+func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *wireMsg, eventID string) {
+	s := ex.sess
+	c.checkBroadcast(st, rec, w)
+	if w.Method != "" {
+		if len(w.ID) == 0 {
+			c.notification(s, st, rec, w)
+		}
+		return
+	}
+	id := canonical(w.ID)
+	r := s.requests[id]
+	if r == nil {
+		return
+	}
+	if st.kind == "GET" && st.resumes == nil {
+		// A response on the standalone stream: only a resumption may
+		// carry one (Transports › Listening for Messages from the Server).
+		c.fail("HTTP-RESUME-SAME-STREAM", "the response to request "+id+" came on the standalone GET stream, which carries no responses", rec.Index)
+	}
+	if root := st.root(); st.resumes != nil && root.kind == "POST" && root.rpcID != id {
+		c.fail("HTTP-RESUME-SAME-STREAM", "a resumption of the stream answering request "+root.rpcID+" carried the response to request "+id, root.ex.rec, rec.Index)
+	} else if st.resumes != nil {
+		c.ok("HTTP-RESUME-SAME-STREAM")
+	}
+	if w.Error != nil {
+		c.errorAnswer(s, r, rec, w.Error)
+		r.answered = true
+		c.finalOn(st, r)
+		return
+	}
+	res := decodeResult(w.Result)
+	if res == nil {
+		r.answered = true
+		c.finalOn(st, r)
+		return
+	}
+	switch r.method {
+	case "initialize":
+		if caps, ok := res.Raw["capabilities"]; ok {
+			var sc struct {
+				Tasks *struct {
+					Responses *struct {
+						Modes []string `json:"modes"`
+					} `json:"responses"`
+					Streaming *struct {
+						Partial json.RawMessage `json:"partial"`
+					} `json:"streaming"`
+				} `json:"tasks"`
+			}
+			if json.Unmarshal(caps, &sc) == nil && sc.Tasks != nil {
+				if sc.Tasks.Responses != nil {
+					s.serverModes = sc.Tasks.Responses.Modes
+				}
+				s.serverPartial = sc.Tasks.Streaming != nil && len(sc.Tasks.Streaming.Partial) > 0
+			}
+		}
+	case "tools/call":
+		c.toolsCallAnswer(s, st, r, rec, res)
+	case "tasks/get", "tasks/cancel":
+		c.taskAnswer(s, st, r, rec, &res.wireTask, res)
+	case "tasks/list":
+		for i := range res.Tasks {
+			c.checkTaskFields(&res.Tasks[i], rec)
+			if t := c.tasks[res.Tasks[i].id()]; t != nil && t.sess != s {
+				c.fail("TASK-ISOLATION", "tasks/list in session "+s.id+" listed task "+t.id+" of session "+t.sess.id, t.rec, rec.Index)
+			} else if t != nil {
+				c.ok("TASK-ISOLATION")
+			}
+		}
+	case "tasks/result":
+		c.tasksResultAnswer(s, st, r, rec, res)
+	}
+	if res.IsComplete == nil || *res.IsComplete || !res.HasPartial {
+		r.answered = true
+		c.finalOn(st, r)
+	}
+}
+
+// finalOn marks that stream st carried the final response of r.
+func (c *Checker) finalOn(st *stream, r *request) {
+	root := st.root()
+	if root.kind == "POST" && root.rpcID == r.id {
+		root.final = true
+		st.final = true
+	}
+}
+
+// errorAnswer judges the error answers rules expect.
+func (c *Checker) errorAnswer(s *session, r *request, rec traces.Record, e *wireError) {
+	code := strconv.Itoa(e.Code)
+	switch r.method {
+	case "tasks/get", "tasks/result", "tasks/cancel":
+		if r.otherSession != nil {
+			c.ok("TASK-ISOLATION")
+			return
+		}
+		if !r.knownBefore && s.sawInit && r.taskID != "" {
+			c.judge("TASK-NOT-FOUND", e.Code == -32602, r.method+" of unknown task "+r.taskID+" answered "+code+", want -32602", r.rec, rec.Index)
+		}
+		if r.method == "tasks/cancel" && r.terminalBefore != "" {
+			c.judge("TASK-CANCEL-TERMINAL", e.Code == -32602, "tasks/cancel of a task already "+r.terminalBefore+" answered "+code+", want -32602", r.terminalBeforeRec, r.rec, rec.Index)
+		}
+		if r.method == "tasks/result" && r.hasLastSeqNr && !r.lastSeqNrOK {
+			c.judge("S1905-LASTSEQNR-INVALID", e.Code == -32602, "tasks/result with lastSeqNr "+r.lastSeqNrRaw+" answered "+code+", want -32602", r.rec, rec.Index)
+		}
+	}
+}
+
+// toolsCallAnswer judges an answer to tools/call: the mode it chose, the
+// task it created, the segments it carries.
+func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces.Record, res *wireResult) {
+	mode := "plain"
+	switch {
+	case res.HasPartial || res.IsComplete != nil:
+		mode = "streaming"
+	case res.Task != nil && len(res.Content) == 0:
+		mode = "task"
+	case len(res.Content) > 0 && r.taskAug:
+		mode = "immediate"
+	}
+	if r.mode == "" {
+		r.mode = mode
+		// S1905-MODE-SELECT (SEP-1905, Capability Negotiation): the mode is
+		// one the client listed, or task with the fallback warning.
+		if len(r.modes) > 0 && mode != "plain" {
+			switch {
+			case !lacks(r.modes, mode):
+				c.ok("S1905-MODE-SELECT")
+			case mode == "task" && res.hasFallbackWarning():
+				c.ok("S1905-MODE-SELECT")
+			case mode == "task":
+				c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
+			default:
+				c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in "+mode+" mode", r.rec, rec.Index)
+			}
+		}
+	}
+	var t *task
+	if res.Task != nil {
+		c.checkTaskFields(res.Task, rec)
+		t = c.observeTask(s, st, res.Task, rec, r)
+	} else if r.task != nil {
+		t = r.task
+	}
+	if mode == "immediate" && res.Task != nil {
+		c.judge("S1905-IMMEDIATE", res.Task.status() == "completed", "an immediate answer carries a task in status "+res.Task.status()+", want completed", rec.Index)
+	}
+	if mode == "immediate" && t != nil {
+		t.result, t.resultRec = canonical(res.Content), rec.Index
+	}
+	if mode == "streaming" {
+		c.segments(s, st, r, t, rec, res)
+	}
+}
+
+// observeTask registers a task object from the server and judges its
+// status transition.
+func (c *Checker) observeTask(s *session, st *stream, wt *wireTask, rec traces.Record, r *request) *task {
+	id := wt.id()
+	if id == "" {
+		return nil
+	}
+	t := c.task(s, id, rec)
+	if t.createdBy == nil && r != nil && r.method == "tools/call" {
+		t.createdBy = r
+		{
+			r.task = t
+			if st.root().kind == "POST" || st.kind == "STDIO" {
+				st.root().tasksCreated = append(st.root().tasksCreated, t)
+			}
+			// Tasks MUST begin in the working status (Behavior
+			// Requirements › Task Status Lifecycle): a CreateTaskResult
+			// in task mode shows the task as created.
+			if r.mode == "task" {
+				c.judge("TASK-STATUS-TRANSITION", wt.status() == "working", "task "+id+" was created in status "+wt.status()+", want working", rec.Index)
+			}
+		}
+	}
+	if wt.PollInterval != nil && *wt.PollInterval > 0 {
+		t.pollInterval = msDuration(*wt.PollInterval)
+	}
+	c.transition(t, st, wt.status(), rec, r)
+	return t
+}
+
+// transition judges a status the server reported for t. Across streams
+// the trace does not show the server's order, so a regression is judged
+// only where the order is certain: on one stream, or in the answer to a
+// request the client sent after it had seen the terminal status.
+func (c *Checker) transition(t *task, st *stream, status string, rec traces.Record, r *request) {
+	if status == "" {
+		return
+	}
+	sameStream := st.terminalTasks != nil && st.terminalTasks[t.id] != 0
+	after := r != nil && r.terminalBefore != ""
+	if isTerminal(t.status) && status != t.status && (sameStream || after) {
+		c.fail("TASK-STATUS-TRANSITION", "task "+t.id+" went from "+t.status+" to "+status+"; a terminal status is final", t.statusRec, rec.Index)
+	} else if t.status != "" && !isTerminal(t.status) && !legalTransition(t.status, status) {
+		c.fail("TASK-STATUS-TRANSITION", "task "+t.id+" went from "+t.status+" to unknown status "+status, t.statusRec, rec.Index)
+	} else if t.status != "" {
+		c.ok("TASK-STATUS-TRANSITION")
+	}
+	if t.cancelled == false && status == "cancelled" && t.creatorCut {
+		c.fail("TASK-SURVIVES-REQUEST", "task "+t.id+" was cancelled, though the client never cancelled it, after the stream that created it ended", t.creatorCutRec, rec.Index)
+	} else if t.creatorCut && isTerminal(status) && !isTerminal(t.status) {
+		c.ok("TASK-SURVIVES-REQUEST")
+	}
+	if isTerminal(t.status) && !isTerminal(status) {
+		return // keep the terminal status the client saw
+	}
+	t.status, t.statusRec = status, rec.Index
+	if isTerminal(status) {
+		if st.terminalTasks == nil {
+			st.terminalTasks = map[string]uint64{}
+		}
+		if st.terminalTasks[t.id] == 0 {
+			st.terminalTasks[t.id] = rec.Index + 1
+		}
+	}
+}
+
+// taskAnswer judges a Task in a tasks/get or tasks/cancel answer.
+func (c *Checker) taskAnswer(s *session, st *stream, r *request, rec traces.Record, wt *wireTask, res *wireResult) {
+	if r.otherSession != nil {
+		c.fail("TASK-ISOLATION", r.method+" in session "+s.id+" was answered for task "+r.taskID+" of session "+r.otherSession.id, r.rec, rec.Index)
+		return
+	}
+	if !r.knownBefore && s.sawInit && r.taskID != "" {
+		c.fail("TASK-NOT-FOUND", r.method+" of unknown task "+r.taskID+" was answered with a result, want -32602", r.rec, rec.Index)
+		return
+	}
+	if r.method == "tasks/cancel" && r.terminalBefore != "" {
+		c.fail("TASK-CANCEL-TERMINAL", "tasks/cancel of a task already "+r.terminalBefore+" was answered with a result, want -32602", r.terminalBeforeRec, r.rec, rec.Index)
+	}
+	c.checkTaskFields(wt, rec)
+	if t := c.tasks[wt.id()]; t != nil && t.sess == s {
+		c.transition(t, st, wt.status(), rec, r)
+		if wt.PollInterval != nil && *wt.PollInterval > 0 {
+			t.pollInterval = msDuration(*wt.PollInterval)
+		}
+	}
+}
+
+// checkTaskFields: TASK-FIELDS (Behavior Requirements › TTL and Resource
+// Management: createdAt and lastUpdatedAt in all task responses, ttl in
+// tasks/get; Data Types › Task).
+func (c *Checker) checkTaskFields(wt *wireTask, rec traces.Record) {
+	var missing []string
+	if wt.TaskID == nil || *wt.TaskID == "" {
+		missing = append(missing, "taskId")
+	}
+	if wt.Status == nil || !knownStatus[*wt.Status] {
+		missing = append(missing, "status")
+	}
+	if wt.CreatedAt == nil || !isISO8601(*wt.CreatedAt) {
+		missing = append(missing, "createdAt (ISO 8601)")
+	}
+	if wt.LastUpdatedAt == nil || !isISO8601(*wt.LastUpdatedAt) {
+		missing = append(missing, "lastUpdatedAt (ISO 8601)")
+	}
+	if wt.TTL == nil {
+		missing = append(missing, "ttl (a number, or null)")
+	}
+	c.judge("TASK-FIELDS", len(missing) == 0, "task "+wt.id()+" lacks or mangles "+strings.Join(missing, ", "), rec.Index)
+}
+
+// notification handles a notification from the server.
+func (c *Checker) notification(s *session, st *stream, rec traces.Record, w *wireMsg) {
+	switch w.Method {
+	case "notifications/tasks/status":
+		// The params are the Task (Task Status Notification).
+		var wt wireTask
+		_ = json.Unmarshal(w.Params, &wt)
+		c.checkTaskFields(&wt, rec)
+		if t := c.tasks[wt.id()]; t != nil && t.sess == s {
+			c.transition(t, st, wt.status(), rec, nil)
+		}
+	case "notifications/tasks/partial":
+		c.partial(s, st, rec, w)
+	}
+}
+
+func msDuration(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }

@@ -1,0 +1,205 @@
+package check
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Status is a rule's outcome.
+type Status string
+
+// Outcomes. SKIP means the trace never showed what the rule needs: it is
+// never counted as a pass.
+const (
+	Pass Status = "PASS"
+	Fail Status = "FAIL"
+	Skip Status = "SKIP"
+)
+
+// maxFindings caps the findings kept per rule; Failures counts them all.
+const maxFindings = 20
+
+// Finding is one violation: the records that show it and one line a user
+// can act on.
+type Finding struct {
+	Records []uint64 `json:"records"`
+	Message string   `json:"message"`
+}
+
+// RuleResult is one rule's verdict.
+type RuleResult struct {
+	Rule   Rule   `json:"rule"`
+	Status Status `json:"status"`
+	// Checked counts the observations the rule judged.
+	Checked int `json:"checked"`
+	// Excused counts observations not held against the judged side
+	// because a fault made them.
+	Excused  int       `json:"excused,omitempty"`
+	Failures int       `json:"failures"`
+	Findings []Finding `json:"findings,omitempty"`
+	// Why says why a rule was skipped.
+	Why string `json:"why,omitempty"`
+}
+
+// Verdict is the judgement of one history.
+type Verdict struct {
+	Rules []RuleResult `json:"rules"`
+	// Records is how many records were read.
+	Records uint64 `json:"records"`
+	// Faults is how many fault records the trace holds.
+	Faults int `json:"faults"`
+	// Cut says the trace ended early (its writer was killed): it was
+	// judged up to its last whole record.
+	Cut string `json:"cut,omitempty"`
+}
+
+// Failed reports whether any rule failed.
+func (v *Verdict) Failed() bool {
+	for _, r := range v.Rules {
+		if r.Status == Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// Result returns the result of rule id.
+func (v *Verdict) Result(id string) (RuleResult, bool) {
+	for _, r := range v.Rules {
+		if r.Rule.ID == id {
+			return r, true
+		}
+	}
+	return RuleResult{}, false
+}
+
+// Counts returns how many rules passed, failed and were skipped.
+func (v *Verdict) Counts() (pass, fail, skip int) {
+	for _, r := range v.Rules {
+		switch r.Status {
+		case Pass:
+			pass++
+		case Fail:
+			fail++
+		default:
+			skip++
+		}
+	}
+	return
+}
+
+// WriteText writes one line per rule, then the findings of failed rules.
+func (v *Verdict) WriteText(w io.Writer) error {
+	var b strings.Builder
+	for _, r := range v.Rules {
+		switch r.Status {
+		case Pass:
+			fmt.Fprintf(&b, "PASS  %-24s %d checked", r.Rule.ID, r.Checked)
+			if r.Excused > 0 {
+				fmt.Fprintf(&b, ", %d excused by faults", r.Excused)
+			}
+			b.WriteByte('\n')
+		case Fail:
+			fmt.Fprintf(&b, "FAIL  %-24s %d of %d checked\n", r.Rule.ID, r.Failures, r.Checked)
+		default:
+			fmt.Fprintf(&b, "SKIP  %-24s not observed: needs %s\n", r.Rule.ID, r.Why)
+		}
+	}
+	for _, r := range v.Rules {
+		if r.Status != Fail {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s (%s): %s\n  spec: %s\n", r.Rule.ID, r.Rule.Side, r.Rule.Summary, r.Rule.Spec)
+		for _, f := range r.Findings {
+			fmt.Fprintf(&b, "  records %s: %s\n", joinRecords(f.Records), f.Message)
+		}
+		if r.Failures > len(r.Findings) {
+			fmt.Fprintf(&b, "  ... and %d more\n", r.Failures-len(r.Findings))
+		}
+	}
+	pass, fail, skip := v.Counts()
+	fmt.Fprintf(&b, "\n%d rules: %d passed, %d failed, %d skipped (%d records", len(v.Rules), pass, fail, skip, v.Records)
+	if v.Faults > 0 {
+		fmt.Fprintf(&b, ", %d faults", v.Faults)
+	}
+	b.WriteString(")\n")
+	if v.Cut != "" {
+		fmt.Fprintf(&b, "note: the trace is cut (%s); judged up to its last whole record\n", v.Cut)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func joinRecords(rs []uint64) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprint(r)
+	}
+	return strings.Join(parts, ",")
+}
+
+// WriteJSON writes the verdict as JSON (schema: docs/rules.md).
+func (v *Verdict) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Schema string `json:"schema"`
+		*Verdict
+	}{"tasksim.verdict/v1", v})
+}
+
+// WriteJUnit writes one testcase per rule, in one testsuite named name:
+// failures carry their evidence, skipped rules their reason.
+func (v *Verdict) WriteJUnit(w io.Writer, name string) error {
+	type failure struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	}
+	type skipped struct {
+		Message string `xml:"message,attr"`
+	}
+	type testcase struct {
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Failure   *failure `xml:"failure,omitempty"`
+		Skipped   *skipped `xml:"skipped,omitempty"`
+	}
+	type testsuite struct {
+		XMLName  xml.Name   `xml:"testsuite"`
+		Name     string     `xml:"name,attr"`
+		Tests    int        `xml:"tests,attr"`
+		Failures int        `xml:"failures,attr"`
+		Skipped  int        `xml:"skipped,attr"`
+		Cases    []testcase `xml:"testcase"`
+	}
+	s := testsuite{Name: name, Tests: len(v.Rules)}
+	for _, r := range v.Rules {
+		tc := testcase{Name: r.Rule.ID, Classname: name}
+		switch r.Status {
+		case Fail:
+			s.Failures++
+			var b strings.Builder
+			for _, f := range r.Findings {
+				fmt.Fprintf(&b, "records %s: %s\n", joinRecords(f.Records), f.Message)
+			}
+			tc.Failure = &failure{Message: r.Rule.Summary + " (" + r.Rule.Spec + ")", Text: b.String()}
+		case Skip:
+			s.Skipped++
+			tc.Skipped = &skipped{Message: "not observed: needs " + r.Why}
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
