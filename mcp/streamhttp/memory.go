@@ -43,6 +43,10 @@ import (
 // fails once the client closed the body or its request's context ended.
 // Write deadlines are accepted and ignored: there is no network to stall,
 // and a wall-clock deadline would break simulated time.
+//
+// In a synctest bubble, make the handler and the client inside the bubble:
+// a channel made outside it cannot be waited on durably, and one made
+// inside it cannot be used from outside.
 
 // MemoryHost is the host name of the URL Pipe gives.
 const MemoryHost = "memory"
