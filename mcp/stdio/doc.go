@@ -15,5 +15,6 @@
 // process, writes messages to its stdin and reads them from its stdout,
 // passing its stderr through; [IOTransport] does the same over any reader
 // and writer (pipes in tests). A line that is not JSON is reported by Read
-// as a *LineError naming it, and the connection goes on.
+// as a *LineError naming it, and the connection goes on. [Pipe] serves an
+// endpoint in-process instead, over io.Pipes, for tests and simulations.
 package stdio

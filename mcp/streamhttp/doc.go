@@ -32,6 +32,23 @@
 // Event ids are "N_E" (event E of stream N; see eventid.go), unique in the
 // session, so a Last-Event-ID names its stream.
 //
+// Process state enters through Options: Clock times keep-alives,
+// MaxStreamDuration and session idleness (a clock.Sim in simulations; the
+// wall clock by default), Rand draws session ids (crypto/rand by default,
+// a seeded reader to replay a run).
+//
+// # In memory
+//
+// [NewMemoryTransport] is an http.RoundTripper that serves requests with
+// an http.Handler in-process, and [Pipe] a ClientTransport over it: the
+// whole protocol (JSON and SSE answers, the standalone GET, resumption
+// with Last-Event-ID after the server ends a connection, DELETE) with no
+// socket, using only channels, io.Pipe and sync, so that it runs inside
+// testing/synctest bubbles and on a simulated clock:
+//
+//	h := streamhttp.NewHandler(endpoint, &streamhttp.Options{Clock: sim})
+//	sess, err := client.New(nil).Connect(ctx, streamhttp.Pipe(h))
+//
 // # Concurrency
 //
 // Handler, its sessions, repliers and the Outbox are safe for concurrent

@@ -3,6 +3,7 @@ package streamhttp
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -12,6 +13,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/sse"
 )
 
@@ -88,6 +90,19 @@ type Options struct {
 	KeepAlive time.Duration
 	// Logger receives the handler's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// Clock times keep-alive pings, MaxStreamDuration and session idleness;
+	// nil means the wall clock. Write deadlines on sockets stay on the wall
+	// clock whatever Clock is: the kernel enforces them (see pump).
+	Clock clock.Clock
+	// Rand is where session ids are drawn from; nil means crypto/rand. An
+	// id is 26 characters of the base32 alphabet (A-Z, 2-7), one per byte
+	// read, as crypto/rand.Text makes them: 130 bits from a uniform source.
+	// A seeded reader (math/rand/v2's ChaCha8) makes the ids of a run
+	// repeatable; it must never be one in production, where ids are the
+	// session's only credential against hijacking (2025-11-25 Transports,
+	// "Session Management": the id SHOULD be globally unique and
+	// cryptographically secure). Reads are serialised by the handler.
+	Rand io.Reader
 }
 
 // Handler serves the Streamable HTTP transport (2025-11-25 Transports,
@@ -104,6 +119,9 @@ type Handler struct {
 	cancel       context.CancelFunc
 	primingRetry time.Duration // retry of priming events; < 0: none
 	closeRetry   []byte        // the retry field ending a closed connection
+	clock        clock.Clock   // never nil
+
+	randMu sync.Mutex // serialises reads of opts.Rand
 
 	mu       sync.RWMutex
 	sessions map[string]*session
@@ -146,6 +164,7 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 		ctx:          ctx,
 		cancel:       cancel,
 		primingRetry: o.Retry,
+		clock:        clock.Or(o.Clock),
 		sessions:     make(map[string]*session),
 	}
 	closeRetry := o.Retry
@@ -166,15 +185,21 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	return h
 }
 
-// expireIdle ends sessions idle for longer than idle, until Close.
+// expireIdle ends sessions idle for longer than idle, until Close. It
+// looks every idle/4 (within 1 ms and 1 min) on the handler's clock, with
+// one timer re-armed after each round rather than a ticker, which a
+// simulated clock has not. The sessions are ended on this goroutine, not in
+// the timer's function: ending one calls into the endpoint (Session.Close),
+// and a clock.Sim runs timer functions in the goroutine that advances it.
 func (h *Handler) expireIdle(idle time.Duration) {
-	t := time.NewTicker(min(max(idle/4, time.Millisecond), time.Minute))
+	period := min(max(idle/4, time.Millisecond), time.Minute)
+	t := clock.NewTimer(h.clock, period)
 	defer t.Stop()
 	for {
 		select {
 		case <-h.ctx.Done():
 			return
-		case now := <-t.C:
+		case now := <-t.C():
 			var idleOnes []*session
 			h.mu.RLock()
 			for _, s := range h.sessions {
@@ -187,6 +212,7 @@ func (h *Handler) expireIdle(idle time.Duration) {
 				h.log.Info("streamhttp: ending idle session", "session", s.id, "idle", idle)
 				h.endSession(s)
 			}
+			t.Reset(period)
 		}
 	}
 }

@@ -59,3 +59,29 @@ func ExampleNewHandler() {
 	// 200 OK application/json
 	// {"jsonrpc":"2.0","id":2,"result":{}}
 }
+
+// Pipe connects a client to a handler in memory: no socket, the same
+// protocol.
+func ExamplePipe() {
+	h := streamhttp.NewHandler(pingEndpoint{}, nil)
+	defer h.Close()
+	ct := streamhttp.Pipe(h)
+	ct.NoStandaloneStream = true
+	ctx := context.Background()
+	conn, err := ct.Connect(ctx)
+	if err != nil {
+		panic(err)
+	}
+	defer conn.Close()
+	init, _ := mcp.NewRequest(mcp.IntID(1), mcp.MethodInitialize, mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion})
+	if err := conn.Write(ctx, init); err != nil {
+		panic(err)
+	}
+	m, err := conn.Read(ctx)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(ct.URL, m.ID, string(m.Result))
+	// Output:
+	// http://memory/mcp 1 {}
+}

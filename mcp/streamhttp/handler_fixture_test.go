@@ -1,29 +1,51 @@
 package streamhttp
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/sse"
 )
 
-// srvWait bounds every wait for something the server should do soon.
-const srvWait = 10 * time.Second
+// The server tests run inside testing/synctest bubbles (srvTest): the
+// handler is reached through the in-memory transport and times its
+// connections on a clock.Sim that only the test moves. Whatever the server
+// will do without more input is done once every goroutine of the bubble
+// waits (synctest.Wait), so a test asks for what must have happened and
+// never waits for it to happen in time.
 
-// srvFixture is a Handler over a stubEndpoint behind a real HTTP server.
+// srvTest runs f in a bubble.
+func srvTest(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	synctest.Test(t, f)
+}
+
+// srvEpoch is where a fixture's clock starts.
+var srvEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// srvLoopback is the local address of the fixture's requests: the server
+// sees them arrive on a loopback listener, as from httptest.NewServer, so
+// the Host check of the DNS-rebinding defence applies.
+var srvLoopback net.Addr = &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80}
+
+// srvFixture is a Handler over a stubEndpoint, reached in memory. Make it
+// inside a bubble.
 type srvFixture struct {
 	t      *testing.T
 	h      *Handler
 	ep     *stubEndpoint
-	srv    *httptest.Server
+	clock  *clock.Sim
 	url    string
 	client *http.Client
 }
@@ -37,14 +59,58 @@ func newSrvFixture(t *testing.T, opts *Options) *srvFixture {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	sim := clock.NewSim(srvEpoch)
+	if o.Clock == nil {
+		o.Clock = sim
+	}
 	ep := newStubEndpoint()
 	h := NewHandler(ep, &o)
-	srv := httptest.NewServer(h)
-	t.Cleanup(func() {
-		h.Close() // ends the SSE responses, so that srv.Close does not wait on them
-		srv.Close()
+	t.Cleanup(h.Close) // ends the SSE responses and the expiry goroutine
+	onLoopback := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), http.LocalAddrContextKey, srvLoopback)))
 	})
-	return &srvFixture{t: t, h: h, ep: ep, srv: srv, url: srv.URL + DefaultPath, client: srv.Client()}
+	return &srvFixture{
+		t: t, h: h, ep: ep, clock: sim,
+		url:    "http://127.0.0.1" + DefaultPath,
+		client: &http.Client{Transport: NewMemoryTransport(onLoopback)},
+	}
+}
+
+// await returns the next value of ch. If none is there, it lets every
+// other goroutine of the bubble run until it waits, and looks again.
+func await[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	default:
+	}
+	synctest.Wait()
+	select {
+	case v := <-ch:
+		return v
+	default:
+		t.Fatalf("%s: nothing came, and every goroutine waits", what)
+		var zero T
+		return zero
+	}
+}
+
+// advance moves the fixture's clock by d, one timer at a time, letting the
+// bubble settle after each: a goroutine woken by a timer re-arms the next
+// one before time moves on, as it would on the wall clock.
+func (f *srvFixture) advance(d time.Duration) {
+	end := f.clock.Now().Add(d)
+	for {
+		synctest.Wait()
+		next, ok := f.clock.Next()
+		if !ok || next.After(end) {
+			break
+		}
+		f.clock.AdvanceTo(next)
+	}
+	f.clock.AdvanceTo(end)
+	synctest.Wait()
 }
 
 // rpc returns the JSON of a request.
@@ -149,13 +215,7 @@ func (f *srvFixture) initSession() (string, *stubSession) {
 
 func (f *srvFixture) nextSession() *stubSession {
 	f.t.Helper()
-	select {
-	case s := <-f.ep.sessions:
-		return s
-	case <-time.After(srvWait):
-		f.t.Fatal("no session was made")
-		return nil
-	}
+	return await(f.t, f.ep.sessions, "a new session")
 }
 
 func bodyString(t *testing.T, resp *http.Response) string {
@@ -194,16 +254,11 @@ func bodyErrorCode(t *testing.T, body string) int {
 // it succeeded.
 func srvWaitReply(t *testing.T, s *stubSession) stubReply {
 	t.Helper()
-	select {
-	case r := <-s.replied:
-		if r.err != nil {
-			t.Fatalf("Reply %d failed: %v", r.i, r.err)
-		}
-		return r
-	case <-time.After(srvWait):
-		t.Fatal("the endpoint made no reply")
-		return stubReply{}
+	r := await(t, s.replied, "a reply of the endpoint")
+	if r.err != nil {
+		t.Fatalf("Reply %d failed: %v", r.i, r.err)
 	}
+	return r
 }
 
 // srvSSE reads an SSE response on its own goroutine.
@@ -246,12 +301,17 @@ func srvOpenSSE(t *testing.T, resp *http.Response) *srvSSE {
 
 func (c *srvSSE) item() srvSSEItem {
 	c.t.Helper()
+	return await(c.t, c.items, "SSE event")
+}
+
+// none checks that nothing more came on the stream, once everything waits.
+func (c *srvSSE) none() {
+	c.t.Helper()
+	synctest.Wait()
 	select {
 	case it := <-c.items:
-		return it
-	case <-time.After(srvWait):
-		c.t.Fatal("SSE: no event")
-		return srvSSEItem{}
+		c.t.Fatalf("SSE: want nothing yet, got event %+v err %v", it.ev, it.err)
+	default:
 	}
 }
 

@@ -6,9 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/tasksim/tasksim/mcp"
 )
@@ -78,17 +76,9 @@ func FuzzPOST(f *testing.F) {
 			req.Header[headerSession] = []string{otherSID}
 		}
 		rec := httptest.NewRecorder()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			h.ServeHTTP(rec, req)
-		}()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			buf := make([]byte, 1<<20)
-			t.Fatalf("the handler hung on body %q\n%s", body, buf[:runtime.Stack(buf, true)])
-		}
+		// A handler that hangs is caught by the test's -timeout, which
+		// prints every goroutine's stack; no wall-clock bound here.
+		h.ServeHTTP(rec, req)
 		if !allowed[rec.Code] {
 			t.Fatalf("status %d; body %q", rec.Code, rec.Body.String())
 		}

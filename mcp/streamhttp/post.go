@@ -75,7 +75,13 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			h.fail(w, http.StatusServiceUnavailable, codeTransport, msg.ID, "Service Unavailable: the server is shutting down")
 			return
 		}
-		s, created = h.newSession(), true
+		var err error
+		if s, err = h.newSession(); err != nil {
+			h.log.Error("streamhttp: new session", "err", err)
+			h.fail(w, http.StatusInternalServerError, codeTransport, msg.ID, "Internal Server Error: could not make a session id")
+			return
+		}
+		created = true
 	} else if s = h.sessionOf(w, r); s == nil {
 		return
 	}

@@ -4,11 +4,16 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // sseWriteTimeout bounds one write of events to a connection. A client
 // that stops reading loses its connection, not its stream: it resumes with
-// Last-Event-ID.
+// Last-Event-ID. It is wall time whatever Options.Clock is: a write
+// deadline is enforced by the kernel on the socket, which knows no other
+// clock, and a simulated deadline would cut live connections at random. A
+// ResponseWriter without deadlines (the in-memory transport) ignores it.
 const sseWriteTimeout = 30 * time.Second
 
 // pingComment is the keep-alive comment sent on idle SSE connections.
@@ -36,17 +41,19 @@ func (h *Handler) pump(w http.ResponseWriter, r *http.Request, st *stream, c *li
 	defer rc.SetWriteDeadline(time.Time{}) // the connection may serve another request
 	ctxDone := r.Context().Done()
 
+	// Keep-alive and MaxStreamDuration are protocol time: the handler's
+	// clock.
 	var keepAlive, maxDuration <-chan time.Time
-	var kaTimer *time.Timer
+	var kaTimer *clock.ChanTimer
 	if d := h.opts.KeepAlive; d > 0 {
-		kaTimer = time.NewTimer(d)
+		kaTimer = clock.NewTimer(h.clock, d)
 		defer kaTimer.Stop()
-		keepAlive = kaTimer.C
+		keepAlive = kaTimer.C()
 	}
 	if d := h.opts.MaxStreamDuration; d > 0 {
-		t := time.NewTimer(d)
+		t := clock.NewTimer(h.clock, d)
 		defer t.Stop()
-		maxDuration = t.C
+		maxDuration = t.C()
 	}
 
 	head := prelude // written before the next batch of events
@@ -75,7 +82,7 @@ func (h *Handler) pump(w http.ResponseWriter, r *http.Request, st *stream, c *li
 		}
 		if len(head) > 0 || len(batch) > 0 || closing || !flushed {
 			flushed = true
-			_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+			_ = rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout)) // wall time: see sseWriteTimeout
 			err := writeParts(w, head, batch)
 			if err == nil && closing {
 				_, err = w.Write(h.closeRetry)

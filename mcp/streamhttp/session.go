@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,7 +45,8 @@ type session struct {
 	standalone *stream // stream 0, fed by Send
 	// inUse counts the session's HTTP requests being served (an open SSE
 	// connection included); lastUsed is when one last began or ended, in
-	// Unix nanoseconds. Together they say whether the session is idle.
+	// Unix nanoseconds on the handler's clock. Together they say whether
+	// the session is idle.
 	inUse    atomic.Int64
 	lastUsed atomic.Int64
 
@@ -56,11 +58,13 @@ type session struct {
 }
 
 // newSession makes a session with a fresh id and asks the endpoint for its
-// mcp.Session. It is not registered with the handler yet.
-func (h *Handler) newSession() *session {
-	// 26 base32 characters: 130 random bits, all visible ASCII
-	// (2025-11-25 Transports, "Session Management").
-	id := rand.Text()
+// mcp.Session. It is not registered with the handler yet. It fails only
+// when Options.Rand does.
+func (h *Handler) newSession() (*session, error) {
+	id, err := h.newSessionID()
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(h.ctx)
 	s := &session{
 		h:          h,
@@ -71,11 +75,39 @@ func (h *Handler) newSession() *session {
 		streams:    make(map[uint64]*stream, 4),
 		nextStream: 1,
 	}
-	s.lastUsed.Store(time.Now().UnixNano())
+	s.lastUsed.Store(h.clock.Now().UnixNano())
 	s.standalone = newStream(s, 0, h.opts.EventStoreEvents)
 	s.streams[0] = s.standalone
 	s.ms = h.ep.NewSession(s)
-	return s
+	return s, nil
+}
+
+// sessionIDAlphabet is crypto/rand.Text's: base32 (RFC 4648), all visible
+// ASCII.
+const sessionIDAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+// sessionIDLen is the length of a session id: 26 base32 characters carry
+// 130 random bits (2025-11-25 Transports, "Session Management": globally
+// unique, cryptographically secure, visible ASCII only).
+const sessionIDLen = 26
+
+// newSessionID draws a session id: crypto/rand.Text by default, else the
+// same shape from Options.Rand.
+func (h *Handler) newSessionID() (string, error) {
+	if h.opts.Rand == nil {
+		return rand.Text(), nil
+	}
+	var b [sessionIDLen]byte
+	h.randMu.Lock()
+	_, err := io.ReadFull(h.opts.Rand, b[:])
+	h.randMu.Unlock()
+	if err != nil {
+		return "", fmt.Errorf("streamhttp: draw a session id: %w", err)
+	}
+	for i := range b {
+		b[i] = sessionIDAlphabet[b[i]%32] // 256 is a multiple of 32: uniform
+	}
+	return string(b[:]), nil
 }
 
 // Send implements mcp.Outbox: msg goes to the standalone stream's event
@@ -195,9 +227,9 @@ var errNilMessage = errors.New("streamhttp: nil message")
 // function ends that.
 func (s *session) hold() func() {
 	s.inUse.Add(1)
-	s.lastUsed.Store(time.Now().UnixNano())
+	s.lastUsed.Store(s.h.clock.Now().UnixNano())
 	return func() {
-		s.lastUsed.Store(time.Now().UnixNano())
+		s.lastUsed.Store(s.h.clock.Now().UnixNano())
 		s.inUse.Add(-1)
 	}
 }
