@@ -169,13 +169,13 @@ func (s *Session) CallTool(ctx context.Context, o CallOptions) (*CallResult, err
 		s:     s,
 		o:     o,
 		mode:  mode,
-		rec:   &recorder{now: s.opts.Now, onEvent: o.OnEvent},
-		res:   &CallResult{Mode: mode, Start: s.opts.Now()},
+		rec:   &recorder{now: s.opts.Clock.Now, onEvent: o.OnEvent},
+		res:   &CallResult{Mode: mode, Start: s.opts.Clock.Now()},
 		async: make(chan asyncResult, 4),
 	}
 	before := s.transportCounts()
 	err := c.run(ctx, args)
-	c.res.End = s.opts.Now()
+	c.res.End = s.opts.Clock.Now()
 	c.res.Counts = s.transportCounts().Sub(before)
 	c.res.Timeline = c.rec.timeline()
 	return c.res, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // maxErrorsInRow ends a call after this many failed polls in a row.
@@ -51,7 +52,7 @@ type call struct {
 	getting, fetching, cancelling bool
 	canonicalAsked, cancelDue     bool
 	errorsInRow                   int
-	pollTimer                     *time.Timer
+	pollTimer                     *clock.ChanTimer
 	pollC, cancelC                <-chan time.Time
 	done                          bool
 	err                           error
@@ -99,9 +100,9 @@ func (c *call) run(parent context.Context, args json.RawMessage) error {
 		}
 	}()
 	if c.o.CancelAfter > 0 {
-		t := time.NewTimer(c.o.CancelAfter)
+		t := clock.NewTimer(c.s.opts.Clock, c.o.CancelAfter)
 		defer t.Stop()
-		c.cancelC = t.C
+		c.cancelC = t.C()
 	}
 	for !c.done {
 		select {
@@ -518,7 +519,7 @@ func (c *call) ttlElapsed() bool {
 	if err != nil {
 		return false
 	}
-	return c.s.opts.Now().After(created.Add(time.Duration(*c.last.TTL) * time.Millisecond))
+	return c.s.opts.Clock.Now().After(created.Add(time.Duration(*c.last.TTL) * time.Millisecond))
 }
 
 // onTaskNotifications handles notifications/tasks/status and
@@ -606,12 +607,12 @@ func (c *call) armPoll() {
 	}
 	d := c.pollInterval()
 	if c.pollTimer == nil {
-		c.pollTimer = time.NewTimer(d)
+		c.pollTimer = clock.NewTimer(c.s.opts.Clock, d)
 	} else {
 		c.pollTimer.Stop()
 		c.pollTimer.Reset(d)
 	}
-	c.pollC = c.pollTimer.C
+	c.pollC = c.pollTimer.C()
 }
 
 // onPoll runs when the poll timer fires: a resume request for a lost
