@@ -112,7 +112,9 @@ type CallResult struct {
 	Mode     Mode
 	Answer   string
 	Fallback bool
-	// TaskID and Task are the call's task and its last known state.
+	// TaskID and Task are the call's task and its last known state: the
+	// newest report from any source, where a terminal status is final and
+	// an older lastUpdatedAt never replaces a newer one.
 	TaskID string
 	Task   *mcp.Task
 	// Segments counts distinct SEP-1905 segments received; Duplicates the

@@ -43,6 +43,12 @@
 // canonical tasks/result. A task that expires or vanishes ends the call
 // with an incomplete result and a *TaskError.
 //
+// The task's status comes from every mechanism at once, and they race: a
+// tasks/get answered working may land after the tasks/cancel answered
+// cancelled. The call keeps a terminal status once seen (2025-11-25 Tasks,
+// "Task Status Lifecycle") and orders the others by lastUpdatedAt; what
+// it ignores is on the timeline as discarded.
+//
 // # Choices where the texts leave room
 //
 //   - lastSeqNr below 1 is invalid (SEP-1905, "Resuming Streaming"), so a
