@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/stdio"
 )
@@ -169,15 +170,35 @@ func TestCommandTransportChildExits(t *testing.T) {
 	}
 }
 
+// Close waits GracePeriod on the transport's clock for a child that
+// ignores its stdin's end, then kills it. The clock is simulated: the
+// kill comes when the test moves time past the grace period, not before.
 func TestCommandTransportKillsAfterGrace(t *testing.T) {
+	clk := &madeClock{Sim: clock.NewSim(time.Unix(0, 0)), made: make(chan time.Duration, 8)}
 	tr := helper("deaf", io.Discard)
-	tr.GracePeriod = 20 * time.Millisecond
+	tr.GracePeriod = time.Minute
+	tr.Clock = clk
 	conn, err := tr.Connect(ctxT(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- conn.Close() }()
+	select {
+	case d := <-clk.made:
+		if d != time.Minute {
+			t.Fatalf("Close waits %v, want the grace period", d)
+		}
+	case <-ctxT(t).Done():
+		t.Fatal("Close made no grace timer")
+	}
+	clk.Advance(time.Minute - time.Nanosecond)
+	select {
+	case err := <-done:
+		t.Fatalf("Close returned %v before the grace period passed", err)
+	default:
+	}
+	clk.Advance(time.Nanosecond)
 	select {
 	case err := <-done:
 		if err != nil {
@@ -186,6 +207,18 @@ func TestCommandTransportKillsAfterGrace(t *testing.T) {
 	case <-ctxT(t).Done():
 		t.Fatal("Close did not kill a child that ignores stdin's end")
 	}
+}
+
+// madeClock is a simulated clock that reports every timer made on it.
+type madeClock struct {
+	*clock.Sim
+	made chan time.Duration
+}
+
+func (c *madeClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	tm := c.Sim.AfterFunc(d, f)
+	c.made <- d
+	return tm
 }
 
 func TestCommandTransportNoSuchCommand(t *testing.T) {
