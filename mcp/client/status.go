@@ -21,9 +21,13 @@ import (
 //	unknown ───────────────▶ active (working, input_required) or terminal
 //	active ── terminal ────▶ terminal        (whatever its lastUpdatedAt)
 //	active ── non-terminal ▶ active          unless its lastUpdatedAt is older
-//	terminal ─ same status ▶ terminal        unless older (a refreshed report)
+//	terminal ─ same status ▶ terminal        (the newer of the two reports kept)
 //	terminal ─ other ──────▶ ignored         (statusAfterTerminal)
-//	older lastUpdatedAt ───▶ ignored         (statusStale)
+//	active ── older non-terminal ▶ ignored   (statusStale)
+//
+// The known terminal status, reported again, is taken even with an older
+// lastUpdatedAt (the report kept is the newer one): it changes nothing,
+// and a poll-mode call acts only on the polled report.
 type statusTracker struct {
 	phase taskPhase
 	// last is the report taken last; nil while unknown.
@@ -86,7 +90,7 @@ func (s *statusTracker) observe(t mcp.Task) statusVerdict {
 			return statusAfterTerminal
 		}
 		if older {
-			return statusStale
+			return statusTaken // the same status; keep the newer report
 		}
 	}
 	s.last = &t

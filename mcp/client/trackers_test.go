@@ -121,7 +121,7 @@ func TestStatusTracker(t *testing.T) {
 		{"late input_required after failed", []report{{failed, t2, statusTaken}, {input, t3, statusAfterTerminal}}, failed, taskTerminal},
 		{"another terminal status after a terminal one", []report{{completed, t2, statusTaken}, {cancelled, t3, statusAfterTerminal}}, completed, taskTerminal},
 		{"the terminal status again, refreshed", []report{{cancelled, t2, statusTaken}, {cancelled, t3, statusTaken}}, cancelled, taskTerminal},
-		{"the terminal status again, older", []report{{cancelled, t3, statusTaken}, {cancelled, t2, statusStale}}, cancelled, taskTerminal},
+		{"the terminal status again, older: the newer report kept", []report{{cancelled, t3, statusTaken}, {cancelled, t2, statusTaken}}, cancelled, taskTerminal},
 		{"older non-terminal report", []report{{working, t1, statusTaken}, {input, t3, statusTaken}, {working, t2, statusStale}}, input, taskActive},
 		{"same lastUpdatedAt: arrival order", []report{{working, t2, statusTaken}, {input, t2, statusTaken}}, input, taskActive},
 		{"no lastUpdatedAt: arrival order", []report{{input, t3, statusTaken}, {working, "", statusTaken}, {input, t1, statusTaken}}, input, taskActive},
@@ -142,6 +142,21 @@ func TestStatusTracker(t *testing.T) {
 			if got != tc.want || s.phase != tc.phase || s.terminal() != (tc.phase == taskTerminal) {
 				t.Errorf("known status %q phase %d, want %q phase %d", got, s.phase, tc.want, tc.phase)
 			}
+
 		})
+	}
+}
+
+// The known terminal status reported again with an older lastUpdatedAt is
+// taken (a poll-mode call acts on it) but the newer report is kept: the
+// completion time comes from it.
+func TestStatusTrackerKeepsNewerTerminalReport(t *testing.T) {
+	var s statusTracker
+	s.observe(mcp.Task{Status: mcp.StatusCompleted, LastUpdatedAt: "2025-11-25T10:30:03.000Z", StatusMessage: "newer"})
+	if v := s.observe(mcp.Task{Status: mcp.StatusCompleted, LastUpdatedAt: "2025-11-25T10:30:02.000Z", StatusMessage: "older"}); v != statusTaken {
+		t.Fatalf("verdict %v, want taken", v)
+	}
+	if s.last.StatusMessage != "newer" {
+		t.Errorf("kept %+v, want the newer report", s.last)
 	}
 }
