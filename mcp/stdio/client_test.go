@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -280,24 +281,31 @@ func TestIOTransport(t *testing.T) {
 }
 
 // A write the server never takes is abandoned with ctx, and Close
-// unblocks it.
+// unblocks it. Over in-memory pipes it runs in a synctest bubble: the
+// deadline passes in virtual time once the write is stuck.
 func TestIOTransportWriteBlocked(t *testing.T) {
-	fromServer, _ := io.Pipe()
-	_, toServer := io.Pipe() // nobody reads
-	conn, err := (&stdio.IOTransport{Reader: fromServer, Writer: toServer}).Connect(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	req, _ := mcp.NewRequest(mcp.IntID(1), mcp.MethodPing, nil)
-	if err := conn.Write(ctx, req); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("write: %v", err)
-	}
-	conn.Close()
-	if err := conn.Write(ctxT(t), req); !errors.Is(err, stdio.ErrClosed) {
-		t.Errorf("write after close: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		fromServer, _ := io.Pipe()
+		_, toServer := io.Pipe() // nobody reads
+		conn, err := (&stdio.IOTransport{Reader: fromServer, Writer: toServer}).Connect(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		defer cancel()
+		req, _ := mcp.NewRequest(mcp.IntID(1), mcp.MethodPing, nil)
+		start := time.Now()
+		if err := conn.Write(ctx, req); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("write: %v", err)
+		}
+		if d := time.Since(start); d != 20*time.Millisecond {
+			t.Errorf("write gave up after %v, want the 20 ms deadline", d)
+		}
+		conn.Close()
+		if err := conn.Write(t.Context(), req); !errors.Is(err, stdio.ErrClosed) {
+			t.Errorf("write after close: %v", err)
+		}
+	})
 }
 
 func TestIOTransportServerEOF(t *testing.T) {
