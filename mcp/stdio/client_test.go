@@ -232,6 +232,14 @@ func TestCommandTransportNoSuchCommand(t *testing.T) {
 // IOTransport against an in-process Serve: requests and a streaming
 // answer with several responses of one id.
 func TestIOTransport(t *testing.T) {
+	// In a synctest bubble the tool's 1 ms chunk intervals are virtual
+	// time, which passes only once everything waits: the first answer
+	// always goes out before the tool is done, so the answer comes in
+	// several responses, however loaded the machine.
+	synctest.Test(t, testIOTransport)
+}
+
+func testIOTransport(t *testing.T) {
 	fromServer, serverOut := io.Pipe()
 	serverIn, toServer := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -243,22 +251,22 @@ func TestIOTransport(t *testing.T) {
 		served <- stdio.Serve(ctx, srv, serverIn, serverOut, nil)
 		serverOut.Close()
 	}()
-	conn, err := (&stdio.IOTransport{Reader: fromServer, Writer: toServer}).Connect(ctxT(t))
+	conn, err := (&stdio.IOTransport{Reader: fromServer, Writer: toServer}).Connect(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	initialize(t, conn, 1)
-	if m, err := conn.Read(ctxT(t)); err != nil || m.ID != mcp.IntID(1) {
+	if m, err := conn.Read(t.Context()); err != nil || m.ID != mcp.IntID(1) {
 		t.Fatalf("initialize: %v, %v", m, err)
 	}
 	call, _ := mcp.NewRequest(mcp.IntID(2), mcp.MethodToolsCall, mcp.CallToolParams{Name: server.ToolSlowText,
 		Arguments: []byte(`{"chunks":3,"intervalMs":1}`), Task: &mcp.TaskParams{ResponseModes: []mcp.ResponseMode{mcp.ModeStreaming}}})
-	if err := conn.Write(ctxT(t), call); err != nil {
+	if err := conn.Write(t.Context(), call); err != nil {
 		t.Fatal(err)
 	}
 	responses := 0
 	for {
-		m, err := conn.Read(ctxT(t))
+		m, err := conn.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
