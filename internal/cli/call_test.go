@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tasksim/tasksim/internal/refserver"
+	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
 )
 
@@ -82,6 +84,137 @@ func TestCallCancelAfter(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stderr, "cancelled") {
 		t.Errorf("exit %d, stderr %q: want 0 and a cancelled task", code, stderr)
 	}
+}
+
+// The race that made --cancel-after exit 1 now and then, driven in a fixed
+// order: a tasks/get goes out before tasks/cancel and is answered working
+// only after the client took the cancel's cancelled answer (its
+// tasks/result, sent once it saw a terminal status, says so). A terminal
+// status is final (2025-11-25 Tasks, "Task Status Lifecycle"): the call
+// ends cancelled, and exits 0 as docs/cli.md promises.
+func TestCallCancelAfterLateWorking(t *testing.T) {
+	srv := newCancelRace()
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	t.Cleanup(srv.stop) // first: release whatever the script holds
+	code, stdout, stderr := run(t, "", "call", "--server", hs.URL+"/mcp", "--tool", "sleep", "--mode", "task",
+		"--poll-interval", "1ms", "--cancel-after", "1ms", "--json")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0; stderr %q", code, stderr)
+	}
+	var got struct {
+		Task struct {
+			Status string `json:"status"`
+		} `json:"task"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if got.Task.Status != "cancelled" {
+		t.Errorf("task status %q, want cancelled", got.Task.Status)
+	}
+	if n := srv.gets(); n != 1 {
+		t.Errorf("%d tasks/get, want 1", n)
+	}
+}
+
+// cancelRace is a scripted Streamable HTTP server, JSON answers only, that
+// orders the tasks/get race: tasks/cancel is answered once a tasks/get is
+// held; that tasks/get is answered (working) once tasks/result arrived;
+// tasks/result is answered once the tasks/get was.
+type cancelRace struct {
+	getHeld, resultAsked, getAnswered, stopped chan struct{}
+	once                                       [4]sync.Once
+	mu                                         sync.Mutex
+	n                                          int
+}
+
+func newCancelRace() *cancelRace {
+	return &cancelRace{getHeld: make(chan struct{}), resultAsked: make(chan struct{}), getAnswered: make(chan struct{}), stopped: make(chan struct{})}
+}
+
+func (s *cancelRace) stop() { s.once[3].Do(func() { close(s.stopped) }) }
+
+func (s *cancelRace) gets() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+// hold waits for ch; false when the test is over.
+func (s *cancelRace) hold(r *http.Request, ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	case <-s.stopped:
+	case <-r.Context().Done():
+	}
+	return false
+}
+
+func (s *cancelRace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+	case http.MethodDelete:
+		return
+	default:
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	msg, err := mcp.DecodeMessage(body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	if msg.Kind() != mcp.KindRequest {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	poll := int64(1)
+	task := func(st mcp.TaskStatus) mcp.Task {
+		return mcp.Task{TaskID: "t1", Status: st, CreatedAt: "2025-11-25T10:30:00.000Z", LastUpdatedAt: "2025-11-25T10:30:00.000Z", PollInterval: &poll}
+	}
+	var res any
+	switch msg.Method {
+	case mcp.MethodInitialize:
+		w.Header().Set("Mcp-Session-Id", "race-1")
+		res = mcp.InitializeResult{ProtocolVersion: mcp.LatestProtocolVersion, ServerInfo: mcp.Implementation{Name: "race", Version: "1"},
+			Capabilities: mcp.ServerCapabilities{Tasks: &mcp.TasksCapability{Responses: &mcp.ResponsesCapability{Modes: mcp.AllModes}}}}
+	case mcp.MethodToolsCall:
+		res = mcp.CreateTaskResult{Task: task(mcp.StatusWorking)}
+	case mcp.MethodTasksGet:
+		s.mu.Lock()
+		s.n++
+		s.mu.Unlock()
+		s.once[0].Do(func() { close(s.getHeld) })
+		if !s.hold(r, s.resultAsked) {
+			return
+		}
+		defer s.once[2].Do(func() { close(s.getAnswered) })
+		res = task(mcp.StatusWorking)
+	case mcp.MethodTasksCancel:
+		if !s.hold(r, s.getHeld) {
+			return
+		}
+		res = task(mcp.StatusCancelled)
+	case mcp.MethodTasksResult:
+		s.once[1].Do(func() { close(s.resultAsked) })
+		if !s.hold(r, s.getAnswered) {
+			return
+		}
+		res = mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.TextBlock("cancelled")}, IsError: true}
+	default:
+		http.Error(w, "unexpected "+msg.Method, http.StatusBadRequest)
+		return
+	}
+	out, err := mcp.NewResult(msg.ID, res)
+	if err != nil {
+		panic(err)
+	}
+	b, _ := out.MarshalJSON()
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
 }
 
 func TestCallBadInput(t *testing.T) {

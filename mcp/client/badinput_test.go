@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -132,13 +133,18 @@ func TestServerNeverAnswersCall(t *testing.T) {
 	}
 }
 
+// Over in-memory pipes the whole exchange runs in a synctest bubble: the
+// 100 ms deadline passes in virtual time once everything waits, so the
+// request is always out before it.
 func TestStdioServerNeverAnswers(t *testing.T) {
-	fromServer, serverOut := io.Pipe()
-	serverIn, toServer := io.Pipe()
-	go io.Copy(io.Discard, serverIn) // reads, never answers
-	defer serverOut.Close()
-	_, err := client.New(nil).Connect(shortContext(t), &stdio.IOTransport{Reader: fromServer, Writer: toServer})
-	wantErr(t, err, "initialize: no answer: context deadline exceeded")
+	synctest.Test(t, func(t *testing.T) {
+		fromServer, serverOut := io.Pipe()
+		serverIn, toServer := io.Pipe()
+		go io.Copy(io.Discard, serverIn) // reads, never answers
+		defer serverOut.Close()
+		_, err := client.New(nil).Connect(shortContext(t), &stdio.IOTransport{Reader: fromServer, Writer: toServer})
+		wantErr(t, err, "initialize: no answer: context deadline exceeded")
+	})
 }
 
 func TestStdioNonJSONLine(t *testing.T) {

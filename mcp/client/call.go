@@ -112,7 +112,9 @@ type CallResult struct {
 	Mode     Mode
 	Answer   string
 	Fallback bool
-	// TaskID and Task are the call's task and its last known state.
+	// TaskID and Task are the call's task and its last known state: the
+	// newest report from any source, where a terminal status is final and
+	// an older lastUpdatedAt never replaces a newer one.
 	TaskID string
 	Task   *mcp.Task
 	// Segments counts distinct SEP-1905 segments received; Duplicates the
@@ -169,13 +171,13 @@ func (s *Session) CallTool(ctx context.Context, o CallOptions) (*CallResult, err
 		s:     s,
 		o:     o,
 		mode:  mode,
-		rec:   &recorder{now: s.opts.Now, onEvent: o.OnEvent},
-		res:   &CallResult{Mode: mode, Start: s.opts.Now()},
+		rec:   &recorder{now: s.opts.Clock.Now, onEvent: o.OnEvent},
+		res:   &CallResult{Mode: mode, Start: s.opts.Clock.Now()},
 		async: make(chan asyncResult, 4),
 	}
 	before := s.transportCounts()
 	err := c.run(ctx, args)
-	c.res.End = s.opts.Now()
+	c.res.End = s.opts.Clock.Now()
 	c.res.Counts = s.transportCounts().Sub(before)
 	c.res.Timeline = c.rec.timeline()
 	return c.res, err

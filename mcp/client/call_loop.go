@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // maxErrorsInRow ends a call after this many failed polls in a row.
@@ -37,9 +38,9 @@ type call struct {
 	first  bool   // the first answer arrived
 	taskID string
 	task   *inbox // the task's notifications
-	last   *mcp.Task
-	// terminal: the task was seen in a terminal status, by any source.
-	terminal bool
+	// status is the task's status as reported by every source, stale
+	// reports and reports after a terminal status left out.
+	status statusTracker
 
 	streaming bool
 	seg       *segmentTracker
@@ -51,7 +52,7 @@ type call struct {
 	getting, fetching, cancelling bool
 	canonicalAsked, cancelDue     bool
 	errorsInRow                   int
-	pollTimer                     *time.Timer
+	pollTimer                     *clock.ChanTimer
 	pollC, cancelC                <-chan time.Time
 	done                          bool
 	err                           error
@@ -99,9 +100,9 @@ func (c *call) run(parent context.Context, args json.RawMessage) error {
 		}
 	}()
 	if c.o.CancelAfter > 0 {
-		t := time.NewTimer(c.o.CancelAfter)
+		t := clock.NewTimer(c.s.opts.Clock, c.o.CancelAfter)
 		defer t.Stop()
-		c.cancelC = t.C
+		c.cancelC = t.C()
 	}
 	for !c.done {
 		select {
@@ -238,7 +239,7 @@ func (c *call) onFirstAnswer(r *mcp.ToolCallResponse) {
 		// Case 2: poll tasks/get, then tasks/result.
 		c.res.Answer = AnswerTask
 		c.setTask(taskID, r.Task, SourceResponse)
-		c.afterStatus(SourceResponse)
+		c.afterStatus(SourceResponse) // the first status: always taken
 		if !c.done && !c.canonicalAsked {
 			c.armPoll()
 		}
@@ -287,19 +288,25 @@ func (c *call) setTask(taskID string, t *mcp.Task, source string) {
 	}
 }
 
-// updateTask records a task state seen by any source.
-func (c *call) updateTask(t mcp.Task, source string) {
+// updateTask records a task state seen by any source. It reports whether
+// the state was taken: a report older than the status known, or after a
+// terminal one, is put on the timeline as discarded and changes nothing
+// (see statusTracker).
+func (c *call) updateTask(t mcp.Task, source string) bool {
 	if t.TaskID != "" && c.taskID != "" && t.TaskID != c.taskID {
 		c.rec.add(Event{Kind: EventError, TaskID: t.TaskID, Source: source, Detail: "status of another task than the call's; ignored"})
-		return
+		return false
 	}
-	c.last = &t
-	c.res.Task = &t
+	if v := c.status.observe(t); v != statusTaken {
+		c.rec.add(Event{Kind: EventDiscarded, TaskID: c.taskID, Status: t.Status, Source: source, Detail: c.status.why(v, t)})
+		return false
+	}
+	c.res.Task = c.status.last
 	c.rec.add(Event{Kind: EventStatus, TaskID: c.taskID, Status: t.Status, Source: source, Detail: t.StatusMessage})
-	if t.Status.IsTerminal() {
-		c.terminal = true
+	if c.status.terminal() {
 		c.par.terminal = true
 	}
+	return true
 }
 
 // afterStatus acts on the task's last known status. Outside streaming, a
@@ -307,10 +314,10 @@ func (c *call) updateTask(t mcp.Task, source string) {
 // that tasks/result should be called at once (2025-11-25 Tasks, "Input
 // Required Status").
 func (c *call) afterStatus(source string) {
-	if c.done || c.last == nil {
+	if c.done || c.status.last == nil {
 		return
 	}
-	st := c.last.Status
+	st := c.status.last.Status
 	if c.streaming {
 		// The final response normally follows on the stream; a terminal
 		// status seen by polling, or after the stream was lost, means
@@ -416,8 +423,9 @@ func (c *call) onAsync(r asyncResult) {
 			return
 		}
 		c.errorsInRow = 0
-		c.updateTask(*r.task, SourceTasksGet)
-		c.afterStatus(SourceTasksGet)
+		if c.updateTask(*r.task, SourceTasksGet) {
+			c.afterStatus(SourceTasksGet)
+		}
 		if !c.done && !c.canonicalAsked {
 			c.armPoll()
 		}
@@ -473,8 +481,9 @@ func (c *call) onAsync(r asyncResult) {
 			c.rec.add(Event{Kind: EventError, TaskID: c.taskID, Method: mcp.MethodTasksCancel, Err: r.err})
 			return
 		}
-		c.updateTask(*r.task, SourceCancel)
-		c.afterStatus(SourceCancel)
+		if c.updateTask(*r.task, SourceCancel) {
+			c.afterStatus(SourceCancel)
+		}
 	}
 }
 
@@ -511,14 +520,15 @@ func asTaskError(err error) *TaskError {
 // ttlElapsed reports whether the task's ttl has run out by the client's
 // clock.
 func (c *call) ttlElapsed() bool {
-	if c.last == nil || c.last.TTL == nil {
+	last := c.status.last
+	if last == nil || last.TTL == nil {
 		return false
 	}
-	created, err := mcp.ParseTime(c.last.CreatedAt)
+	created, err := mcp.ParseTime(last.CreatedAt)
 	if err != nil {
 		return false
 	}
-	return c.s.opts.Now().After(created.Add(time.Duration(*c.last.TTL) * time.Millisecond))
+	return c.s.opts.Clock.Now().After(created.Add(time.Duration(*last.TTL) * time.Millisecond))
 }
 
 // onTaskNotifications handles notifications/tasks/status and
@@ -539,8 +549,7 @@ func (c *call) onTaskNotifications() {
 				c.rec.add(Event{Kind: EventError, TaskID: c.taskID, Method: m.Method, Err: err})
 				continue
 			}
-			c.updateTask(p.Task, SourceNotification)
-			if c.mode != ModePoll {
+			if c.updateTask(p.Task, SourceNotification) && c.mode != ModePoll {
 				c.afterStatus(SourceNotification)
 			}
 		case mcp.NotificationTaskPartial:
@@ -593,8 +602,8 @@ func (c *call) pollInterval() time.Duration {
 	if c.o.PollInterval > 0 {
 		return c.o.PollInterval
 	}
-	if c.last != nil && c.last.PollInterval != nil && *c.last.PollInterval > 0 {
-		return time.Duration(*c.last.PollInterval) * time.Millisecond
+	if last := c.status.last; last != nil && last.PollInterval != nil && *last.PollInterval > 0 {
+		return time.Duration(*last.PollInterval) * time.Millisecond
 	}
 	return c.s.opts.DefaultPollInterval
 }
@@ -606,12 +615,12 @@ func (c *call) armPoll() {
 	}
 	d := c.pollInterval()
 	if c.pollTimer == nil {
-		c.pollTimer = time.NewTimer(d)
+		c.pollTimer = clock.NewTimer(c.s.opts.Clock, d)
 	} else {
 		c.pollTimer.Stop()
 		c.pollTimer.Reset(d)
 	}
-	c.pollC = c.pollTimer.C
+	c.pollC = c.pollTimer.C()
 }
 
 // onPoll runs when the poll timer fires: a resume request for a lost
@@ -657,7 +666,7 @@ func (c *call) tryCancel() {
 		return // when the task id arrives
 	}
 	c.cancelDue = false
-	if c.terminal {
+	if c.status.terminal() {
 		c.rec.add(Event{Kind: EventCancel, TaskID: c.taskID, Detail: "not sent: the task is already terminal"})
 		return
 	}
@@ -733,14 +742,14 @@ func (c *call) finish(err error) {
 	c.res.PartialContent = c.par.content
 	c.res.DataLoss = c.par.lost
 	c.res.Discarded += c.par.afterTerminal
-	if c.res.CompletedAt.IsZero() && c.last != nil && c.last.Status.IsTerminal() {
-		if t, err := mcp.ParseTime(c.last.LastUpdatedAt); err == nil {
+	if c.res.CompletedAt.IsZero() && c.status.terminal() {
+		if t, err := mcp.ParseTime(c.status.last.LastUpdatedAt); err == nil {
 			c.res.CompletedAt = t
 		}
 	}
 	e := Event{Kind: EventResult, TaskID: c.taskID, Err: err}
-	if c.last != nil {
-		e.Status = c.last.Status
+	if c.status.last != nil {
+		e.Status = c.status.last.Status
 	}
 	if c.res.Complete {
 		e.Detail = "complete"

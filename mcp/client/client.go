@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // Defaults of Options.
@@ -21,6 +22,28 @@ const (
 	// call has claimed yet, and the number of such task ids.
 	DefaultMaxPending = 1024
 )
+
+// Bounds on the client's own writes, on its clock.
+const (
+	// serverRequestTimeout bounds the answer to a request from the server.
+	serverRequestTimeout = 10 * time.Second
+	// cancelNoticeTimeout bounds the write of notifications/cancelled.
+	cancelNoticeTimeout = 5 * time.Second
+)
+
+// withTimeout is context.WithTimeout on c: on a simulated clock the
+// context ends when simulated time passes d.
+func withTimeout(parent context.Context, c clock.Clock, d time.Duration) (context.Context, context.CancelFunc) {
+	if _, ok := c.(clock.System); ok {
+		return context.WithTimeout(parent, d)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	t := c.AfterFunc(d, cancel)
+	return ctx, func() {
+		t.Stop()
+		cancel()
+	}
+}
 
 // Options configure a Client. The zero value (or nil) gives a client that
 // declares everything: all three SEP-1905 response modes and SEP-2679
@@ -49,8 +72,11 @@ type Options struct {
 	// OnNotification sees every notification, from the reader goroutine;
 	// it must not block.
 	OnNotification func(*mcp.Message)
-	// Now is the clock of timelines; nil means time.Now.
-	Now func() time.Time
+	// Clock is the client's time: timelines, CallResult.Start and End,
+	// the poll and cancel timers, the ttl check and the bounds on its own
+	// writes. nil means the wall clock; a clock.Sim makes every wait of
+	// the client move only when the simulation moves time.
+	Clock clock.Clock
 }
 
 func (o *Options) withDefaults() Options {
@@ -79,9 +105,7 @@ func (o *Options) withDefaults() Options {
 	if out.MaxPending <= 0 {
 		out.MaxPending = DefaultMaxPending
 	}
-	if out.Now == nil {
-		out.Now = time.Now
-	}
+	out.Clock = clock.Or(out.Clock)
 	return out
 }
 
@@ -389,7 +413,7 @@ func (s *Session) unfollowTask(taskID string, t *inbox) {
 // empty result, anything else with -32601 (the client offers no sampling,
 // elicitation or roots).
 func (s *Session) answerServerRequest(msg *mcp.Message) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := withTimeout(context.Background(), s.opts.Clock, serverRequestTimeout)
 	defer cancel()
 	var reply *mcp.Message
 	if msg.Method == mcp.MethodPing {
@@ -534,7 +558,7 @@ func (s *Session) notify(ctx context.Context, method string, params any) error {
 // cancelRequest tells the server the client no longer waits for id.
 func (s *Session) cancelRequest(id mcp.ID, reason string) {
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := withTimeout(context.Background(), s.opts.Clock, cancelNoticeTimeout)
 		defer cancel()
 		_ = s.notify(ctx, mcp.NotificationCancelled, mcp.CancelledParams{RequestID: id, Reason: reason})
 	}()

@@ -43,6 +43,20 @@
 // canonical tasks/result. A task that expires or vanishes ends the call
 // with an incomplete result and a *TaskError.
 //
+// The task's status comes from every mechanism at once, and they race: a
+// tasks/get answered working may land after the tasks/cancel answered
+// cancelled. The call keeps a terminal status once seen (2025-11-25 Tasks,
+// "Task Status Lifecycle") and orders the others by lastUpdatedAt; what
+// it ignores is on the timeline as discarded.
+//
+// # Time
+//
+// Every wait of the client (the poll and cancel timers, the ttl check,
+// the bounds on its own writes) and every timestamp of a timeline reads
+// Options.Clock, the wall clock unless set. With a clock.Sim a call moves
+// only as the simulation moves time; give the transport the same clock
+// (streamhttp.ClientTransport.Clock) for its retries and waits.
+//
 // # Choices where the texts leave room
 //
 //   - lastSeqNr below 1 is invalid (SEP-1905, "Resuming Streaming"), so a

@@ -258,8 +258,12 @@ func TestModePartial(t *testing.T) {
 	forEachTransport(t, func(t *testing.T, dial dialer) {
 		sess := dial(t, nil, nil)
 		var seqs []int64
+		// No poll: a tasks/get seeing the task completed before the last
+		// partials were read would end the call early and count them as
+		// discarded. The terminal status notification follows every
+		// partial on one stream (§1.3 rule 3), so it ends the call.
 		res, err := sess.CallTool(testContext(t), client.CallOptions{Name: server.ToolSlowText, Args: slowText(5), Mode: client.ModePartial,
-			OnPartial: func(p mcp.TaskPartialParams) { seqs = append(seqs, p.Seq) }})
+			PollInterval: time.Hour, OnPartial: func(p mcp.TaskPartialParams) { seqs = append(seqs, p.Seq) }})
 		if err != nil {
 			t.Fatal(err)
 		}

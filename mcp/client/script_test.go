@@ -34,6 +34,9 @@ type script struct {
 	resume func(w *sseWriter, lastEventID string)
 	// standalone answers GET without Last-Event-ID. nil: 405.
 	standalone func(w *sseWriter, r *http.Request)
+	// transport is the client transport start connects with; its URL is
+	// set there.
+	transport streamhttp.ClientTransport
 
 	mu     sync.Mutex
 	log    []scriptRequest
@@ -57,7 +60,9 @@ func newScript(t *testing.T) *script { return &script{t: t} }
 func (s *script) start(copts *client.Options) *client.Session {
 	s.t.Helper()
 	srv := httptest.NewServer(s)
-	sess, err := client.New(copts).Connect(testContext(s.t), &streamhttp.ClientTransport{URL: srv.URL + "/mcp"})
+	ct := s.transport
+	ct.URL = srv.URL + "/mcp"
+	sess, err := client.New(copts).Connect(testContext(s.t), &ct)
 	if err != nil {
 		srv.Close()
 		s.t.Fatalf("connect: %v", err)

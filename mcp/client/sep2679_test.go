@@ -112,38 +112,55 @@ func TestTaskModeExpiredOnGet(t *testing.T) {
 	}
 }
 
-// A task "not found" whose ttl has not elapsed is not reported expired.
+// A task "not found" is reported expired when its ttl has elapsed by the
+// client's clock, here simulated: the task was created at simStart with a
+// ttl of 60 s, and tasks/get is answered "not found" once the clock reads
+// at.
 func TestTaskModeNotFound(t *testing.T) {
-	s := newScript(t)
-	s.call = func(w *sseWriter, id mcp.ID, _ mcp.CallToolParams) {
-		tk := task(mcp.StatusWorking)
-		tk.CreatedAt = mcp.FormatTime(time.Now())
-		w.send("", result(id, mcp.CreateTaskResult{Task: *tk}))
-	}
-	s.get = func(w http.ResponseWriter, id mcp.ID, _ string) {
-		writeJSON(w, rpcError(id, mcp.CodeInvalidParams, "Failed to retrieve task: Task not found"))
-	}
-	sess := s.start(nil)
-	_, err := sess.CallTool(testContext(t), client.CallOptions{Name: "p", Mode: client.ModeTask})
-	if !errors.Is(err, client.ErrTaskNotFound) || errors.Is(err, client.ErrTaskExpired) {
-		t.Fatalf("err %v, want ErrTaskNotFound only", err)
-	}
-}
-
-// A task-mode call whose task expired by the client's clock is reported
-// expired even when the server only says "not found".
-func TestTaskModeNotFoundAfterTTL(t *testing.T) {
-	s := newScript(t)
-	s.call = func(w *sseWriter, id mcp.ID, _ mcp.CallToolParams) {
-		w.send("", result(id, mcp.CreateTaskResult{Task: *task(mcp.StatusWorking)})) // created in 2025, ttl 60 s
-	}
-	s.get = func(w http.ResponseWriter, id mcp.ID, _ string) {
-		writeJSON(w, rpcError(id, mcp.CodeInvalidParams, "Failed to retrieve task: Task not found"))
-	}
-	sess := s.start(nil)
-	_, err := sess.CallTool(testContext(t), client.CallOptions{Name: "p", Mode: client.ModeTask})
-	if !errors.Is(err, client.ErrTaskExpired) {
-		t.Fatalf("err %v, want ErrTaskExpired", err)
+	for _, tc := range []struct {
+		name    string
+		at      time.Duration
+		expired bool
+	}{
+		{"within the ttl", 10 * time.Millisecond, false},
+		{"after the ttl", 61 * time.Second, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := testContext(t)
+			clk := newWatchedClock()
+			answer, stop := make(chan struct{}), make(chan struct{})
+			s := newScript(t)
+			s.call = func(w *sseWriter, id mcp.ID, _ mcp.CallToolParams) {
+				w.send("", result(id, mcp.CreateTaskResult{Task: *task(mcp.StatusWorking)})) // created at simStart, ttl 60 s
+			}
+			s.get = func(w http.ResponseWriter, id mcp.ID, _ string) {
+				select {
+				case <-answer:
+				case <-stop:
+					return
+				}
+				writeJSON(w, rpcError(id, mcp.CodeInvalidParams, "Failed to retrieve task: Task not found"))
+			}
+			sess := s.start(&client.Options{Clock: clk})
+			t.Cleanup(func() { close(stop) })
+			done := make(chan error, 1)
+			go func() {
+				_, err := sess.CallTool(ctx, client.CallOptions{Name: "p", Mode: client.ModeTask})
+				done <- err
+			}()
+			clk.await(ctx, t, 10*time.Millisecond) // the poll timer
+			clk.Advance(tc.at)                     // the poll at 10 ms, then on to at
+			close(answer)
+			var err error
+			select {
+			case err = <-done:
+			case <-ctx.Done():
+				t.Fatal("the call did not end")
+			}
+			if !errors.Is(err, client.ErrTaskNotFound) || errors.Is(err, client.ErrTaskExpired) != tc.expired {
+				t.Fatalf("err %v: want ErrTaskNotFound, expired %v", err, tc.expired)
+			}
+		})
 	}
 }
 

@@ -37,7 +37,11 @@ const (
 	// how many were lost).
 	EventDataLoss EventKind = "data-loss"
 	// EventDiscarded: a partial after a terminal status, or a segment
-	// with an invalid seqNr, dropped.
+	// with an invalid seqNr, dropped; or a task status report ignored
+	// (Status, Source, Detail says why): one after a terminal status, or
+	// with a lastUpdatedAt older than the status known. Only partials and
+	// segments count in CallResult.Discarded: an overtaken status is the
+	// ordinary race of polls and notifications, not a fault.
 	EventDiscarded EventKind = "discarded"
 	// EventStatus: the task's status as seen (Status, Source).
 	EventStatus EventKind = "status"

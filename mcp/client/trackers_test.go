@@ -82,3 +82,81 @@ func TestPartialTracker(t *testing.T) {
 		})
 	}
 }
+
+// The status tracker's transitions (2025-11-25 Tasks, "Task Status
+// Lifecycle"), one table row per rule: each report in order, with the
+// verdict it gets; then the status known at the end.
+func TestStatusTracker(t *testing.T) {
+	type report struct {
+		status  mcp.TaskStatus
+		updated string // lastUpdatedAt; "" for none
+		want    statusVerdict
+	}
+	const (
+		t1 = "2025-11-25T10:30:01.000Z"
+		t2 = "2025-11-25T10:30:02.000Z"
+		t3 = "2025-11-25T10:30:03.000Z"
+	)
+	var (
+		working   = mcp.StatusWorking
+		input     = mcp.StatusInputRequired
+		completed = mcp.StatusCompleted
+		failed    = mcp.StatusFailed
+		cancelled = mcp.StatusCancelled
+	)
+	for _, tc := range []struct {
+		name    string
+		reports []report
+		want    mcp.TaskStatus
+		phase   taskPhase
+	}{
+		{"nothing reported", nil, "", taskUnknown},
+		{"first report, whatever it is", []report{{completed, t2, statusTaken}}, completed, taskTerminal},
+		{"working to input_required to working", []report{{working, t1, statusTaken}, {input, t2, statusTaken}, {working, t3, statusTaken}}, working, taskActive},
+		{"working to completed", []report{{working, t1, statusTaken}, {completed, t2, statusTaken}}, completed, taskTerminal},
+		{"late working after cancelled (the tasks/get race)", []report{{working, t1, statusTaken}, {cancelled, t2, statusTaken}, {working, t1, statusAfterTerminal}}, cancelled, taskTerminal},
+		{"late working after cancelled, same lastUpdatedAt", []report{{cancelled, t2, statusTaken}, {working, t2, statusAfterTerminal}}, cancelled, taskTerminal},
+		{"late working after cancelled, newer lastUpdatedAt", []report{{cancelled, t2, statusTaken}, {working, t3, statusAfterTerminal}}, cancelled, taskTerminal},
+		{"late working after cancelled, no lastUpdatedAt", []report{{cancelled, "", statusTaken}, {working, "", statusAfterTerminal}}, cancelled, taskTerminal},
+		{"late input_required after failed", []report{{failed, t2, statusTaken}, {input, t3, statusAfterTerminal}}, failed, taskTerminal},
+		{"another terminal status after a terminal one", []report{{completed, t2, statusTaken}, {cancelled, t3, statusAfterTerminal}}, completed, taskTerminal},
+		{"the terminal status again, refreshed", []report{{cancelled, t2, statusTaken}, {cancelled, t3, statusTaken}}, cancelled, taskTerminal},
+		{"the terminal status again, older: the newer report kept", []report{{cancelled, t3, statusTaken}, {cancelled, t2, statusTaken}}, cancelled, taskTerminal},
+		{"older non-terminal report", []report{{working, t1, statusTaken}, {input, t3, statusTaken}, {working, t2, statusStale}}, input, taskActive},
+		{"same lastUpdatedAt: arrival order", []report{{working, t2, statusTaken}, {input, t2, statusTaken}}, input, taskActive},
+		{"no lastUpdatedAt: arrival order", []report{{input, t3, statusTaken}, {working, "", statusTaken}, {input, t1, statusTaken}}, input, taskActive},
+		{"unreadable lastUpdatedAt: arrival order", []report{{input, t3, statusTaken}, {working, "yesterday", statusTaken}}, working, taskActive},
+		{"terminal with an older lastUpdatedAt still ends it", []report{{input, t3, statusTaken}, {completed, t1, statusTaken}, {working, t3, statusAfterTerminal}}, completed, taskTerminal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s statusTracker
+			for i, r := range tc.reports {
+				if got := s.observe(mcp.Task{TaskID: "t", Status: r.status, LastUpdatedAt: r.updated}); got != r.want {
+					t.Errorf("report %d (%s at %q): %v, want %v", i, r.status, r.updated, got, r.want)
+				}
+			}
+			var got mcp.TaskStatus
+			if s.last != nil {
+				got = s.last.Status
+			}
+			if got != tc.want || s.phase != tc.phase || s.terminal() != (tc.phase == taskTerminal) {
+				t.Errorf("known status %q phase %d, want %q phase %d", got, s.phase, tc.want, tc.phase)
+			}
+
+		})
+	}
+}
+
+// The known terminal status reported again with an older lastUpdatedAt is
+// taken (a poll-mode call acts on it) but the newer report is kept: the
+// completion time comes from it.
+func TestStatusTrackerKeepsNewerTerminalReport(t *testing.T) {
+	var s statusTracker
+	s.observe(mcp.Task{Status: mcp.StatusCompleted, LastUpdatedAt: "2025-11-25T10:30:03.000Z", StatusMessage: "newer"})
+	if v := s.observe(mcp.Task{Status: mcp.StatusCompleted, LastUpdatedAt: "2025-11-25T10:30:02.000Z", StatusMessage: "older"}); v != statusTaken {
+		t.Fatalf("verdict %v, want taken", v)
+	}
+	if s.last.StatusMessage != "newer" {
+		t.Errorf("kept %+v, want the newer report", s.last)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // DefaultGracePeriod is how long Close waits for a server process to exit
@@ -43,6 +44,11 @@ type CommandTransport struct {
 	GracePeriod time.Duration
 	// MaxLine caps one message line in bytes; 0 means DefaultMaxLine.
 	MaxLine int
+	// Clock times GracePeriod; nil means the wall clock. On a clock.Sim,
+	// Close kills a child that outlives its stdin once simulated time
+	// passes GracePeriod. (exec's own one-second WaitDelay, for a
+	// grandchild holding stderr open, stays on the wall clock.)
+	Clock clock.Clock
 }
 
 // Connect implements mcp.Transport: it starts the child. ctx bounds the
@@ -96,6 +102,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 	if grace <= 0 {
 		grace = DefaultGracePeriod
 	}
+	clk := clock.Or(t.Clock)
 	c := newClientConn(outR, stdin, t.MaxLine)
 	var killed bool
 	var mu sync.Mutex
@@ -112,11 +119,11 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 	}
 	c.onClose = func() error {
 		stdin.Close()
-		timer := time.NewTimer(grace)
+		timer := clock.NewTimer(clk, grace)
 		defer timer.Stop()
 		select {
 		case <-exited:
-		case <-timer.C:
+		case <-timer.C():
 			mu.Lock()
 			killed = true
 			mu.Unlock()

@@ -11,9 +11,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/stdio"
 )
@@ -169,15 +171,35 @@ func TestCommandTransportChildExits(t *testing.T) {
 	}
 }
 
+// Close waits GracePeriod on the transport's clock for a child that
+// ignores its stdin's end, then kills it. The clock is simulated: the
+// kill comes when the test moves time past the grace period, not before.
 func TestCommandTransportKillsAfterGrace(t *testing.T) {
+	clk := &madeClock{Sim: clock.NewSim(time.Unix(0, 0)), made: make(chan time.Duration, 8)}
 	tr := helper("deaf", io.Discard)
-	tr.GracePeriod = 20 * time.Millisecond
+	tr.GracePeriod = time.Minute
+	tr.Clock = clk
 	conn, err := tr.Connect(ctxT(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- conn.Close() }()
+	select {
+	case d := <-clk.made:
+		if d != time.Minute {
+			t.Fatalf("Close waits %v, want the grace period", d)
+		}
+	case <-ctxT(t).Done():
+		t.Fatal("Close made no grace timer")
+	}
+	clk.Advance(time.Minute - time.Nanosecond)
+	select {
+	case err := <-done:
+		t.Fatalf("Close returned %v before the grace period passed", err)
+	default:
+	}
+	clk.Advance(time.Nanosecond)
 	select {
 	case err := <-done:
 		if err != nil {
@@ -186,6 +208,18 @@ func TestCommandTransportKillsAfterGrace(t *testing.T) {
 	case <-ctxT(t).Done():
 		t.Fatal("Close did not kill a child that ignores stdin's end")
 	}
+}
+
+// madeClock is a simulated clock that reports every timer made on it.
+type madeClock struct {
+	*clock.Sim
+	made chan time.Duration
+}
+
+func (c *madeClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	tm := c.Sim.AfterFunc(d, f)
+	c.made <- d
+	return tm
 }
 
 func TestCommandTransportNoSuchCommand(t *testing.T) {
@@ -198,6 +232,14 @@ func TestCommandTransportNoSuchCommand(t *testing.T) {
 // IOTransport against an in-process Serve: requests and a streaming
 // answer with several responses of one id.
 func TestIOTransport(t *testing.T) {
+	// In a synctest bubble the tool's 1 ms chunk intervals are virtual
+	// time, which passes only once everything waits: the first answer
+	// always goes out before the tool is done, so the answer comes in
+	// several responses, however loaded the machine.
+	synctest.Test(t, testIOTransport)
+}
+
+func testIOTransport(t *testing.T) {
 	fromServer, serverOut := io.Pipe()
 	serverIn, toServer := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -209,22 +251,22 @@ func TestIOTransport(t *testing.T) {
 		served <- stdio.Serve(ctx, srv, serverIn, serverOut, nil)
 		serverOut.Close()
 	}()
-	conn, err := (&stdio.IOTransport{Reader: fromServer, Writer: toServer}).Connect(ctxT(t))
+	conn, err := (&stdio.IOTransport{Reader: fromServer, Writer: toServer}).Connect(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	initialize(t, conn, 1)
-	if m, err := conn.Read(ctxT(t)); err != nil || m.ID != mcp.IntID(1) {
+	if m, err := conn.Read(t.Context()); err != nil || m.ID != mcp.IntID(1) {
 		t.Fatalf("initialize: %v, %v", m, err)
 	}
 	call, _ := mcp.NewRequest(mcp.IntID(2), mcp.MethodToolsCall, mcp.CallToolParams{Name: server.ToolSlowText,
 		Arguments: []byte(`{"chunks":3,"intervalMs":1}`), Task: &mcp.TaskParams{ResponseModes: []mcp.ResponseMode{mcp.ModeStreaming}}})
-	if err := conn.Write(ctxT(t), call); err != nil {
+	if err := conn.Write(t.Context(), call); err != nil {
 		t.Fatal(err)
 	}
 	responses := 0
 	for {
-		m, err := conn.Read(ctxT(t))
+		m, err := conn.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,24 +289,31 @@ func TestIOTransport(t *testing.T) {
 }
 
 // A write the server never takes is abandoned with ctx, and Close
-// unblocks it.
+// unblocks it. Over in-memory pipes it runs in a synctest bubble: the
+// deadline passes in virtual time once the write is stuck.
 func TestIOTransportWriteBlocked(t *testing.T) {
-	fromServer, _ := io.Pipe()
-	_, toServer := io.Pipe() // nobody reads
-	conn, err := (&stdio.IOTransport{Reader: fromServer, Writer: toServer}).Connect(ctxT(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	req, _ := mcp.NewRequest(mcp.IntID(1), mcp.MethodPing, nil)
-	if err := conn.Write(ctx, req); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("write: %v", err)
-	}
-	conn.Close()
-	if err := conn.Write(ctxT(t), req); !errors.Is(err, stdio.ErrClosed) {
-		t.Errorf("write after close: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		fromServer, _ := io.Pipe()
+		_, toServer := io.Pipe() // nobody reads
+		conn, err := (&stdio.IOTransport{Reader: fromServer, Writer: toServer}).Connect(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+		defer cancel()
+		req, _ := mcp.NewRequest(mcp.IntID(1), mcp.MethodPing, nil)
+		start := time.Now()
+		if err := conn.Write(ctx, req); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("write: %v", err)
+		}
+		if d := time.Since(start); d != 20*time.Millisecond {
+			t.Errorf("write gave up after %v, want the 20 ms deadline", d)
+		}
+		conn.Close()
+		if err := conn.Write(t.Context(), req); !errors.Is(err, stdio.ErrClosed) {
+			t.Errorf("write after close: %v", err)
+		}
+	})
 }
 
 func TestIOTransportServerEOF(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // Defaults of ClientTransport.
@@ -75,6 +76,12 @@ type ClientTransport struct {
 	// MaxMessage caps one JSON body or SSE event in bytes; 0 means
 	// DefaultMaxClientMessage.
 	MaxMessage int
+	// Clock times every wait of the Conn (the retry before a resume, the
+	// wait for the standalone GET, the drain after a final response, the
+	// bound on the closing DELETE) and RequestInfo.At; nil means the wall
+	// clock. On a clock.Sim these waits end only as simulated time
+	// passes; the HTTP exchanges themselves stay real.
+	Clock clock.Clock
 }
 
 // Connect implements mcp.Transport. It checks the URL and prepares the

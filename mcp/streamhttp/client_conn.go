@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // Header names of Streamable HTTP (2025-11-25 Transports, "Session
@@ -68,6 +69,7 @@ func newClientConn(t ClientTransport) *clientConn {
 	if t.MaxMessage <= 0 {
 		t.MaxMessage = DefaultMaxClientMessage
 	}
+	t.Clock = clock.Or(t.Clock)
 	client := t.HTTPClient
 	if client == nil {
 		client = http.DefaultClient
@@ -322,7 +324,7 @@ func (c *clientConn) do(req *http.Request, bodyLen int64, info RequestInfo) (*ht
 	}
 	size := requestSize(req, bodyLen)
 	c.stats.sent.Add(size)
-	info.At = time.Now()
+	info.At = c.t.Clock.Now()
 	info.BytesSent = size
 	resp, err := c.client.Do(req)
 	if resp != nil {
@@ -434,7 +436,7 @@ func (c *clientConn) Close() error {
 }
 
 func (c *clientConn) deleteSession() error {
-	ctx, cancel := context.WithTimeout(context.Background(), clientCloseTimeout)
+	ctx, cancel := withTimeout(context.Background(), c.t.Clock, clientCloseTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.t.URL, nil)
 	if err != nil {
@@ -452,6 +454,20 @@ func (c *clientConn) deleteSession() error {
 		return nil
 	}
 	return c.statusError(http.MethodDelete, resp)
+}
+
+// withTimeout is context.WithTimeout on c: on a simulated clock the
+// context ends when simulated time passes d.
+func withTimeout(parent context.Context, c clock.Clock, d time.Duration) (context.Context, context.CancelFunc) {
+	if _, ok := c.(clock.System); ok {
+		return context.WithTimeout(parent, d)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	t := c.AfterFunc(d, cancel)
+	return ctx, func() {
+		t.Stop()
+		cancel()
+	}
 }
 
 // mediaType returns the lower-case media type of a Content-Type value.

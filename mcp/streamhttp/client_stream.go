@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/sse"
 )
 
 // clientDrainTime bounds how long the rest of a stream is read after its
-// final response, so that the HTTP connection can be reused.
+// final response, so that the HTTP connection can be reused; on the
+// transport's clock.
 const clientDrainTime = 200 * time.Millisecond
 
 // clientStream is one SSE stream as the client follows it across
@@ -87,7 +89,8 @@ func (c *clientConn) goStream(f func()) bool {
 }
 
 // standaloneWait bounds how long the Write of notifications/initialized
-// waits for the server to answer the standalone GET.
+// waits for the server to answer the standalone GET, on the transport's
+// clock.
 const standaloneWait = 2 * time.Second
 
 // startStandalone opens the standalone GET stream once per session
@@ -134,11 +137,11 @@ func (c *clientConn) awaitStandalone(ctx context.Context, opened <-chan struct{}
 	if opened == nil {
 		return
 	}
-	t := time.NewTimer(standaloneWait)
+	t := clock.NewTimer(c.t.Clock, standaloneWait)
 	defer t.Stop()
 	select {
 	case <-opened:
-	case <-t.C:
+	case <-t.C():
 	case <-ctx.Done():
 	case <-c.ctx.Done():
 	}
@@ -218,15 +221,16 @@ func (c *clientConn) streamFailed(s *clientStream, err error) {
 	c.deliverError(&StreamError{ID: s.rpcID, Method: s.method, LastEventID: s.lastID, Err: err})
 }
 
-// sleep waits d, or until the Conn closes; it reports whether d elapsed.
+// sleep waits d on the transport's clock, or until the Conn closes; it
+// reports whether d elapsed.
 func (c *clientConn) sleep(d time.Duration) bool {
 	if d <= 0 {
 		return c.ctx.Err() == nil
 	}
-	t := time.NewTimer(d)
+	t := clock.NewTimer(c.t.Clock, d)
 	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-t.C():
 		return true
 	case <-c.ctx.Done():
 		return false
@@ -322,7 +326,7 @@ func (c *clientConn) readStream(s *clientStream, body io.ReadCloser, cancel cont
 		if final {
 			// After the response the server SHOULD end the stream; read
 			// what is left briefly so the connection can be reused.
-			t := time.AfterFunc(clientDrainTime, cancel)
+			t := c.t.Clock.AfterFunc(clientDrainTime, cancel)
 			_, _ = io.Copy(io.Discard, io.LimitReader(body, 64<<10))
 			t.Stop()
 			return nil

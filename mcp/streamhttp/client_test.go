@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
@@ -46,7 +47,6 @@ type clFake struct {
 type clReq struct {
 	method, rpc string
 	header      http.Header
-	at          time.Time
 }
 
 func (f *clFake) log() []clReq {
@@ -80,7 +80,7 @@ func (f *clFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		msg = m
 	}
-	rec := clReq{method: r.Method, header: r.Header.Clone(), at: time.Now()}
+	rec := clReq{method: r.Method, header: r.Header.Clone()}
 	if msg != nil {
 		rec.rpc = msg.Method
 	}
@@ -165,6 +165,42 @@ func clStart(t *testing.T, f *clFake, ct streamhttp.ClientTransport) (mcp.Conn, 
 		t.Fatal(err)
 	}
 	return conn, ct.URL
+}
+
+// clClock is a simulated clock for a ClientTransport that reports every
+// timer made on it, so that a test moves time once the wait it means has
+// begun.
+type clClock struct {
+	*clock.Sim
+	made chan time.Duration
+}
+
+func newClClock() *clClock {
+	return &clClock{Sim: clock.NewSim(time.Unix(0, 0)), made: make(chan time.Duration, 256)}
+}
+
+func (c *clClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	tm := c.Sim.AfterFunc(d, f)
+	select {
+	case c.made <- d:
+	default:
+	}
+	return tm
+}
+
+// await waits until a timer of d was made, skipping others; false if ctx
+// ended first.
+func (c *clClock) await(ctx context.Context, d time.Duration) bool {
+	for {
+		select {
+		case got := <-c.made:
+			if got == d {
+				return true
+			}
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 func clRequest(id int64, method string) *mcp.Message {
@@ -268,22 +304,19 @@ func TestClientStandaloneStream(t *testing.T) {
 }
 
 // A POST stream cut twice is resumed with the newest event id each time,
-// after the retry the server asked for.
+// after the retry the server asked for. The transport's clock is
+// simulated: each resume waits for a timer of exactly the retry, and
+// goes out only once the test moved time past it.
 func TestClientResumesWithNewestEventID(t *testing.T) {
 	f := &clFake{}
-	var cutAt sync.Map // Last-Event-ID -> when the stream it ends was cut
 	f.post = func(w http.ResponseWriter, r *http.Request, msg *mcp.Message) {
 		send := clSSE(w)
 		send("id: a0\nretry: 30\ndata:\n\n")
 		n, _ := mcp.NewNotification(mcp.NotificationProgress, map[string]any{"progressToken": 1, "progress": 1})
 		send(clEvent("a1", n))
-		cutAt.Store("a1", time.Now())
 	}
 	f.get = func(w http.ResponseWriter, r *http.Request) {
 		last := r.Header.Get("Last-Event-ID")
-		if v, ok := cutAt.Load(last); ok && time.Since(v.(time.Time)) < 30*time.Millisecond {
-			t.Errorf("resumed after %v, before the 30 ms retry", time.Since(v.(time.Time)))
-		}
 		switch last {
 		case "":
 			w.WriteHeader(http.StatusMethodNotAllowed)
@@ -291,7 +324,6 @@ func TestClientResumesWithNewestEventID(t *testing.T) {
 			send := clSSE(w)
 			n, _ := mcp.NewNotification(mcp.NotificationProgress, map[string]any{"progressToken": 1, "progress": 2})
 			send(clEvent("a2", n))
-			cutAt.Store("a2", time.Now())
 			send("id: a3\ndata: {\"jsonrpc\":\"2.0\",") // cut inside an event
 		case "a2":
 			send := clSSE(w)
@@ -301,7 +333,17 @@ func TestClientResumesWithNewestEventID(t *testing.T) {
 			w.WriteHeader(http.StatusBadRequest)
 		}
 	}
-	conn, _ := clStart(t, f, streamhttp.ClientTransport{})
+	resumes := func() int {
+		n := 0
+		for _, r := range f.log() {
+			if r.method == http.MethodGet && r.header.Get("Last-Event-ID") != "" {
+				n++
+			}
+		}
+		return n
+	}
+	clk := newClClock()
+	conn, _ := clStart(t, f, streamhttp.ClientTransport{Clock: clk})
 	if err := conn.Write(clCtx(t), clRequest(2, mcp.MethodToolsCall)); err != nil {
 		t.Fatal(err)
 	}
@@ -312,6 +354,17 @@ func TestClientResumesWithNewestEventID(t *testing.T) {
 			t.Fatal(err)
 		}
 		got = append(got, string(m.Params)+string(m.Result))
+		if len(got) == 3 {
+			break
+		}
+		// The connection was cut: the client waits the retry, 30 ms.
+		if !clk.await(clCtx(t), 30*time.Millisecond) {
+			t.Fatalf("after message %d: no wait of the 30 ms retry", len(got))
+		}
+		if n := resumes(); n != len(got)-1 {
+			t.Fatalf("%d resumes before the retry elapsed, want %d", n, len(got)-1)
+		}
+		clk.Advance(30 * time.Millisecond)
 	}
 	if !strings.Contains(got[0], `"progress":1`) || !strings.Contains(got[1], `"progress":2`) || !strings.Contains(got[2], `"content"`) {
 		t.Errorf("messages %q", got)
@@ -360,11 +413,13 @@ func TestClientSEP1905Final(t *testing.T) {
 			t.Fatalf("%s: read %v, want a StreamError", tc.method, err)
 		}
 	}
-	// The Conn is still usable, and nothing else is pending.
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if m, err := conn.Read(ctx); !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("read %v, %v: want nothing", m, err)
+	// The Conn is still usable, and nothing else was pending: the next
+	// message Read returns is the answer to the next request.
+	if err := conn.Write(clCtx(t), clRequest(4, mcp.MethodPing)); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := conn.Read(clCtx(t)); err != nil || m.ID != mcp.IntID(4) {
+		t.Errorf("read %v, %v: want the answer to ping, nothing before it", m, err)
 	}
 }
 
@@ -618,12 +673,20 @@ func TestClientNotificationAnsweredWithBody(t *testing.T) {
 
 // The Write of notifications/initialized returns once the standalone GET
 // was answered, so the client's next request cannot overtake it, however
-// slowly the server answers the GET.
+// slowly the server answers the GET. The server answers only once the
+// client waits for it (its bounded wait began on the simulated clock,
+// which never moves here).
 func TestClientStandaloneOpenBeforeNextRequest(t *testing.T) {
 	f := &clFake{}
+	clk := newClClock()
+	release := make(chan struct{})
 	var answered, pingAfterGET atomic.Bool
 	f.get = func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(100 * time.Millisecond) // a slow answer
+		select {
+		case <-release:
+		case <-r.Context().Done():
+			return
+		}
 		answered.Store(true)
 		clSSE(w)(": open\n\n")
 		<-r.Context().Done()
@@ -632,7 +695,13 @@ func TestClientStandaloneOpenBeforeNextRequest(t *testing.T) {
 		pingAfterGET.Store(answered.Load())
 		clJSON(w, clResult(msg.ID, struct{}{}))
 	}
-	conn, _ := clStart(t, f, streamhttp.ClientTransport{})
+	ctx := clCtx(t)
+	go func() {
+		if clk.await(ctx, 2*time.Second) { // the client waits for the GET's answer
+			close(release)
+		}
+	}()
+	conn, _ := clStart(t, f, streamhttp.ClientTransport{Clock: clk})
 	if err := conn.Write(clCtx(t), clRequest(2, mcp.MethodPing)); err != nil {
 		t.Fatal(err)
 	}
@@ -641,5 +710,32 @@ func TestClientStandaloneOpenBeforeNextRequest(t *testing.T) {
 	}
 	if !pingAfterGET.Load() {
 		t.Error("ping was sent before the server answered the standalone GET")
+	}
+}
+
+// A standalone GET the server never answers holds up the Write of
+// notifications/initialized for 2 s on the transport's clock, no longer.
+func TestClientStandaloneWaitBounded(t *testing.T) {
+	f := &clFake{}
+	f.get = func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+	f.post = func(w http.ResponseWriter, r *http.Request, msg *mcp.Message) {
+		clJSON(w, clResult(msg.ID, struct{}{}))
+	}
+	clk := newClClock()
+	ctx := clCtx(t)
+	go func() {
+		if clk.await(ctx, 2*time.Second) {
+			clk.Advance(2 * time.Second)
+		}
+	}()
+	conn, _ := clStart(t, f, streamhttp.ClientTransport{Clock: clk}) // returns once 2 s passed
+	if got := clk.Now().Sub(time.Unix(0, 0)); got != 2*time.Second {
+		t.Errorf("initialized returned at %v on the clock, want 2s", got)
+	}
+	if err := conn.Write(clCtx(t), clRequest(2, mcp.MethodPing)); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := conn.Read(clCtx(t)); err != nil || m.ID != mcp.IntID(2) {
+		t.Fatalf("read %v, %v; want the answer to ping", m, err)
 	}
 }
