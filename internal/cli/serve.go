@@ -87,7 +87,7 @@ its file descriptor N (a pipe the parent passes, e.g. --addr 127.0.0.1:0
 	f.StringSliceVar(&o.Origins, "allow-origin", nil, `Origin header values accepted besides loopback ones ("*" for any)`)
 	f.StringSliceVar(&o.Hosts, "allow-host", nil, "Host header values accepted besides loopback ones")
 	f.Int64Var(&o.MaxBody, "max-body", 4<<20, "largest POST body in bytes (413 above)")
-	f.DurationVar(&o.Retry, "retry", time.Second, "SSE retry field sent on each stream's priming event (0: none)")
+	f.DurationVar(&o.Retry, "retry", time.Second, "SSE retry field sent in each stream's priming event (0: none; a connection closed by --max-stream-duration still ends with one)")
 	f.DurationVar(&o.MaxStreamDuration, "max-stream-duration", 0, "close SSE connections after this long and let clients resume (0: never)")
 	f.DurationVar(&o.SessionIdle, "session-idle-timeout", streamhttp.DefaultSessionIdle, "end a session with no request and no open stream for this long (negative: never)")
 	f.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
@@ -162,7 +162,7 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 			AllowedOrigins:     o.Origins,
 			AllowedHosts:       o.Hosts,
 			MaxBodyBytes:       o.MaxBody,
-			Retry:              o.Retry,
+			Retry:              sseRetry(o.Retry),
 			MaxStreamDuration:  o.MaxStreamDuration,
 			SessionIdleTimeout: o.SessionIdle,
 			Logger:             log,
@@ -185,6 +185,15 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 	case <-ctx.Done():
 	}
 	return s.Close()
+}
+
+// sseRetry maps --retry to streamhttp.Options.Retry, where 0 means the
+// default and a negative value none: --retry 0 means none.
+func sseRetry(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
 }
 
 // signalReady writes url and a newline to the inherited file descriptor fd
