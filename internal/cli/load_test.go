@@ -147,24 +147,32 @@ func TestDemoInProcess(t *testing.T) {
 	}
 }
 
-func TestStartChild(t *testing.T) {
-	if _, err := os.Stat("/bin/sh"); err != nil {
-		t.Skip("no /bin/sh")
+// TestLoadChildServers: without --server or --in-process, load starts the
+// reference server as a child process (this test binary playing tasksim),
+// one per mode with --server-per-mode, and measures its CPU.
+func TestLoadChildServers(t *testing.T) {
+	t.Setenv(asTasksimEnv, "1") // inherited by the children
+	dir := t.TempDir()
+	jsonFile := filepath.Join(dir, "run.json")
+	code, stdout, stderr := run(t, "", "load", "--mode", "sse,partial", "--server-per-mode", "--rate", "40", "--tasks", "3",
+		"--chunks", "2", "--interval", "5ms", "--sessions", "1", "--json", jsonFile)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	ctx := t.Context()
-	c, err := startChild(ctx, "/bin/sh", []string{"-c", `echo 'time=x level=INFO msg=serving url=http://127.0.0.1:4242/mcp' >&2; exec sleep 30`})
+	b, err := os.ReadFile(jsonFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.url != "http://127.0.0.1:4242/mcp" {
-		t.Errorf("url %q", c.url)
+	var res load.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
 	}
-	c.stop()
-	if c.cmd.ProcessState == nil {
-		t.Error("the child was not waited for")
+	for _, m := range res.Modes {
+		if m.Completed != 3 || m.ServerCPU == nil || m.ServerCPU.Shared {
+			t.Errorf("%s: %d completed, server CPU %+v: want 3, measured for its own server", m.Name, m.Completed, m.ServerCPU)
+		}
 	}
-	_, err = startChild(ctx, "/bin/sh", []string{"-c", `echo 'listen tcp: address in use' >&2; exit 1`})
-	if err == nil || !strings.Contains(err.Error(), "exited before listening: listen tcp: address in use") {
-		t.Errorf("a child that exits at once: %v", err)
+	if len(res.Targets) != 2 || res.Targets[0].URL == res.Targets[1].URL || !res.Targets[0].CPUMeasured || !res.Targets[1].CPUMeasured {
+		t.Errorf("targets %+v: want one child per mode, CPU measured", res.Targets)
 	}
 }
