@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/tasksim/tasksim/dashboards"
 	"github.com/tasksim/tasksim/internal/refserver"
@@ -475,8 +476,8 @@ func startInProcess(cfg load.Config) (string, func(), error) {
 	return s.URL, func() { _ = s.Close() }, nil
 }
 
-// progressPrinter shows progress on stderr: one updating line on a
-// terminal, else a plain line per interval for runs up to 10 s, per 5
+// progressPrinter shows progress on stderr: one updating line when stderr
+// is a terminal, else a plain line per interval for runs up to 10 s, per 5
 // intervals up to a minute, per 10 beyond (and when draining starts).
 type progressPrinter struct {
 	st       *State
@@ -488,7 +489,10 @@ type progressPrinter struct {
 }
 
 func newProgressPrinter(st *State, cfg load.Config) *progressPrinter {
-	p := &progressPrinter{st: st, live: st.StdoutTTY, every: 10}
+	// The live line's escape codes go to stderr, so stderr decides, not
+	// stdout: tasksim load >result.txt on a terminal still gets it, and
+	// 2>log gets plain lines.
+	p := &progressPrinter{st: st, live: isTerminalWriter(st.Stderr), every: 10}
 	switch d := time.Duration(cfg.Duration); {
 	case d > 0 && d <= 10*time.Second:
 		p.every = 1
@@ -530,4 +534,11 @@ func (p *progressPrinter) done() {
 	if p.live {
 		fmt.Fprint(p.st.Stderr, "\r\x1b[K")
 	}
+}
+
+// isTerminalWriter reports whether w is a terminal: a file (os.Stderr) on a
+// terminal device. Buffers, pipes and regular files are not.
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
 }

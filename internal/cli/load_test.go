@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tasksim/tasksim/load"
 )
@@ -174,5 +177,40 @@ func TestLoadChildServers(t *testing.T) {
 	}
 	if len(res.Targets) != 2 || res.Targets[0].URL == res.Targets[1].URL || !res.Targets[0].CPUMeasured || !res.Targets[1].CPUMeasured {
 		t.Errorf("targets %+v: want one child per mode, CPU measured", res.Targets)
+	}
+}
+
+// TestLoadProgressNotATerminal: the progress line is written to stderr,
+// so stderr decides whether it may carry escape codes. Stdout being a
+// terminal (StdoutTTY) does not make a buffer, a pipe or a file one.
+func TestLoadProgressNotATerminal(t *testing.T) {
+	pipeR, pipeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pipeR.Close()
+	defer pipeW.Close()
+	file, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	for _, w := range []io.Writer{&bytes.Buffer{}, pipeW, file} {
+		if isTerminalWriter(w) {
+			t.Errorf("%T is taken for a terminal", w)
+		}
+	}
+
+	var stderr bytes.Buffer
+	st := &State{Stdout: io.Discard, Stderr: &stderr, StdoutTTY: true}
+	p := newProgressPrinter(st, load.Config{Duration: load.Duration(time.Second)})
+	p.report(load.Progress{Elapsed: time.Second, LagMax: time.Second})
+	p.report(load.Progress{Elapsed: 2 * time.Second, Draining: true})
+	p.done()
+	if strings.ContainsAny(stderr.String(), "\x1b\r") {
+		t.Errorf("escape codes on a stderr that is not a terminal:\n%q", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "load: warning: tasks started up to") || !strings.Contains(stderr.String(), "\nload: ") {
+		t.Errorf("plain progress lines missing:\n%s", stderr.String())
 	}
 }
