@@ -15,16 +15,23 @@ import (
 	"github.com/tasksim/tasksim/load"
 )
 
-// loadArgs is a short in-process run: 8 tasks per mode of 3 × 10 ms.
+// loadArgs is a short in-process run: 8 tasks per mode of 3 × 10 ms. A
+// busy machine may start its tasks late; --max-lag 1h keeps that from
+// stopping the run (TestLoadOverloaded is about that).
 func loadArgs(extra ...string) []string {
 	return append([]string{"load", "--in-process", "--mode", "poll:100ms,sse,partial", "--rate", "40", "--tasks", "8",
-		"--chunks", "3", "--interval", "10ms", "--sessions", "2"}, extra...)
+		"--chunks", "3", "--interval", "10ms", "--sessions", "2", "--max-lag", "1h"}, extra...)
 }
+
+// TestLoadRun checks what a run reports, never how fast it went: the
+// thresholds that must pass are causal lower bounds (a task of 3 chunks
+// 10 ms apart takes 30 ms or more; a polled task makes at least the call,
+// one poll and tasks/result), so a busy machine cannot fail them.
 
 func TestLoadRun(t *testing.T) {
 	dir := t.TempDir()
 	jsonFile, hlogFile := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.hlog")
-	code, stdout, stderr := run(t, "", loadArgs("--json", jsonFile, "--hlog", hlogFile, "--threshold", "sse.ttr.p99<10s", "--threshold", "poll:100ms.discovery.mean<=150ms")...)
+	code, stdout, stderr := run(t, "", loadArgs("--json", jsonFile, "--hlog", hlogFile, "--threshold", "sse.ttr.p50>=30ms", "--threshold", "poll:100ms.requests.mean>=3")...)
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -33,7 +40,7 @@ func TestLoadRun(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "threshold sse.ttr.p99<10s: ok") {
+	if !strings.Contains(stderr, "threshold sse.ttr.p50>=30ms: ok") || !strings.Contains(stderr, "threshold poll:100ms.requests.mean>=3: ok") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 	b, err := os.ReadFile(jsonFile)
@@ -49,10 +56,8 @@ func TestLoadRun(t *testing.T) {
 			t.Errorf("%s: %d started, %d completed, want 8 and 8 (%v)", m.Name, m.Started, m.Completed, m.Errors)
 		}
 	}
-	// Polling at 100 ms: the result is found after the task ends, less
-	// than an interval (and a little) later.
-	if d := res.Mode("poll:100ms").Discovery; d.Mean <= 0 || d.Max > 150 {
-		t.Errorf("poll:100ms discovery delay %+v: want in (0, 150ms]", d)
+	if d := res.Mode("poll:100ms").Discovery; d.Count != 8 {
+		t.Errorf("poll:100ms discovery delay %+v: want one per task", d)
 	}
 	hlog, err := os.Open(hlogFile)
 	if err != nil {
