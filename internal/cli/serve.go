@@ -148,9 +148,7 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 		Logger:                log,
 	}
 	if o.Stdio {
-		srv := server.New(sopts)
-		defer srv.Close()
-		err := stdio.Serve(ctx, srv, st.Stdin, st.Stdout, &stdio.ServerOptions{Logger: log})
+		err := refserver.ServeStdio(ctx, sopts, st.Stdin, st.Stdout, &stdio.ServerOptions{Logger: log})
 		if errors.Is(err, context.Canceled) {
 			return nil
 		}

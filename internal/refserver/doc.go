@@ -4,6 +4,7 @@
 //   - in this process, behind Streamable HTTP on a loopback port
 //     ([Listen]; [Start] for tests): tasksim serve, tasksim load
 //     --in-process, and the tests of every package that drives the server;
+//     or over stdio ([ServeStdio]): tasksim serve --stdio;
 //   - as a child process, the tasksim binary's serve command ([StartChild]):
 //     tasksim load measures the server's CPU apart from its own, and the
 //     interop tests run the binary their peers see;

@@ -168,3 +168,17 @@ func TestStartChildFails(t *testing.T) {
 		}
 	})
 }
+
+func TestServeStdio(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"instant","arguments":{"text":"hi"}}}
+`
+	var out strings.Builder
+	if err := refserver.ServeStdio(t.Context(), &server.Options{Version: "v-test"}, strings.NewReader(in), &out, nil); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"version":"v-test"`) || !strings.Contains(lines[1], `"text":"hi"`) {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
