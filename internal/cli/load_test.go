@@ -163,7 +163,7 @@ func TestLoadChildServers(t *testing.T) {
 	dir := t.TempDir()
 	jsonFile := filepath.Join(dir, "run.json")
 	code, stdout, stderr := run(t, "", "load", "--mode", "sse,partial", "--server-per-mode", "--rate", "40", "--tasks", "3",
-		"--chunks", "2", "--interval", "5ms", "--sessions", "1", "--json", jsonFile)
+		"--chunks", "2", "--interval", "5ms", "--sessions", "1", "--max-lag", "1h", "--json", jsonFile)
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
