@@ -91,8 +91,8 @@ func Listen(o *Options) (*HTTP, error) {
 // accepting connections failed (see Err).
 func (s *HTTP) Done() <-chan struct{} { return s.done }
 
-// Err is why the server stopped serving, once Done is closed: nil after
-// Close.
+// Err waits for Done and returns why the server stopped serving: nil
+// after Close.
 func (s *HTTP) Err() error {
 	<-s.done
 	return s.err
