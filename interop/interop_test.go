@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tasksim/tasksim/internal/refserver"
 )
 
 // nodeModules returns the interop/node_modules directory or skips the test.
@@ -60,25 +62,36 @@ func tasksimBinary(t *testing.T) string {
 	return binPath
 }
 
+// urlLine finds the URL in the log line of tasksim record.
 var urlLine = regexp.MustCompile(`url=(http://\S+/mcp)`)
 
-// startServe runs `tasksim serve` on a free loopback port and returns its URL.
+// startServe runs `tasksim serve` on a free loopback port through the
+// refserver harness (its --ready-fd pipe says when it listens) and returns
+// its URL; it is stopped when the test ends.
 func startServe(t *testing.T, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, tasksimBinary(t), append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 5 * time.Second
-	stderr, err := cmd.StderrPipe()
+	o := &refserver.ChildOptions{Args: args}
+	if testing.Verbose() {
+		o.Stderr = prefixWriter{"serve: "}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := refserver.StartChild(ctx, tasksimBinary(t), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	t.Cleanup(c.Stop)
+	return c.URL
+}
+
+// prefixWriter echoes each line written to it on stderr after a prefix.
+type prefixWriter struct{ prefix string }
+
+func (w prefixWriter) Write(p []byte) (int, error) {
+	if _, err := os.Stderr.Write(append([]byte(w.prefix), p...)); err != nil {
+		return 0, err
 	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	u, _ := awaitURL(t, stderr, urlLine, "serve")
-	return u
+	return len(p), nil
 }
 
 // awaitURL reads a process's output pipe line by line until pat matches,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/server"
@@ -100,13 +101,10 @@ func partialLatency(b *testing.B, n int) []time.Duration {
 			}, nil
 		},
 	}
-	srv := server.New(&server.Options{Tools: []*server.Tool{pinger}})
-	h := streamhttp.NewHandler(srv, nil)
-	ts := httptest.NewServer(h)
-	defer func() { ts.CloseClientConnections(); h.Close(); ts.Close(); srv.Close() }()
+	url, _ := refserver.Start(b, &server.Options{Tools: []*server.Tool{pinger}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	sess, err := client.New(nil).Connect(ctx, &streamhttp.ClientTransport{URL: ts.URL + "/mcp"})
+	sess, err := client.New(nil).Connect(ctx, &streamhttp.ClientTransport{URL: url})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -31,37 +32,51 @@ func mustModes(t *testing.T, s string) []ModeSpec {
 
 // TestRunModes: a short open-model run of every mode against the
 // in-process reference server: counts per mode, answers, requests
-// attributed per call, discovery delay of poll:100ms bounded by the
-// interval, the interval log.
+// attributed per call, the interval log.
+//
+// The run is on the wall clock, so the test asserts only what holds
+// however slow the machine is: counts, answers, causal lower bounds (a
+// task of 4 chunks at least 20 ms apart ends no sooner than 80 ms after
+// its start; a polled task needs the call, a poll and tasks/result). How
+// soon a poll finds a result, how late a task starts and how many
+// progress reports a run makes depend on the scheduler; pacing is tested
+// without a clock in pacer_test.go.
 func TestRunModes(t *testing.T) {
 	url := referenceServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var hlog bytes.Buffer
-	var progress int
 	cfg := Config{
 		Modes: mustModes(t, "poll:100ms,sse,partial,immediate"),
 		Rate:  20, Tasks: 10, Sessions: 2, Seed: 7, Interval: Duration(100 * time.Millisecond),
-		Shape: Shape{Chunks: FixedInt(4), ChunkSize: FixedInt(16), Interval: mustDurationDist(t, "20ms..80ms")},
+		// A busy machine may start tasks late; that is not what this
+		// test is about, so lateness must not stop the run.
+		MaxLag: Duration(time.Hour),
+		Shape:  Shape{Chunks: FixedInt(4), ChunkSize: FixedInt(16), Interval: mustDurationDist(t, "20ms..80ms")},
 	}
-	res, err := Run(ctx, cfg, Options{Targets: []Target{{URL: url, Label: "in-process"}}, Hlog: &hlog, Progress: func(Progress) { progress++ }})
+	res, err := Run(ctx, cfg, Options{Targets: []Target{{URL: url, Label: "in-process"}}, Hlog: &hlog})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Stopped != StopCompleted || len(res.Modes) != 4 {
 		t.Fatalf("stopped %q, %d modes", res.Stopped, len(res.Modes))
 	}
-	// slow_text is not done within the immediate window and the request
-	// allows no streaming: the server falls back to task mode.
-	want := map[string]string{"poll:100ms": "task", "sse": "streaming", "partial": "task", "immediate": "task"}
+	want := map[string]string{"poll:100ms": "task", "sse": "streaming", "partial": "task"}
 	for _, m := range res.Modes {
 		if m.Started != 10 || m.Completed != 10 || m.Failed != 0 {
 			t.Errorf("%s: started %d, completed %d, failed %d (%v); want 10, 10, 0", m.Name, m.Started, m.Completed, m.Failed, m.Errors)
 		}
-		if m.Answers[want[m.Name]] != 10 {
-			t.Errorf("%s: answers %v, want 10 %s", m.Name, m.Answers, want[m.Name])
+		if w, ok := want[m.Name]; ok && m.Answers[w] != 10 {
+			t.Errorf("%s: answers %v, want 10 %s", m.Name, m.Answers, w)
 		}
-		if m.TTR.Count != 10 || m.TTR.P50 < 80 || m.TTR.Max > 5000 {
+		if m.Name == "immediate" && m.Answers["task"]+m.Answers["immediate"] != 10 {
+			// slow_text is rarely done within the server's immediate
+			// window (real time, 20 ms), so the server falls back to task
+			// mode; but a server goroutine that waits past the task's end
+			// answers immediate, rightly.
+			t.Errorf("immediate: answers %v, want 10 task or immediate", m.Answers)
+		}
+		if m.TTR.Count != 10 || m.TTR.P50 < 80 {
 			t.Errorf("%s: ttr %+v", m.Name, m.TTR)
 		}
 		if m.Discovery.Count != 10 {
@@ -74,10 +89,7 @@ func TestRunModes(t *testing.T) {
 	poll := res.Mode("poll:100ms")
 	// Each poll:100ms task: tools/call, 1 + polls, tasks/result; no
 	// notification stream.
-	if poll.Discovery.Mean <= 0 || poll.Discovery.Max > 150 {
-		t.Errorf("poll:100ms discovery %+v: want within (0, 150ms]", poll.Discovery)
-	}
-	if poll.Requests.Mean < 3 || float64(poll.Wire.HTTPRequests) != poll.Requests.Mean*10 {
+	if poll.Requests.Mean < 3 || math.Abs(float64(poll.Wire.HTTPRequests)-poll.Requests.Mean*10) > 0.01 {
 		t.Errorf("poll:100ms requests %+v, wire %+v: every request of the mode's sessions is a call's", poll.Requests, poll.Wire)
 	}
 	if part := res.Mode("partial"); part.Partials != 40 {
@@ -86,8 +98,8 @@ func TestRunModes(t *testing.T) {
 	if sse := res.Mode("sse"); sse.Segments != 40 {
 		t.Errorf("sse: %d segments, want 40", sse.Segments)
 	}
-	if progress == 0 || len(res.Intervals) == 0 {
-		t.Errorf("%d progress reports, %d intervals", progress, len(res.Intervals))
+	if len(res.Intervals) == 0 {
+		t.Error("no interval: the run's last one is always kept")
 	}
 	totals, err := HlogTotals(&hlog)
 	if err != nil {

@@ -36,6 +36,8 @@ func TestUsageErrors(t *testing.T) {
 		{"bad log level", []string{"serve", "--stdio", "--log-level", "loud"}, "--log-level"},
 		{"non-positive limit", []string{"serve", "--stdio", "--max-tasks-per-session", "0"}, "must be positive"},
 		{"extra argument", []string{"serve", "x"}, "unknown command"},
+		{"ready-fd with stdio", []string{"serve", "--stdio", "--ready-fd", "3"}, "--ready-fd"},
+		{"negative ready-fd", []string{"serve", "--ready-fd", "-1"}, "--ready-fd"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,14 +35,16 @@ func NewCmdDemo(st *State) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server (~25 s)",
-		Long: `Start the reference server (one process per mode, on 127.0.0.1) and compare
-four ways of getting a task's result on the same schedule: polling tasks/get
-every second and every 100 ms, SEP-1905 streaming (sse) and SEP-2679 partial
-notifications. Each mode gets 20 tasks/s for 20 s; each task is 10 chunks, one
-every 50-150 ms (0.5-1.5 s in all). Then print the table: how long until the
-first content and the whole result, how late the client learns of the
-result (discovery delay), what it cost in requests, bytes and server CPU.
-Write the same with plots to tasksim-demo.html (--html) and print its path.
+		Long: `Start the reference server (one child process on 127.0.0.1, shared by every
+mode; --in-process: inside this process) and compare four ways of getting a
+task's result on the same schedule, interleaved on that one server: polling
+tasks/get every second and every 100 ms, SEP-1905 streaming (sse) and
+SEP-2679 partial notifications. Each mode gets 20 tasks/s for 20 s; each task
+is 10 chunks, one every 50-150 ms (0.5-1.5 s in all). Then print the table:
+how long until the first content and the whole result, how late the client
+learns of the result (discovery delay), what it cost in requests, bytes and
+server CPU (the shared server's, per task over all modes, marked *). Write the
+same with plots to tasksim-demo.html (--html) and print its path.
 
 It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 		Args: cobra.NoArgs,

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -10,16 +9,16 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/tasksim/tasksim/dashboards"
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/load"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
@@ -422,13 +421,15 @@ func startTargets(ctx context.Context, st *State, o *LoadOptions, cfg load.Confi
 	if o.ServerPerMode {
 		n = len(cfg.Modes)
 	}
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--log-level", "info",
-		"--max-tasks-per-session", strconv.Itoa(cfg.MaxInFlight)}
-	children := make([]*childServer, n)
+	copts := &refserver.ChildOptions{Args: []string{"--log-level", "warn", "--max-tasks-per-session", strconv.Itoa(cfg.MaxInFlight)}}
+	// A child that neither listens nor exits (it hangs) is given up on.
+	sctx, cancel := context.WithTimeout(ctx, childStartTimeout)
+	defer cancel()
+	children := make([]*refserver.Child, n)
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := range n {
-		wg.Go(func() { children[i], errs[i] = startChild(ctx, exe, args) })
+		wg.Go(func() { children[i], errs[i] = refserver.StartChild(sctx, exe, copts) })
 	}
 	wg.Wait()
 	var once sync.Once
@@ -436,7 +437,7 @@ func startTargets(ctx context.Context, st *State, o *LoadOptions, cfg load.Confi
 		once.Do(func() {
 			for _, c := range children {
 				if c != nil {
-					c.stop()
+					c.Stop()
 				}
 			}
 		})
@@ -447,129 +448,36 @@ func startTargets(ctx context.Context, st *State, o *LoadOptions, cfg load.Confi
 	}
 	targets := make([]load.Target, n)
 	for i, c := range children {
-		pid := c.cmd.Process.Pid
-		targets[i] = load.Target{URL: c.url, Label: fmt.Sprintf("reference server, child process %d", pid),
-			CPU: func() (time.Duration, error) { return load.ProcessCPU(pid) }}
+		targets[i] = load.Target{URL: c.URL, Label: fmt.Sprintf("reference server, child process %d", c.Pid),
+			CPU: func() (time.Duration, error) { return load.ProcessCPU(c.Pid) }}
 	}
 	if n > 1 {
 		for i := range targets {
-			targets[i].Label = fmt.Sprintf("pid %d", children[i].cmd.Process.Pid)
+			targets[i].Label = fmt.Sprintf("pid %d", children[i].Pid)
 		}
 	}
 	return targets, stop, nil
 }
 
+// childStartTimeout bounds the start of a child server that hangs before
+// it listens; one that fails exits, and is seen at once.
+const childStartTimeout = 20 * time.Second
+
 // startInProcess serves the reference server on a loopback port inside
 // this process.
 func startInProcess(cfg load.Config) (string, func(), error) {
-	srv := server.New(&server.Options{Version: Version, MaxTasksPerSession: cfg.MaxInFlight})
-	h := streamhttp.NewHandler(srv, &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s, err := refserver.Listen(&refserver.Options{
+		Server: &server.Options{Version: Version, MaxTasksPerSession: cfg.MaxInFlight},
+		HTTP:   &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)},
+	})
 	if err != nil {
-		srv.Close()
-		return "", nil, fmt.Errorf("listen: %w", err)
+		return "", nil, err
 	}
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = hs.Serve(ln) }()
-	stop := func() {
-		h.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-		srv.Close()
-	}
-	return "http://" + ln.Addr().String() + "/mcp", stop, nil
+	return s.URL, func() { _ = s.Close() }, nil
 }
 
-// childServer is `tasksim serve` running as a child process.
-type childServer struct {
-	cmd  *exec.Cmd
-	url  string
-	mu   sync.Mutex
-	tail []string // its last stderr lines, for error messages
-	done chan struct{}
-}
-
-// serveURL finds the URL in the "serving" log line of tasksim serve.
-var serveURL = regexp.MustCompile(`\burl=(http://\S+)`)
-
-// childStartTimeout bounds the wait for a child server's URL.
-const childStartTimeout = 20 * time.Second
-
-// startChild runs exe with args and waits for the URL it logs. Its stderr
-// is read to the end; the last lines are kept for error messages.
-func startChild(ctx context.Context, exe string, args []string) (*childServer, error) {
-	cmd := exec.Command(exe, args...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, fmt.Errorf("start the reference server: %w", err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the reference server (%s serve): %w", exe, err)
-	}
-	c := &childServer{cmd: cmd, done: make(chan struct{})}
-	found := make(chan string, 1)
-	go func() {
-		defer close(c.done)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			if m := serveURL.FindStringSubmatch(line); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-			c.mu.Lock()
-			c.tail = append(c.tail, line)
-			if len(c.tail) > 10 {
-				c.tail = c.tail[1:]
-			}
-			c.mu.Unlock()
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	t := time.NewTimer(childStartTimeout)
-	defer t.Stop()
-	select {
-	case c.url = <-found:
-		return c, nil
-	case <-c.done:
-		_ = cmd.Wait()
-		return nil, fmt.Errorf("the reference server (%s serve) exited before listening: %s", exe, c.lastLines())
-	case <-t.C:
-		c.stop()
-		return nil, fmt.Errorf("the reference server (%s serve) did not report its URL within %v: %s", exe, childStartTimeout, c.lastLines())
-	case <-ctx.Done():
-		c.stop()
-		return nil, ctx.Err()
-	}
-}
-
-func (c *childServer) lastLines() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.tail) == 0 {
-		return "no output"
-	}
-	return strings.Join(c.tail, " | ")
-}
-
-// stop interrupts the child and waits for it, killing it after 5 s.
-func (c *childServer) stop() {
-	_ = c.cmd.Process.Signal(os.Interrupt)
-	exited := make(chan struct{})
-	go func() { _ = c.cmd.Wait(); close(exited) }()
-	select {
-	case <-exited:
-	case <-time.After(5 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-exited
-	}
-}
-
-// progressPrinter shows progress on stderr: one updating line on a
-// terminal, else a plain line per interval for runs up to 10 s, per 5
+// progressPrinter shows progress on stderr: one updating line when stderr
+// is a terminal, else a plain line per interval for runs up to 10 s, per 5
 // intervals up to a minute, per 10 beyond (and when draining starts).
 type progressPrinter struct {
 	st       *State
@@ -581,7 +489,10 @@ type progressPrinter struct {
 }
 
 func newProgressPrinter(st *State, cfg load.Config) *progressPrinter {
-	p := &progressPrinter{st: st, live: st.StdoutTTY, every: 10}
+	// The live line's escape codes go to stderr, so stderr decides, not
+	// stdout: tasksim load >result.txt on a terminal still gets it, and
+	// 2>log gets plain lines.
+	p := &progressPrinter{st: st, live: isTerminalWriter(st.Stderr), every: 10}
 	switch d := time.Duration(cfg.Duration); {
 	case d > 0 && d <= 10*time.Second:
 		p.every = 1
@@ -623,4 +534,11 @@ func (p *progressPrinter) done() {
 	if p.live {
 		fmt.Fprint(p.st.Stderr, "\r\x1b[K")
 	}
+}
+
+// isTerminalWriter reports whether w is a terminal: a file (os.Stderr) on a
+// terminal device. Buffers, pipes and regular files are not.
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -1,27 +1,37 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tasksim/tasksim/load"
 )
 
-// loadArgs is a short in-process run: 8 tasks per mode of 3 × 10 ms.
+// loadArgs is a short in-process run: 8 tasks per mode of 3 × 10 ms. A
+// busy machine may start its tasks late; --max-lag 1h keeps that from
+// stopping the run (TestLoadOverloaded is about that).
 func loadArgs(extra ...string) []string {
 	return append([]string{"load", "--in-process", "--mode", "poll:100ms,sse,partial", "--rate", "40", "--tasks", "8",
-		"--chunks", "3", "--interval", "10ms", "--sessions", "2"}, extra...)
+		"--chunks", "3", "--interval", "10ms", "--sessions", "2", "--max-lag", "1h"}, extra...)
 }
+
+// TestLoadRun checks what a run reports, never how fast it went: the
+// thresholds that must pass are causal lower bounds (a task of 3 chunks
+// 10 ms apart takes 30 ms or more; a polled task makes at least the call,
+// one poll and tasks/result), so a busy machine cannot fail them.
 
 func TestLoadRun(t *testing.T) {
 	dir := t.TempDir()
 	jsonFile, hlogFile := filepath.Join(dir, "run.json"), filepath.Join(dir, "run.hlog")
-	code, stdout, stderr := run(t, "", loadArgs("--json", jsonFile, "--hlog", hlogFile, "--threshold", "sse.ttr.p99<10s", "--threshold", "poll:100ms.discovery.mean<=150ms")...)
+	code, stdout, stderr := run(t, "", loadArgs("--json", jsonFile, "--hlog", hlogFile, "--threshold", "sse.ttr.p50>=30ms", "--threshold", "poll:100ms.requests.mean>=3")...)
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -30,7 +40,7 @@ func TestLoadRun(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "threshold sse.ttr.p99<10s: ok") {
+	if !strings.Contains(stderr, "threshold sse.ttr.p50>=30ms: ok") || !strings.Contains(stderr, "threshold poll:100ms.requests.mean>=3: ok") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 	b, err := os.ReadFile(jsonFile)
@@ -46,10 +56,8 @@ func TestLoadRun(t *testing.T) {
 			t.Errorf("%s: %d started, %d completed, want 8 and 8 (%v)", m.Name, m.Started, m.Completed, m.Errors)
 		}
 	}
-	// Polling at 100 ms: the result is found after the task ends, less
-	// than an interval (and a little) later.
-	if d := res.Mode("poll:100ms").Discovery; d.Mean <= 0 || d.Max > 150 {
-		t.Errorf("poll:100ms discovery delay %+v: want in (0, 150ms]", d)
+	if d := res.Mode("poll:100ms").Discovery; d.Count != 8 {
+		t.Errorf("poll:100ms discovery delay %+v: want one per task", d)
 	}
 	hlog, err := os.Open(hlogFile)
 	if err != nil {
@@ -147,24 +155,67 @@ func TestDemoInProcess(t *testing.T) {
 	}
 }
 
-func TestStartChild(t *testing.T) {
-	if _, err := os.Stat("/bin/sh"); err != nil {
-		t.Skip("no /bin/sh")
+// TestLoadChildServers: without --server or --in-process, load starts the
+// reference server as a child process (this test binary playing tasksim),
+// one per mode with --server-per-mode, and measures its CPU.
+func TestLoadChildServers(t *testing.T) {
+	t.Setenv(asTasksimEnv, "1") // inherited by the children
+	dir := t.TempDir()
+	jsonFile := filepath.Join(dir, "run.json")
+	code, stdout, stderr := run(t, "", "load", "--mode", "sse,partial", "--server-per-mode", "--rate", "40", "--tasks", "3",
+		"--chunks", "2", "--interval", "5ms", "--sessions", "1", "--max-lag", "1h", "--json", jsonFile)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	ctx := t.Context()
-	c, err := startChild(ctx, "/bin/sh", []string{"-c", `echo 'time=x level=INFO msg=serving url=http://127.0.0.1:4242/mcp' >&2; exec sleep 30`})
+	b, err := os.ReadFile(jsonFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.url != "http://127.0.0.1:4242/mcp" {
-		t.Errorf("url %q", c.url)
+	var res load.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
 	}
-	c.stop()
-	if c.cmd.ProcessState == nil {
-		t.Error("the child was not waited for")
+	for _, m := range res.Modes {
+		if m.Completed != 3 || m.ServerCPU == nil || m.ServerCPU.Shared {
+			t.Errorf("%s: %d completed, server CPU %+v: want 3, measured for its own server", m.Name, m.Completed, m.ServerCPU)
+		}
 	}
-	_, err = startChild(ctx, "/bin/sh", []string{"-c", `echo 'listen tcp: address in use' >&2; exit 1`})
-	if err == nil || !strings.Contains(err.Error(), "exited before listening: listen tcp: address in use") {
-		t.Errorf("a child that exits at once: %v", err)
+	if len(res.Targets) != 2 || res.Targets[0].URL == res.Targets[1].URL || !res.Targets[0].CPUMeasured || !res.Targets[1].CPUMeasured {
+		t.Errorf("targets %+v: want one child per mode, CPU measured", res.Targets)
+	}
+}
+
+// TestLoadProgressNotATerminal: the progress line is written to stderr,
+// so stderr decides whether it may carry escape codes. Stdout being a
+// terminal (StdoutTTY) does not make a buffer, a pipe or a file one.
+func TestLoadProgressNotATerminal(t *testing.T) {
+	pipeR, pipeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pipeR.Close()
+	defer pipeW.Close()
+	file, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	for _, w := range []io.Writer{&bytes.Buffer{}, pipeW, file} {
+		if isTerminalWriter(w) {
+			t.Errorf("%T is taken for a terminal", w)
+		}
+	}
+
+	var stderr bytes.Buffer
+	st := &State{Stdout: io.Discard, Stderr: &stderr, StdoutTTY: true}
+	p := newProgressPrinter(st, load.Config{Duration: load.Duration(time.Second)})
+	p.report(load.Progress{Elapsed: time.Second, LagMax: time.Second})
+	p.report(load.Progress{Elapsed: 2 * time.Second, Draining: true})
+	p.done()
+	if strings.ContainsAny(stderr.String(), "\x1b\r") {
+		t.Errorf("escape codes on a stderr that is not a terminal:\n%q", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "load: warning: tasks started up to") || !strings.Contains(stderr.String(), "\nload: ") {
+		t.Errorf("plain progress lines missing:\n%s", stderr.String())
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/stdio"
@@ -63,14 +63,43 @@ func helperCommand(t *testing.T, args ...string) []string {
 
 // syncBuffer is a bytes.Buffer safe for concurrent use.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written chan struct{} // closed and replaced on every write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.written != nil {
+		close(s.written)
+		s.written = nil
+	}
 	return s.b.Write(p)
+}
+
+// await returns pat's first group in the buffer once a write makes it
+// match. It fails the test if done delivers first (the command ended); a
+// command that neither writes it nor ends is go test's -timeout's.
+func (s *syncBuffer) await(t *testing.T, pat *regexp.Regexp, done <-chan int) string {
+	t.Helper()
+	for {
+		s.mu.Lock()
+		m := pat.FindStringSubmatch(s.b.String())
+		if s.written == nil {
+			s.written = make(chan struct{})
+		}
+		written := s.written
+		s.mu.Unlock()
+		if m != nil {
+			return m[1]
+		}
+		select {
+		case <-written:
+		case code := <-done:
+			t.Fatalf("the command exited (%d) before writing %v: %q", code, pat, s.String())
+		}
+	}
 }
 
 func (s *syncBuffer) String() string {
@@ -135,12 +164,7 @@ var recordingURL = regexp.MustCompile(`msg=recording url=(http://\S+)`)
 // reference client and server, stops it as SIGINT would, and reads the
 // trace.
 func TestRecordHTTP(t *testing.T) {
-	srv := server.New(nil)
-	h := streamhttp.NewHandler(srv, &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	upstream := httptest.NewServer(mux)
-	defer func() { h.Close(); upstream.Close(); srv.Close() }()
+	upstream := refserver.StartHTTP(t, &refserver.Options{HTTP: &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)}})
 
 	out := filepath.Join(t.TempDir(), "http.trace")
 	ctx, stop := context.WithCancel(context.Background())
@@ -148,17 +172,13 @@ func TestRecordHTTP(t *testing.T) {
 	var stderr syncBuffer
 	st := &State{
 		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }, Context: ctx,
-		Args: []string{"record", "--upstream", upstream.URL + "/mcp", "--listen", "127.0.0.1:0", "-o", out, "--redact-header", "X-Api-Key"},
+		Args: []string{"record", "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "-o", out, "--redact-header", "X-Api-Key"},
 	}
 	done := make(chan int, 1)
 	go func() { done <- Main(st) }()
-	var proxyURL string
-	for deadline := time.Now().Add(10 * time.Second); proxyURL == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if m := recordingURL.FindStringSubmatch(stderr.String()); m != nil {
-			proxyURL = m[1]
-		}
-	}
-	if proxyURL == "" || !strings.HasSuffix(proxyURL, "/mcp") {
+	// The recorder logs its URL once it listens.
+	proxyURL := stderr.await(t, recordingURL, done)
+	if !strings.HasSuffix(proxyURL, "/mcp") {
 		t.Fatalf("no recording URL ending in /mcp on stderr: %q", stderr.String())
 	}
 

@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
-	"net"
-	"net/http"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/stdio"
@@ -38,9 +39,11 @@ type ServeOptions struct {
 	MaxStreamDuration time.Duration
 	SessionIdle       time.Duration
 
-	// Ready, when set, is called with the bound address once the server
-	// listens (tests use it).
-	Ready func(addr string)
+	// ReadyFD, when positive, is a file descriptor inherited from the
+	// parent: once the server listens, its endpoint URL and a newline are
+	// written there and the descriptor is closed (1 and 2 are the
+	// command's stdout and stderr, and stay open).
+	ReadyFD int
 }
 
 // NewCmdServe builds tasksim serve. runF replaces the run function in tests.
@@ -60,7 +63,12 @@ Over HTTP the endpoint is /mcp on --addr (loopback by default). With --stdio
 the server speaks newline-delimited JSON on stdin/stdout and logs on stderr.
 
 To serve an "old" server, without the streaming extensions:
-  tasksim serve --modes none --partial=false`,
+  tasksim serve --modes none --partial=false
+
+A program that starts tasksim serve learns when it listens, and where,
+from --ready-fd N: one line with the endpoint URL, then end of file, on
+its file descriptor N (a pipe the parent passes, e.g. --addr 127.0.0.1:0
+--ready-fd 3). Should the server fail first, the pipe ends without a line.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runF(cmd.Context(), st, o)
@@ -79,10 +87,11 @@ To serve an "old" server, without the streaming extensions:
 	f.StringSliceVar(&o.Origins, "allow-origin", nil, `Origin header values accepted besides loopback ones ("*" for any)`)
 	f.StringSliceVar(&o.Hosts, "allow-host", nil, "Host header values accepted besides loopback ones")
 	f.Int64Var(&o.MaxBody, "max-body", 4<<20, "largest POST body in bytes (413 above)")
-	f.DurationVar(&o.Retry, "retry", time.Second, "SSE retry field sent on each stream (0: none)")
+	f.DurationVar(&o.Retry, "retry", time.Second, "SSE retry field sent in each stream's priming event (0: none; a connection closed by --max-stream-duration still ends with one)")
 	f.DurationVar(&o.MaxStreamDuration, "max-stream-duration", 0, "close SSE connections after this long and let clients resume (0: never)")
 	f.DurationVar(&o.SessionIdle, "session-idle-timeout", streamhttp.DefaultSessionIdle, "end a session with no request and no open stream for this long (negative: never)")
 	f.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
+	f.IntVar(&o.ReadyFD, "ready-fd", 0, "once listening, write the endpoint URL and a newline to this inherited file descriptor and close it (0: none)")
 	return cmd
 }
 
@@ -123,7 +132,10 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 	if o.MaxTasks <= 0 || o.Poll <= 0 || o.TTL <= 0 || o.MaxTTL <= 0 || o.MaxBody <= 0 {
 		return usagef("--max-tasks-per-session, --poll-interval, --default-ttl, --max-ttl and --max-body must be positive")
 	}
-	srv := server.New(&server.Options{
+	if o.ReadyFD < 0 || o.ReadyFD > 0 && o.Stdio {
+		return usagef("--ready-fd: want a file descriptor for the URL of an HTTP server (not with --stdio)")
+	}
+	sopts := &server.Options{
 		Version:               Version,
 		Modes:                 modes,
 		NoModes:               noModes,
@@ -134,47 +146,77 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 		PollInterval:          o.Poll,
 		MaxTasksPerSession:    o.MaxTasks,
 		Logger:                log,
-	})
-	defer srv.Close()
+	}
 	if o.Stdio {
-		err := stdio.Serve(ctx, srv, st.Stdin, st.Stdout, &stdio.ServerOptions{Logger: log})
+		err := refserver.ServeStdio(ctx, sopts, st.Stdin, st.Stdout, &stdio.ServerOptions{Logger: log})
 		if errors.Is(err, context.Canceled) {
 			return nil
 		}
 		return err
 	}
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.Addr, err)
-	}
-	h := streamhttp.NewHandler(srv, &streamhttp.Options{
-		AllowedOrigins:     o.Origins,
-		AllowedHosts:       o.Hosts,
-		MaxBodyBytes:       o.MaxBody,
-		Retry:              o.Retry,
-		MaxStreamDuration:  o.MaxStreamDuration,
-		SessionIdleTimeout: o.SessionIdle,
-		Logger:             log,
+	s, err := refserver.Listen(&refserver.Options{
+		Server: sopts,
+		HTTP: &streamhttp.Options{
+			AllowedOrigins:     o.Origins,
+			AllowedHosts:       o.Hosts,
+			MaxBodyBytes:       o.MaxBody,
+			Retry:              sseRetry(o.Retry),
+			MaxStreamDuration:  o.MaxStreamDuration,
+			SessionIdleTimeout: o.SessionIdle,
+			Logger:             log,
+		},
+		Addr: o.Addr,
 	})
-	defer h.Close()
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	addr := ln.Addr().String()
-	log.Info("serving", "url", "http://"+addr+"/mcp")
-	if o.Ready != nil {
-		o.Ready(addr)
+	if err != nil {
+		return err
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	defer s.Close()
+	log.Info("serving", "url", s.URL)
+	if o.ReadyFD > 0 {
+		if err := signalReady(st, o.ReadyFD, s.URL); err != nil {
+			return err
+		}
+	}
 	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
+	case <-s.Done():
+		return s.Err()
 	case <-ctx.Done():
 	}
-	h.Close()
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(shutdown)
+	return s.Close()
+}
+
+// sseRetry maps --retry to streamhttp.Options.Retry, where 0 means the
+// default and a negative value none: --retry 0 means none.
+func sseRetry(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
+}
+
+// signalReady writes url and a newline to the inherited file descriptor fd
+// and closes it; 1 and 2 are the command's stdout and stderr, written to
+// and left open.
+func signalReady(st *State, fd int, url string) error {
+	line := url + "\n"
+	switch fd {
+	case 1:
+		_, err := io.WriteString(st.Stdout, line)
+		return err
+	case 2:
+		_, err := io.WriteString(st.Stderr, line)
+		return err
+	}
+	f := os.NewFile(uintptr(fd), "ready-fd")
+	if f == nil {
+		return usagef("--ready-fd %d: not a file descriptor", fd)
+	}
+	_, err := f.WriteString(line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("--ready-fd %d: %w", fd, err)
+	}
 	return nil
 }

@@ -1,0 +1,115 @@
+package refserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
+)
+
+// DefaultAddr is where a server listens when Options.Addr is empty: a
+// free loopback port.
+const DefaultAddr = "127.0.0.1:0"
+
+// shutdownTimeout bounds the wait for open requests when an HTTP server
+// closes; SSE streams are ended first, so only slow writes are left.
+const shutdownTimeout = 5 * time.Second
+
+// Options say how to start a reference server behind HTTP. The zero value
+// is a default server on a free loopback port.
+type Options struct {
+	// Server configures the reference server; nil means every default.
+	Server *server.Options
+	// HTTP configures its Streamable HTTP transport; nil means every
+	// default (the endpoint path is streamhttp.DefaultPath, /mcp).
+	HTTP *streamhttp.Options
+	// Addr is the TCP address to listen on; "" means DefaultAddr.
+	Addr string
+}
+
+// HTTP is a reference server serving Streamable HTTP in this process.
+type HTTP struct {
+	// URL is the endpoint, e.g. http://127.0.0.1:40123/mcp.
+	URL string
+	// Addr is the address it listens on.
+	Addr string
+	// Server is the reference server (an mcp.Endpoint).
+	Server *server.Server
+
+	handler *streamhttp.Handler
+	hs      *http.Server
+	done    chan struct{} // closed when Serve returns
+	err     error         // Serve's error, once done is closed
+
+	closeOnce sync.Once
+}
+
+// Listen starts a reference server behind Streamable HTTP and returns
+// once it listens: its URL accepts requests from then on. Close stops it.
+func Listen(o *Options) (*HTTP, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	addr := o.Addr
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	path := streamhttp.DefaultPath
+	if o.HTTP != nil && o.HTTP.Path != "" {
+		path = o.HTTP.Path
+	}
+	srv := server.New(o.Server)
+	h := streamhttp.NewHandler(srv, o.HTTP)
+	s := &HTTP{
+		URL:     "http://" + ln.Addr().String() + path,
+		Addr:    ln.Addr().String(),
+		Server:  srv,
+		handler: h,
+		hs:      &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
+		done:    make(chan struct{}),
+	}
+	go func() {
+		defer close(s.done)
+		if err := s.hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.err = fmt.Errorf("serve: %w", err)
+		}
+	}()
+	return s, nil
+}
+
+// Done is closed when the server stops serving: after Close, or when
+// accepting connections failed (see Err).
+func (s *HTTP) Done() <-chan struct{} { return s.done }
+
+// Err waits for Done and returns why the server stopped serving: nil
+// after Close.
+func (s *HTTP) Err() error {
+	<-s.done
+	return s.err
+}
+
+// Close ends every session and stream, waits up to 5 s for requests in
+// progress, and stops the server. It is safe to call more than once.
+func (s *HTTP) Close() error {
+	s.closeOnce.Do(func() {
+		s.handler.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+		defer cancel()
+		if err := s.hs.Shutdown(ctx); err != nil {
+			_ = s.hs.Close()
+		}
+		<-s.done
+		s.Server.Close()
+	})
+	return nil
+}
