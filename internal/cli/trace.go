@@ -41,7 +41,7 @@ trace, a trace of a newer format version and a damaged trace are errors
 			return usagef("trace: give a subcommand: show, stats, verify, export, import or redact")
 		},
 	}
-	cmd.AddCommand(newCmdTraceShow(st), newCmdTraceStats(st), newCmdTraceVerify(st),
+	cmd.AddCommand(newCmdTraceShow(st), newCmdTraceStats(st), newCmdTraceVerify(st), newCmdTraceCheck(st),
 		newCmdTraceExport(st), newCmdTraceImport(st), newCmdTraceRedact(st))
 	return cmd
 }

@@ -151,9 +151,19 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 	}{"tasksim.verdict/v1", v})
 }
 
-// WriteJUnit writes one testcase per rule, in one testsuite named name:
-// failures carry their evidence, skipped rules their reason.
+// WriteJUnit writes a JUnit XML report: one testsuite named name, with a
+// testcase per rule; failures carry their evidence, skipped rules their
+// reason. GitHub and GitLab render it.
 func (v *Verdict) WriteJUnit(w io.Writer, name string) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	return v.WriteJUnitSuite(w, name)
+}
+
+// WriteJUnitSuite writes the testsuite element alone, to put several in
+// one testsuites element.
+func (v *Verdict) WriteJUnitSuite(w io.Writer, name string) error {
 	type failure struct {
 		Message string `xml:"message,attr"`
 		Text    string `xml:",chardata"`
@@ -191,9 +201,6 @@ func (v *Verdict) WriteJUnit(w io.Writer, name string) error {
 			tc.Skipped = &skipped{Message: "not observed: needs " + r.Why}
 		}
 		s.Cases = append(s.Cases, tc)
-	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
 	}
 	enc := xml.NewEncoder(w)
 	enc.Indent("", "  ")

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/traces"
+)
+
+// TraceCheckOptions are the flags of tasksim trace check.
+type TraceCheckOptions struct {
+	Rules []string
+	JSON  string
+	JUnit string
+}
+
+func newCmdTraceCheck(st *State) *cobra.Command {
+	o := &TraceCheckOptions{}
+	cmd := &cobra.Command{
+		Use:   "check FILE...",
+		Short: "Judge traces by the rule catalog: a verdict per rule, with evidence",
+		Long: `Judge each trace, recorded from anyone's traffic (tasksim record, proxy,
+check, sim), by the rule catalog: one line per rule (PASS, FAIL, or SKIP with
+what the trace would need to show), then the evidence of each failure: the
+record numbers (tasksim trace show --json) and one line saying what is wrong.
+docs/rules.md lists every rule and the spec sentence it enforces.
+
+A trace cut short (its writer was killed) is judged up to its last whole
+record, and the verdict says so.
+
+Exit codes: 0 no rule failed, 1 a rule failed, 2 bad input (not a trace, an
+unknown rule id), 3 an output could not be written.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runTraceCheck(st, o, args)
+		},
+	}
+	cmd.Flags().StringSliceVar(&o.Rules, "rule", nil, "judge only these rule IDs (repeatable, or comma-separated)")
+	cmd.Flags().StringVar(&o.JSON, "json", "", "also write the verdicts as JSON to this file (- for stdout)")
+	cmd.Flags().StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this file: one testcase per trace and rule")
+	return cmd
+}
+
+// checkedTrace is one file's verdict in the JSON output.
+type checkedTrace struct {
+	File    string         `json:"file"`
+	Verdict *check.Verdict `json:"verdict"`
+}
+
+func runTraceCheck(st *State, o *TraceCheckOptions, paths []string) error {
+	for _, id := range o.Rules {
+		if _, ok := check.RuleByID(id); !ok {
+			var ids []string
+			for _, r := range check.Catalog {
+				ids = append(ids, r.ID)
+			}
+			return usagef("--rule %s: no such rule (rules: %s)", id, strings.Join(ids, ", "))
+		}
+	}
+	var all []checkedTrace
+	failed := 0
+	for _, path := range paths {
+		v, err := checkTraceFile(st, path, o.Rules)
+		if err != nil {
+			return err
+		}
+		if len(paths) > 1 {
+			fmt.Fprintf(st.Stdout, "== %s\n", path)
+		}
+		if err := v.WriteText(st.Stdout); err != nil {
+			return fmt.Errorf("write: %w", err)
+		}
+		if v.Failed() {
+			failed++
+		}
+		all = append(all, checkedTrace{File: path, Verdict: v})
+	}
+	if o.JSON != "" {
+		err := writeOutput(st, o.JSON, func(w io.Writer) error {
+			return writeJSON(w, map[string]any{"schema": "tasksim.trace-check/v1", "traces": all})
+		})
+		if err != nil {
+			return fmt.Errorf("--json %s: %w", o.JSON, err)
+		}
+	}
+	if o.JUnit != "" {
+		err := writeOutput(st, o.JUnit, func(w io.Writer) error {
+			if _, err := io.WriteString(w, "<testsuites>\n"); err != nil {
+				return err
+			}
+			for _, t := range all {
+				if err := t.Verdict.WriteJUnitSuite(w, t.File); err != nil {
+					return err
+				}
+			}
+			_, err := io.WriteString(w, "</testsuites>\n")
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("--junit %s: %w", o.JUnit, err)
+		}
+	}
+	if failed > 0 {
+		return &FindingsError{Summary: fmt.Sprintf("%d of %d traces break a rule", failed, len(paths))}
+	}
+	return nil
+}
+
+func checkTraceFile(st *State, path string, rules []string) (*check.Verdict, error) {
+	r, err := openTrace(st, path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	v, err := check.Check(r.Records(), &check.Options{Rules: rules})
+	if err != nil {
+		var c *traces.CorruptError
+		if errors.As(err, &c) {
+			return nil, &UsageError{Err: fmt.Errorf("%s: %w", path, err)}
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if v.Cut != "" {
+		fmt.Fprintf(st.Stderr, "tasksim: warning: %s: %s; judged up to its last whole record\n", path, v.Cut)
+	}
+	return v, nil
+}
