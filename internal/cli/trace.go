@@ -197,7 +197,7 @@ func headerLine(h traces.Header) string {
 		parts = append(parts, "protocol "+h.Protocol)
 	}
 	if h.Seed != 0 {
-		parts = append(parts, "seed "+strconv.FormatInt(h.Seed, 10))
+		parts = append(parts, "seed "+strconv.FormatUint(h.Seed, 10))
 	}
 	return strings.Join(parts, " · ")
 }
