@@ -100,6 +100,8 @@
 // signal. Its exit code is returned, 128+n when signal n killed it.
 // `tasksim record -o FILE -- CMD ARGS` is RunStdio, and tasksim exits with
 // the server's code.
+// RunStdioPipeline does the same into a Pipeline that others (a line
+// fault layer, annotations) add to as well.
 //
 // # In-process runs
 //
