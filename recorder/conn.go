@@ -2,7 +2,6 @@ package recorder
 
 import (
 	"context"
-	"errors"
 	"sync"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -101,8 +100,8 @@ func (c *recConn) message(msg *mcp.Message, dir traces.Direction) {
 // failure records a failed Read or Write, unless ctx ended it or the
 // connection is closed and one was recorded already.
 func (c *recConn) failure(ctx context.Context, op string, err error) {
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return
+	if ctx.Err() != nil {
+		return // the caller gave up: not part of the conversation
 	}
 	c.mu.Lock()
 	skip := c.closed && c.failed
