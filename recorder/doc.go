@@ -1,6 +1,9 @@
 // Package recorder records MCP traffic into traces without changing it:
-// [Proxy], an HTTP reverse proxy that keeps every SSE event whole, and
-// [RunStdio], which runs a stdio server and records each line.
+// [Proxy], an HTTP reverse proxy that keeps every SSE event whole,
+// [RunStdio], which runs a stdio server and records each line, and
+// [Conn], an mcp.Conn decorator that records each message of an
+// in-process run. A [Pipeline] writes their records in order, together
+// with the faults and annotations others add to it.
 //
 // # HTTP
 //
@@ -63,8 +66,10 @@
 //   - A record's time is when its bytes passed (for an event: when its
 //     last byte was flushed to the client), taken on the traffic's
 //     goroutine; the record is written later by the pipeline, which leaves
-//     the CPU to the traffic first (it starts 300 µs after an idle spell
-//     and yields between records). The file is in the order the traffic
+//     the CPU to the traffic first (it starts 300 µs after an idle spell,
+//     PipelineOptions.Settle, and yields between records). That wait is
+//     wall time: it changes when records reach the file, not what they
+//     say nor their order. The file is in the order the traffic
 //     passed. A burst faster than recording (see the numbers below) is
 //     queued up to ProxyOptions.MaxPending bytes (64 MiB); past that the
 //     stream is slowed to the recording's pace rather than lose records.
@@ -95,6 +100,30 @@
 // signal. Its exit code is returned, 128+n when signal n killed it.
 // `tasksim record -o FILE -- CMD ARGS` is RunStdio, and tasksim exits with
 // the server's code.
+// RunStdioPipeline does the same into a Pipeline that others (a line
+// fault layer, annotations) add to as well.
+//
+// # In-process runs
+//
+// Conn decorates an mcp.Conn (built on mcp.Decorate, so optional
+// interfaces stay reachable with mcp.ConnAs) and records every message
+// read and written as a message record: direction, the JSON-RPC fields of
+// traces.DescribeMessage, times from the pipeline's clock (a clock.Sim in
+// a simulation). A run of the reference client over an in-memory transport
+// thus writes the same kind of trace as the proxy, with no socket. With a
+// fault layer, put one decorator on each side of it; the trace then holds
+// both views (traces.Side), and the fault layer adds its fault records to
+// the same pipeline, naming the message's record with Pipeline.IndexOf:
+//
+//	client ─ Conn(side client) ─ fault layer ─ Conn(side server) ─ transport
+//	            │                    │                │
+//	            └──── Add ───────────┴─ AddFault ─────┴──▶ Pipeline ──▶ traces.Writer
+//
+//	w, _ := traces.NewWriter(f, h, &traces.WriterOptions{Now: clk.Now})
+//	p := recorder.NewPipeline(w, &recorder.PipelineOptions{Clock: clk})
+//	conn = recorder.Conn(conn, p, &recorder.ConnOptions{Note: "in-process server"})
+//	... run ...
+//	conn.Close(); p.Close(); w.Close()
 //
 // # Cost
 //

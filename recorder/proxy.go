@@ -18,9 +18,6 @@ import (
 	"github.com/tasksim/tasksim/traces"
 )
 
-// DefaultMaxPending is the default of ProxyOptions.MaxPending.
-const DefaultMaxPending = 64 << 20
-
 // DefaultMaxBody is the most bytes of a non-SSE body a Proxy gathers to
 // record as one message; the bytes of a longer body are recorded as they
 // pass, one body-chunk record per write.
@@ -67,11 +64,9 @@ var ErrStopped = errors.New("recorder stopped")
 // them and stops it. Close the Writer after that.
 type Proxy struct {
 	upstream *url.URL
-	w        *traces.Writer
 	opts     ProxyOptions
 	rp       *httputil.ReverseProxy
-	log      *slog.Logger
-	q        *pipeline
+	pipe     *Pipeline
 
 	exchanges atomic.Uint64
 
@@ -79,9 +74,6 @@ type Proxy struct {
 	conns  map[string]uint64 // remote address -> connection id
 	next   uint64            // last connection id given
 	closed bool              // Close ran: no more connection records
-
-	failMu  sync.Mutex
-	failure error // the first trace write error
 }
 
 // NewProxy returns a Proxy that forwards to upstream and records into w.
@@ -97,7 +89,7 @@ func NewProxy(upstream *url.URL, w *traces.Writer, opts *ProxyOptions) (*Proxy, 
 	if w == nil {
 		return nil, errors.New("recorder: no trace writer")
 	}
-	p := &Proxy{upstream: upstream, w: w, conns: make(map[string]uint64)}
+	p := &Proxy{upstream: upstream, conns: make(map[string]uint64)}
 	if opts != nil {
 		p.opts = *opts
 	}
@@ -110,11 +102,7 @@ func NewProxy(upstream *url.URL, w *traces.Writer, opts *ProxyOptions) (*Proxy, 
 	if p.opts.MaxPending <= 0 {
 		p.opts.MaxPending = DefaultMaxPending
 	}
-	p.q = newPipeline(p.opts.MaxPending)
-	p.log = p.opts.Logger
-	if p.log == nil {
-		p.log = slog.New(slog.DiscardHandler)
-	}
+	p.pipe = NewPipeline(w, &PipelineOptions{MaxPending: p.opts.MaxPending, Settle: proxySettle, Logger: p.opts.Logger})
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      p.opts.Transport,
@@ -244,42 +232,26 @@ func (p *Proxy) connClosed(addr, note string) {
 
 // record hands a finished record to the pipeline. Its Raw must not change
 // afterwards.
-func (p *Proxy) record(r traces.Record) {
-	p.q.push(len(r.Raw)+recordOverhead, func() { p.write(r) })
-}
+func (p *Proxy) record(r traces.Record) { p.pipe.add(r, nil) }
 
 // later hands work to the pipeline, counting size bytes.
-func (p *Proxy) later(size int, run func()) { p.q.push(size+recordOverhead, run) }
+func (p *Proxy) later(size int, run func()) { p.pipe.later(size, run) }
 
-// recordOverhead is what a queued record counts beyond its Raw bytes.
-const recordOverhead = 256
+// write writes one record at once: only on the pipeline's goroutine.
+func (p *Proxy) write(r traces.Record) { p.pipe.write(r) }
+
+// Pipeline returns the pipeline the Proxy records through. Records added
+// to it (faults, annotations) land in the trace in order with the
+// Proxy's own: after the records of everything that passed before the
+// Add.
+func (p *Proxy) Pipeline() *Pipeline { return p.pipe }
 
 // Pending returns the bytes that passed the proxy and are not recorded
 // yet.
-func (p *Proxy) Pending() int { return p.q.Pending() }
-
-// write writes one record, on the pipeline's goroutine; the first failure
-// is kept for Err and logged.
-func (p *Proxy) write(r traces.Record) {
-	if err := p.w.Write(r); err != nil {
-		p.failMu.Lock()
-		first := p.failure == nil
-		if first {
-			p.failure = err
-		}
-		p.failMu.Unlock()
-		if first {
-			p.log.Error("recorder: writing the trace failed; later records are lost", "err", err)
-		}
-	}
-}
+func (p *Proxy) Pending() int { return p.pipe.Pending() }
 
 // Err returns the first error writing the trace, if any.
-func (p *Proxy) Err() error {
-	p.failMu.Lock()
-	defer p.failMu.Unlock()
-	return p.failure
-}
+func (p *Proxy) Err() error { return p.pipe.Err() }
 
 // Close records the end of the connections still open, as closed by the
 // recorder, waits until everything that passed is recorded, and returns
@@ -295,8 +267,7 @@ func (p *Proxy) Close() error {
 		}
 	}
 	p.mu.Unlock()
-	p.q.close()
-	return p.Err()
+	return p.pipe.Close()
 }
 
 // Serve accepts connections on ln and serves the Proxy on them until ctx

@@ -41,7 +41,23 @@ const maxLine = 16 << 20
 // from it after the return are passed on but not recorded. The caller sets
 // cmd's path, arguments, environment and directory, and closes w.
 func RunStdio(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, stdout, stderr io.Writer, w *traces.Writer) (exitCode int, err error) {
-	rec := &stdioRecorder{w: w, opened: make(chan struct{})}
+	p := NewPipeline(w, nil)
+	code, err := RunStdioPipeline(ctx, cmd, stdin, stdout, stderr, p)
+	if perr := p.Close(); err == nil {
+		err = perr
+	}
+	if ferr := w.Flush(); err == nil && ferr != nil {
+		err = ferr
+	}
+	return code, err
+}
+
+// RunStdioPipeline is RunStdio recording into p, which others (a line
+// fault layer, annotations) may add to as well: their records land in
+// order with the lines. The child is connection 1. It returns once the
+// child's records are added; the caller closes p, then its Writer.
+func RunStdioPipeline(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, stdout, stderr io.Writer, p *Pipeline) (exitCode int, err error) {
+	rec := &stdioRecorder{p: p, opened: make(chan struct{})}
 	out := &lineTee{dst: stdout, rec: rec, stream: "stdout", dir: traces.DirServerToClient, rpc: true}
 	errw := &lineTee{dst: stderr, rec: rec, stream: "stderr", dir: traces.DirNone}
 	cmd.Stdout, cmd.Stderr = out, errw
@@ -89,7 +105,8 @@ func RunStdio(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, stdout, stder
 		note += " (stopped by the recorder)"
 	}
 	rec.write(traces.Record{Kind: kind, Note: note})
-	werr := rec.close()
+	rec.close()
+	werr := p.Sync()
 	if code < 0 {
 		return code, fmt.Errorf("recorder: %s: %w", cmd.Path, waitErr)
 	}
@@ -139,16 +156,15 @@ func pumpStdin(stdin io.Reader, childIn io.WriteCloser, rec *stdioRecorder) {
 	}
 }
 
-// stdioRecorder writes records until it is closed; records that come
-// later (stdin read after the child's end) are dropped. The child's output
-// may come before its pid is known: every record waits for the conn-open.
+// stdioRecorder adds records until it is closed; records that come later
+// (stdin read after the child's end) are dropped. The child's output may
+// come before its pid is known: every record waits for the conn-open.
 type stdioRecorder struct {
-	w      *traces.Writer
-	opened chan struct{} // closed once the conn-open is written
+	p      *Pipeline
+	opened chan struct{} // closed once the conn-open is added
 
 	mu     sync.Mutex
 	closed bool
-	err    error
 }
 
 func (r *stdioRecorder) open(rec traces.Record) {
@@ -171,19 +187,13 @@ func (r *stdioRecorder) put(rec traces.Record) {
 	if r.closed {
 		return
 	}
-	if err := r.w.Write(rec); err != nil && r.err == nil {
-		r.err = err
-	}
+	r.p.Add(rec)
 }
 
-func (r *stdioRecorder) close() error {
+func (r *stdioRecorder) close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closed = true
-	if err := r.w.Flush(); err != nil && r.err == nil {
-		r.err = err
-	}
-	return r.err
 }
 
 // lineTee passes bytes to dst and records each line that completes.
@@ -253,6 +263,8 @@ func (t *lineTee) flush() {
 }
 
 func (t *lineTee) emit(line []byte, at time.Time, note string) {
+	// The pipeline writes later: the record needs bytes of its own.
+	line = bytes.Clone(line)
 	r := traces.Record{Wall: at, Stream: t.stream, Dir: t.dir, Kind: traces.KindStdioLine, Raw: line, Note: note}
 	if t.rpc {
 		r.RPC = traces.DescribeMessage(line)

@@ -251,3 +251,47 @@ func TestStdioStop(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestStdioPipeline: records others add to the pipeline while the child
+// runs land in order with the child's.
+func TestStdioPipeline(t *testing.T) {
+	w, path := createTrace(t)
+	p := recorder.NewPipeline(w, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	stdinR, stdinW := io.Pipe()
+	defer stdinW.Close()
+	once := sync.Once{}
+	out := writerFunc(func(b []byte) (int, error) {
+		if bytes.Contains(b, []byte("ready")) {
+			once.Do(func() {
+				p.Annotate("the child is ready")
+				cancel()
+			})
+		}
+		return len(b), nil
+	})
+	p.Annotate("before the child")
+	if _, err := recorder.RunStdioPipeline(ctx, helperCmd(t, "hang"), stdinR, out, io.Discard, p); err != nil {
+		t.Fatal(err)
+	}
+	p.Annotate("after the child")
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var got []string
+	for _, r := range readTrace(t, path) {
+		if r.Kind != traces.KindStdioLine {
+			got = append(got, r.Kind.String()+" "+r.Note)
+		}
+	}
+	// The child may print before its conn-open is added: the two middle
+	// records come in either order.
+	if len(got) == 5 && strings.HasPrefix(got[2], "conn-open") {
+		got[1], got[2] = got[2], got[1]
+	}
+	if len(got) != 5 || got[0] != "annotation before the child" || !strings.HasPrefix(got[1], "conn-open child pid") ||
+		got[2] != "annotation the child is ready" || !strings.HasPrefix(got[3], "conn-error") || got[4] != "annotation after the child" {
+		t.Errorf("records:\n%s", strings.Join(got, "\n"))
+	}
+}

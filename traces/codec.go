@@ -18,11 +18,18 @@ import (
 // know, which is how a version adds fields.
 
 const (
-	headerFields = 7
-	recordFields = 13
-	httpFields   = 5
-	sseFields    = 6
-	rpcFields    = 11
+	headerFields = 8  // written; version 1 wrote 7 (no faults)
+	recordFields = 15 // written; version 1 wrote 13 (no fault, side)
+
+	headerFieldsV1 = 7  // the least a header has
+	recordFieldsV1 = 13 // the least a record has
+
+	httpFields     = 5
+	sseFields      = 6
+	rpcFields      = 11
+	scheduleFields = 3
+	faultFields    = 4
+	targetFields   = 14
 )
 
 // encoder turns headers and records into payload bytes. It is not safe
@@ -85,14 +92,61 @@ func (e *encoder) header(h *Header) ([]byte, error) {
 		e.str(a)
 	}
 	e.str(h.Protocol)
-	e.int(h.Seed)
+	e.uint(h.Seed)
 	e.arr(len(h.Labels))
 	for _, l := range h.Labels {
 		e.arr(2)
 		e.str(l.Key)
 		e.str(l.Value)
 	}
+	if f := h.Faults; f == nil {
+		e.null()
+	} else {
+		e.arr(scheduleFields)
+		e.strs(f.Specs)
+		e.strs(f.Decisions)
+		e.str(f.Note)
+	}
 	return e.buf.Bytes(), e.err
+}
+
+func (e *encoder) strs(ss []string) {
+	e.arr(len(ss))
+	for _, s := range ss {
+		e.str(s)
+	}
+}
+
+func (e *encoder) fault(f *Fault) {
+	if f == nil {
+		e.null()
+		return
+	}
+	e.arr(faultFields)
+	e.str(f.Name)
+	e.arr(len(f.Params))
+	for _, p := range f.Params {
+		e.arr(2)
+		e.str(p.Key)
+		e.str(p.Value)
+	}
+	t := &f.Target
+	e.arr(targetFields)
+	e.uint(t.Conn)
+	e.uint(t.Exchange)
+	e.str(t.Stream)
+	e.str(t.EventID)
+	e.boolean(t.HasEventID)
+	e.str(t.RPCID)
+	e.str(t.Method)
+	e.str(t.TaskID)
+	e.int(t.SeqNr)
+	e.boolean(t.HasSeqNr)
+	e.int(t.Seq)
+	e.boolean(t.HasSeq)
+	e.uint(t.Record)
+	e.boolean(t.HasRecord)
+	e.str(f.Action)
 }
 
 func (e *encoder) record(r *Record) ([]byte, error) {
@@ -154,6 +208,8 @@ func (e *encoder) record(r *Record) ([]byte, error) {
 		e.int(int64(p.ErrorCode))
 	}
 	e.str(r.Note)
+	e.fault(r.Fault)
+	e.uint(uint64(r.Side))
 	return e.buf.Bytes(), e.err
 }
 
@@ -480,7 +536,7 @@ func (d *decoder) end() error {
 // decodeHeader decodes a header payload.
 func decodeHeader(p []byte) (h Header, err error) {
 	d := &decoder{b: p}
-	extra, err := d.fixed(headerFields, "header")
+	extra, err := d.fixed(headerFieldsV1, "header")
 	if err != nil {
 		return h, err
 	}
@@ -507,7 +563,9 @@ func decodeHeader(p []byte) (h Header, err error) {
 	if h.Protocol, err = d.str(); err != nil {
 		return h, err
 	}
-	if h.Seed, err = d.int(); err != nil {
+	// Version 1 wrote an int64, version 2 a uint64: a negative value is
+	// the two's complement of the same 64 bits.
+	if h.Seed, _, err = d.integer(); err != nil {
 		return h, err
 	}
 	if n, err = d.arr(); err != nil {
@@ -520,10 +578,128 @@ func decodeHeader(p []byte) (h Header, err error) {
 		}
 		h.Labels = append(h.Labels, l)
 	}
+	if extra > 0 {
+		extra--
+		if h.Faults, err = d.schedule(); err != nil {
+			return h, err
+		}
+	}
 	if err := d.skipN(extra); err != nil {
 		return h, err
 	}
 	return h, d.end()
+}
+
+func (d *decoder) strs() ([]string, error) {
+	n, err := d.arr()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for range n {
+		s, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (d *decoder) schedule() (*Schedule, error) {
+	if d.isNil() {
+		return nil, nil
+	}
+	extra, err := d.fixed(scheduleFields, "fault schedule")
+	if err != nil {
+		return nil, err
+	}
+	s := &Schedule{}
+	if s.Specs, err = d.strs(); err != nil {
+		return nil, err
+	}
+	if s.Decisions, err = d.strs(); err != nil {
+		return nil, err
+	}
+	if s.Note, err = d.str(); err != nil {
+		return nil, err
+	}
+	return s, d.skipN(extra)
+}
+
+func (d *decoder) fault() (*Fault, error) {
+	if d.isNil() {
+		return nil, nil
+	}
+	extra, err := d.fixed(faultFields, "fault")
+	if err != nil {
+		return nil, err
+	}
+	f := &Fault{}
+	if f.Name, err = d.str(); err != nil {
+		return nil, err
+	}
+	n, err := d.arr()
+	if err != nil {
+		return nil, err
+	}
+	for range n {
+		var p Param
+		if err := d.pair(&p.Key, &p.Value); err != nil {
+			return nil, err
+		}
+		f.Params = append(f.Params, p)
+	}
+	textra, err := d.fixed(targetFields, "fault target")
+	if err != nil {
+		return nil, err
+	}
+	t := &f.Target
+	if t.Conn, err = d.uint(); err != nil {
+		return nil, err
+	}
+	if t.Exchange, err = d.uint(); err != nil {
+		return nil, err
+	}
+	if t.Stream, err = d.str(); err != nil {
+		return nil, err
+	}
+	if t.EventID, err = d.str(); err != nil {
+		return nil, err
+	}
+	if t.HasEventID, err = d.boolean(); err != nil {
+		return nil, err
+	}
+	for _, s := range []*string{&t.RPCID, &t.Method, &t.TaskID} {
+		if *s, err = d.str(); err != nil {
+			return nil, err
+		}
+	}
+	if t.SeqNr, err = d.int(); err != nil {
+		return nil, err
+	}
+	if t.HasSeqNr, err = d.boolean(); err != nil {
+		return nil, err
+	}
+	if t.Seq, err = d.int(); err != nil {
+		return nil, err
+	}
+	if t.HasSeq, err = d.boolean(); err != nil {
+		return nil, err
+	}
+	if t.Record, err = d.uint(); err != nil {
+		return nil, err
+	}
+	if t.HasRecord, err = d.boolean(); err != nil {
+		return nil, err
+	}
+	if err := d.skipN(textra); err != nil {
+		return nil, err
+	}
+	if f.Action, err = d.str(); err != nil {
+		return nil, err
+	}
+	return f, d.skipN(extra)
 }
 
 func (d *decoder) pair(a, b *string) error {
@@ -543,7 +719,7 @@ func (d *decoder) pair(a, b *string) error {
 // decodeRecord decodes a record payload.
 func decodeRecord(p []byte) (r Record, err error) {
 	d := &decoder{b: p}
-	extra, err := d.fixed(recordFields, "record")
+	extra, err := d.fixed(recordFieldsV1, "record")
 	if err != nil {
 		return r, err
 	}
@@ -591,6 +767,20 @@ func decodeRecord(p []byte) (r Record, err error) {
 	}
 	if r.Note, err = d.str(); err != nil {
 		return r, err
+	}
+	if extra > 0 {
+		extra--
+		if r.Fault, err = d.fault(); err != nil {
+			return r, err
+		}
+	}
+	if extra > 0 {
+		extra--
+		side, err := d.small(math.MaxUint8)
+		if err != nil {
+			return r, err
+		}
+		r.Side = Side(side)
 	}
 	if err := d.skipN(extra); err != nil {
 		return r, err

@@ -1,6 +1,8 @@
 // Package traces is tasksim's trace file format: what the recorder
 // captures and the simulator replays. It holds the vocabulary of a trace
-// ([Record], [Header], [Kind], [Direction]), a [Writer] and a [Reader]
+// ([Record], [Header], [Kind], [Direction], a [Fault] with its [Target],
+// the [Side] of a fault layer a record was observed on, the fault
+// [Schedule]), a [Writer] and a [Reader]
 // for the binary format, [Verify], conversions to JSON lines and HAR and
 // back from JSON lines, [DescribeMessage] (the JSON-RPC fields a trace
 // keeps beside the raw bytes) and a [Redactor] for secrets.
@@ -14,7 +16,7 @@
 //
 //	+---------------------------------+
 //	| magic "\x89TASKSIMTRACE\r\n\x1a\n" |  17 bytes
-//	| format version (uint16 BE) = 1  |   2 bytes
+//	| format version (uint16 BE) = 2  |   2 bytes (1 still reads)
 //	+---------------------------------+
 //	| frame: header                   |
 //	+---------------------------------+
@@ -31,6 +33,12 @@
 // reads back up to its last whole record: Next then returns a
 // *TruncatedError (ErrTruncated), which callers tell apart from a
 // *CorruptError (a checksum mismatch, a damaged length).
+//
+// A trace is the one observed history of a run. When a fault layer sits
+// between client and server, each record says on which side of it it was
+// observed: the client's view is the wire's records and the client side's,
+// the server's view the wire's and the server side's ([Side.InView]), and
+// fault records say what the layer did in between.
 //
 // Records flow like this:
 //

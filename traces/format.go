@@ -8,8 +8,16 @@ import (
 )
 
 // FormatVersion is the trace format version this package writes, and the
-// newest it reads.
-const FormatVersion = 1
+// newest it reads. It reads every version from MinFormatVersion on.
+//
+// Version 2 (from version 1): the header's seed is a uint64 and the header
+// has a fault schedule; records have a structured fault and the side of
+// the fault layer they were observed on. An older reader would take the
+// records of both sides for one conversation, hence the new version.
+const FormatVersion = 2
+
+// MinFormatVersion is the oldest trace format version this package reads.
+const MinFormatVersion = 1
 
 // Magic opens every trace file. Like PNG's signature it holds a byte with
 // the high bit set, a CR LF pair and a Ctrl-Z, so a file mangled by a text

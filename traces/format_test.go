@@ -100,7 +100,7 @@ func TestPayloadIsMsgpack(t *testing.T) {
 // skips them.
 func TestExtraFieldsAreSkipped(t *testing.T) {
 	fields := []any{uint64(0), int64(5), nil, uint64(1), uint64(0), "stdin", uint64(1), uint64(9), []byte("hi"), nil, nil, nil, "note",
-		map[string]any{"future": []any{1.5, "x", true}}, "more"}
+		nil, uint64(2), map[string]any{"future": []any{1.5, "x", true}}, "more"}
 	p, err := msgpack.Marshal(fields)
 	if err != nil {
 		t.Fatal(err)
@@ -109,8 +109,24 @@ func TestExtraFieldsAreSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Stream != "stdin" || string(r.Raw) != "hi" || r.Note != "note" || r.Kind != KindStdioLine || r.Offset != 5 {
+	if r.Stream != "stdin" || string(r.Raw) != "hi" || r.Note != "note" || r.Kind != KindStdioLine || r.Offset != 5 || r.Side != SideServer {
 		t.Errorf("record = %+v", r)
+	}
+	// So do the fault's and the target's arrays.
+	target := []any{uint64(1), uint64(2), "post:2", "e5", true, "7", "tools/call", "t-1", int64(3), true, int64(0), false, uint64(9), true, "future"}
+	fields = []any{uint64(0), int64(5), nil, uint64(1), uint64(0), "", uint64(0), uint64(10), nil, nil, nil, nil, "",
+		[]any{"drop-sse-event", []any{[]any{"nth", "3", "future"}}, target, "dropped", "future"}, uint64(0)}
+	if p, err = msgpack.Marshal(fields); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = decodeRecord(p); err != nil {
+		t.Fatal(err)
+	}
+	wantF := &Fault{Name: "drop-sse-event", Params: []Param{{"nth", "3"}}, Action: "dropped", Target: Target{
+		Conn: 1, Exchange: 2, Stream: "post:2", EventID: "e5", HasEventID: true, RPCID: "7", Method: "tools/call", TaskID: "t-1",
+		SeqNr: 3, HasSeqNr: true, Record: 9, HasRecord: true}}
+	if diff := cmp.Diff(wantF, r.Fault); diff != "" {
+		t.Errorf("fault (-want +got):\n%s", diff)
 	}
 }
 
@@ -300,7 +316,7 @@ func TestVerify(t *testing.T) {
 	newer := bytes.Clone(data)
 	newer[len(Magic)] = 1
 	var ve *VersionError
-	if _, err := Verify(bytes.NewReader(newer)); !errors.As(err, &ve) || ve.Version != 257 {
+	if _, err := Verify(bytes.NewReader(newer)); !errors.As(err, &ve) || ve.Version != 256+FormatVersion {
 		t.Errorf("newer: %v", err)
 	}
 }

@@ -183,19 +183,27 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		{Conn: 1, Exchange: 2, Stream: "post:2", Dir: DirServerToClient, Kind: KindSSEEvent, Raw: []byte("id: 1\ndata: x\n\n"),
 			SSE: &SSEFields{ID: "1", HasID: true, Data: "x", Retry: time.Second, HasRetry: true}},
 		{Kind: KindFault, Note: "drop"},
+		{Kind: KindFault, Side: SideClient, Fault: &Fault{Name: "drop-sse-event", Params: []Param{{"nth", "1"}},
+			Target: Target{Stream: "post:2", EventID: "1", HasEventID: true, SeqNr: 1, HasSeqNr: true, Record: 3, HasRecord: true}, Action: "dropped"}},
 	}
-	trace := writeTrace(t, Header{Seed: 1, Labels: []Label{{"k", "v"}}}, small, &WriterOptions{Now: stepClock(time.Millisecond)})
+	trace := writeTrace(t, Header{Seed: 1, Labels: []Label{{"k", "v"}}, Faults: &Schedule{Specs: []string{"drop-sse-event:nth=1"}}},
+		small, &WriterOptions{Now: stepClock(time.Millisecond)})
+	v1, err := os.ReadFile("testdata/v1.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ends := frameEnds(t, trace)
 	records := trace[ends[0]:] // the records alone: FuzzReader puts them after a header
 	reader := map[string][]byte{
 		"whole-trace":      trace,
+		"version-1":        v1,
 		"records-only":     records,
 		"header-only":      trace[:ends[0]],
 		"cut-mid-header":   trace[:ends[0]-3],
 		"cut-mid-record":   trace[:ends[3]+20],
 		"one-record":       records[:ends[1]-ends[0]],
 		"text":             []byte("hello, this is not a trace\n"),
-		"newer-version":    append(append(append([]byte(nil), Magic...), 0, 2), trace[preambleSize:]...),
+		"newer-version":    append(append(append([]byte(nil), Magic...), 0, FormatVersion+1), trace[preambleSize:]...),
 		"bad-checksum":     flip(trace, int(ends[2])+frameHeadSize+5),
 		"bad-length":       flip(trace, int(ends[2])+2),
 		"empty-frame":      frame(nil),
@@ -220,6 +228,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		"binary":     []byte(`{"kind":"body-chunk","dir":"s>c","raw_b64":"//54AA=="}`),
 		"bad-kind":   []byte(`{"kind":"nope","dir":"-"}`),
 		"header-bad": []byte(`{"header":{"created":"never"}}`),
+		"fault":      []byte(exportJSONL(t, writeTrace(t, faultHeader(), faultRecords()[:2], nil))),
 	}
 	for name, data := range reader {
 		writeCorpus(t, "FuzzReader", name, fmt.Sprintf("[]byte(%s)", strconv.Quote(string(data))))
@@ -255,8 +264,12 @@ func frameWithExtraField(t *testing.T, r Record) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p = append(bytes.Clone(p), 0xc3)
-	p[0]++ // fixarray of recordFields+1
+	// An array of recordFields+1 (15 fields fit a fixarray, 16 do not).
+	head := []byte{0xdc, 0, recordFields + 1}
+	if recordFields+1 <= 15 {
+		head = []byte{p[0] + 1}
+	}
+	p = append(append(head, p[1:]...), 0xc3)
 	return frame(p)
 }
 

@@ -212,7 +212,7 @@ func (x *exchange) add(rec Record) {
 	case rec.Kind == KindConnError:
 		x.errNote = rec.Note
 	case rec.Kind == KindFault && x.errNote == "":
-		x.errNote = "fault: " + rec.Note
+		x.errNote = "fault: " + strings.TrimSpace(rec.Fault.String()+" "+rec.Note)
 	}
 	if rec.Dir != DirClientToServer {
 		x.end = max(x.end, rec.Offset)

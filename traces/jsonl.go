@@ -20,30 +20,77 @@ type jsonlHeaderLine struct {
 }
 
 type jsonlHeader struct {
-	FormatVersion  int         `json:"format_version"`
-	Created        string      `json:"created,omitempty"`
-	TasksimVersion string      `json:"tasksim_version"`
-	Command        []string    `json:"command"`
-	Protocol       string      `json:"protocol"`
-	Seed           int64       `json:"seed"`
-	Labels         [][2]string `json:"labels"`
+	FormatVersion  int            `json:"format_version"`
+	Created        string         `json:"created,omitempty"`
+	TasksimVersion string         `json:"tasksim_version"`
+	Command        []string       `json:"command"`
+	Protocol       string         `json:"protocol"`
+	Seed           jsonSeed       `json:"seed"`
+	Labels         [][2]string    `json:"labels"`
+	Faults         *jsonlSchedule `json:"faults,omitempty"`
+}
+
+// jsonSeed is a uint64 that also reads the negative seeds of exports of
+// format version 1 (an int64 then), as their two's complement.
+type jsonSeed uint64
+
+func (s *jsonSeed) UnmarshalJSON(b []byte) error {
+	var u uint64
+	if err := json.Unmarshal(b, &u); err == nil {
+		*s = jsonSeed(u)
+		return nil
+	}
+	var i int64
+	if err := json.Unmarshal(b, &i); err != nil {
+		return fmt.Errorf("seed %s: want an integer that fits 64 bits", b)
+	}
+	*s = jsonSeed(uint64(i))
+	return nil
+}
+
+type jsonlSchedule struct {
+	Specs     []string `json:"specs"`
+	Decisions []string `json:"decisions"`
+	Note      string   `json:"note,omitempty"`
+}
+
+type jsonlFault struct {
+	Name   string      `json:"name"`
+	Params [][2]string `json:"params"`
+	Target jsonlTarget `json:"target"`
+	Action string      `json:"action,omitempty"`
+}
+
+type jsonlTarget struct {
+	Conn     uint64  `json:"conn,omitempty"`
+	Exchange uint64  `json:"exchange,omitempty"`
+	Stream   string  `json:"stream,omitempty"`
+	EventID  *string `json:"event_id,omitempty"`
+	ID       string  `json:"id,omitempty"`
+	Method   string  `json:"method,omitempty"`
+	TaskID   string  `json:"task_id,omitempty"`
+	SeqNr    *int64  `json:"seq_nr,omitempty"`
+	Seq      *int64  `json:"seq,omitempty"`
+	Record   *uint64 `json:"record,omitempty"`
 }
 
 type jsonlRecord struct {
-	Index    uint64     `json:"index"`
-	OffsetNS int64      `json:"offset_ns"`
-	Wall     string     `json:"wall,omitempty"`
-	Conn     uint64     `json:"conn"`
-	Exchange uint64     `json:"exchange"`
-	Stream   string     `json:"stream"`
-	Dir      string     `json:"dir"`
-	Kind     string     `json:"kind"`
-	Raw      *string    `json:"raw,omitempty"`
-	RawB64   []byte     `json:"raw_b64,omitempty"`
-	HTTP     *jsonlHTTP `json:"http,omitempty"`
-	SSE      *jsonlSSE  `json:"sse,omitempty"`
-	RPC      *jsonlRPC  `json:"rpc,omitempty"`
-	Note     string     `json:"note,omitempty"`
+	Index    uint64      `json:"index"`
+	OffsetNS int64       `json:"offset_ns"`
+	Wall     string      `json:"wall,omitempty"`
+	Conn     uint64      `json:"conn"`
+	Exchange uint64      `json:"exchange"`
+	Stream   string      `json:"stream"`
+	Dir      string      `json:"dir"`
+	Kind     string      `json:"kind"`
+	Raw      *string     `json:"raw,omitempty"`
+	RawB64   []byte      `json:"raw_b64,omitempty"`
+	HTTP     *jsonlHTTP  `json:"http,omitempty"`
+	SSE      *jsonlSSE   `json:"sse,omitempty"`
+	RPC      *jsonlRPC   `json:"rpc,omitempty"`
+	Note     string      `json:"note,omitempty"`
+	Fault    *jsonlFault `json:"fault,omitempty"`
+	Side     string      `json:"side,omitempty"`
 }
 
 type jsonlHTTP struct {
@@ -107,8 +154,17 @@ func headerJSON(h Header) *jsonlHeader {
 		TasksimVersion: h.TasksimVersion,
 		Command:        h.Command,
 		Protocol:       h.Protocol,
-		Seed:           h.Seed,
+		Seed:           jsonSeed(h.Seed),
 		Labels:         [][2]string{},
+	}
+	if f := h.Faults; f != nil {
+		j.Faults = &jsonlSchedule{Specs: f.Specs, Decisions: f.Decisions, Note: f.Note}
+		if j.Faults.Specs == nil {
+			j.Faults.Specs = []string{}
+		}
+		if j.Faults.Decisions == nil {
+			j.Faults.Decisions = []string{}
+		}
 	}
 	if j.Command == nil {
 		j.Command = []string{}
@@ -177,7 +233,59 @@ func recordJSON(r Record) *jsonlRecord {
 		}
 		j.RPC = jp
 	}
+	if f := r.Fault; f != nil {
+		j.Fault = faultJSON(f)
+	}
+	if r.Side != SideWire {
+		j.Side = r.Side.String()
+	}
 	return j
+}
+
+func faultJSON(f *Fault) *jsonlFault {
+	jf := &jsonlFault{Name: f.Name, Params: [][2]string{}, Action: f.Action}
+	for _, p := range f.Params {
+		jf.Params = append(jf.Params, [2]string{p.Key, p.Value})
+	}
+	t := f.Target
+	jt := jsonlTarget{Conn: t.Conn, Exchange: t.Exchange, Stream: t.Stream, ID: t.RPCID, Method: t.Method, TaskID: t.TaskID}
+	if t.HasEventID {
+		jt.EventID = &t.EventID
+	}
+	if t.HasSeqNr {
+		jt.SeqNr = &t.SeqNr
+	}
+	if t.HasSeq {
+		jt.Seq = &t.Seq
+	}
+	if t.HasRecord {
+		jt.Record = &t.Record
+	}
+	jf.Target = jt
+	return jf
+}
+
+func faultFromJSON(j *jsonlFault) *Fault {
+	f := &Fault{Name: j.Name, Action: j.Action}
+	for _, p := range j.Params {
+		f.Params = append(f.Params, Param{Key: p[0], Value: p[1]})
+	}
+	jt := j.Target
+	t := Target{Conn: jt.Conn, Exchange: jt.Exchange, Stream: jt.Stream, RPCID: jt.ID, Method: jt.Method, TaskID: jt.TaskID}
+	if jt.EventID != nil {
+		t.EventID, t.HasEventID = *jt.EventID, true
+	}
+	if jt.SeqNr != nil {
+		t.SeqNr, t.HasSeqNr = *jt.SeqNr, true
+	}
+	if jt.Seq != nil {
+		t.Seq, t.HasSeq = *jt.Seq, true
+	}
+	if jt.Record != nil {
+		t.Record, t.HasRecord = *jt.Record, true
+	}
+	f.Target = t
+	return f
 }
 
 // MaxJSONLLine caps one line of a JSONL trace.
@@ -309,9 +417,18 @@ func parseWall(s string) (time.Time, error) {
 }
 
 func headerFromJSON(j *jsonlHeader) (Header, error) {
-	h := Header{FormatVersion: j.FormatVersion, TasksimVersion: j.TasksimVersion, Protocol: j.Protocol, Seed: j.Seed}
+	h := Header{FormatVersion: j.FormatVersion, TasksimVersion: j.TasksimVersion, Protocol: j.Protocol, Seed: uint64(j.Seed)}
 	if len(j.Command) > 0 {
 		h.Command = j.Command
+	}
+	if f := j.Faults; f != nil {
+		h.Faults = &Schedule{Note: f.Note}
+		if len(f.Specs) > 0 {
+			h.Faults.Specs = f.Specs
+		}
+		if len(f.Decisions) > 0 {
+			h.Faults.Decisions = f.Decisions
+		}
 	}
 	var err error
 	if h.Created, err = parseWall(j.Created); err != nil {
@@ -369,6 +486,12 @@ func recordFromJSON(j *jsonlRecord) (Record, error) {
 		if p.IsComplete != nil {
 			r.RPC.IsComplete, r.RPC.HasIsComplete = *p.IsComplete, true
 		}
+	}
+	if j.Fault != nil {
+		r.Fault = faultFromJSON(j.Fault)
+	}
+	if r.Side, ok = ParseSide(j.Side); !ok {
+		return r, fmt.Errorf("side %q: want client, server or wire", j.Side)
 	}
 	return r, nil
 }

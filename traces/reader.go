@@ -89,7 +89,7 @@ func NewReader(in io.Reader) (*Reader, error) {
 		return nil, fmt.Errorf("read trace: %w", err)
 	}
 	version := int(pre[len(Magic)])<<8 | int(pre[len(Magic)+1])
-	if version != FormatVersion {
+	if version < MinFormatVersion || version > FormatVersion {
 		return nil, &VersionError{Version: version}
 	}
 	r.off = int64(preambleSize)

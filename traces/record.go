@@ -41,7 +41,7 @@ const (
 	KindSSEEvent     Kind = 7  // one whole SSE event (SSE; Raw is its bytes on the wire)
 	KindMessage      Kind = 8  // one JSON-RPC message (RPC; Raw is its JSON)
 	KindStdioLine    Kind = 9  // one line of a stdio stream (Raw, without the newline)
-	KindFault        Kind = 10 // a fault tasksim injected (Note describes it)
+	KindFault        Kind = 10 // a fault tasksim injected (Fault; Note: free text)
 	KindAnnotation   Kind = 11 // free text (Note)
 	KindBodyEnd      Kind = 12 // an HTTP body ended (Note: "eof" or the error)
 )
@@ -143,7 +143,66 @@ type Record struct {
 	// Note is free text: the error of a conn-error, a fault's description,
 	// an annotation.
 	Note string
+	// Fault is set on fault records: which fault, with which parameters,
+	// on which message, doing what.
+	Fault *Fault
+	// Side says where the record was observed when a fault layer sits
+	// between client and server (format version 2); SideWire otherwise.
+	Side Side
 }
+
+// Side says on which side of a fault layer a record was observed.
+//
+// Without a fault layer, client and server see the same messages and a
+// recorder records each once, on the wire (SideWire). With one, what the
+// server sent and what the client received may differ: a recorder on each
+// side of the fault layer records what it sees, SideServer between the
+// fault layer and the server, SideClient between the client and the fault
+// layer. The client's view of a run is its SideWire and SideClient
+// records; the server's view is its SideWire and SideServer records.
+type Side uint8
+
+// Sides. The numbers are part of the file format.
+const (
+	SideWire   Side = 0 // no fault layer between: both ends saw this
+	SideClient Side = 1 // between the client and the fault layer
+	SideServer Side = 2 // between the fault layer and the server
+)
+
+func (s Side) String() string {
+	switch s {
+	case SideWire:
+		return "wire"
+	case SideClient:
+		return "client"
+	case SideServer:
+		return "server"
+	}
+	return "side-" + itoa(int(s))
+}
+
+// ParseSide returns the side named s (as String writes it, "" for wire).
+func ParseSide(s string) (Side, bool) {
+	switch s {
+	case "wire", "":
+		return SideWire, true
+	case "client":
+		return SideClient, true
+	case "server":
+		return SideServer, true
+	}
+	if rest, ok := strings.CutPrefix(s, "side-"); ok {
+		if n, err := strconv.ParseUint(rest, 10, 8); err == nil {
+			return Side(n), true
+		}
+	}
+	return 0, false
+}
+
+// InView reports whether a record observed on side s belongs to the view
+// of the given end (SideClient or SideServer): its own side's records and
+// the wire's.
+func (s Side) InView(end Side) bool { return s == SideWire || s == end }
 
 // HTTPHead is an HTTP request or response head.
 type HTTPHead struct {
@@ -212,9 +271,146 @@ type Header struct {
 	// Protocol is the MCP revision of the traffic, when known.
 	Protocol string
 	// Seed is the seed of the run's random choices (faults); 0 if none.
-	Seed int64
+	// Format version 1 stored it as an int64: a negative seed of such a
+	// file reads as its two's complement.
+	Seed uint64
 	// Labels are free-form, in order.
 	Labels []Label
+	// Faults is the run's resolved fault schedule; nil when the run had
+	// no fault layer.
+	Faults *Schedule
+}
+
+// Schedule is what a run's fault layer was told and what it decided
+// before the run. Decisions taken during the run are fault records.
+type Schedule struct {
+	// Specs are the fault specs as given (--fault), in order.
+	Specs []string
+	// Decisions are the decisions taken up front, one line each, in the
+	// order they were taken: the resolved schedule.
+	Decisions []string
+	// Note is free text, such as "decisions are in the fault records".
+	Note string
+}
+
+// Param is one parameter of a fault ("nth" = "3").
+type Param struct {
+	Key, Value string
+}
+
+// Fault is what a fault record says: which fault acted, with which
+// parameters, on which message, and what it did.
+type Fault struct {
+	// Name is the fault's name in the catalog: "drop-sse-event",
+	// "disconnect", "delay".
+	Name string
+	// Params are the fault's parameters, in the order of its spec.
+	Params []Param
+	// Target is the message (or stream, or connection) it acted on.
+	Target Target
+	// Action says what it did: "dropped", "duplicated", "delayed 200ms",
+	// "cut after 3 events".
+	Action string
+}
+
+// Target names what a fault acted on, as far as the fault layer knows it;
+// zero fields are unknown or do not apply.
+type Target struct {
+	Conn, Exchange uint64
+	Stream         string
+	// EventID is the SSE event id (HasEventID: the event had one).
+	EventID    string
+	HasEventID bool
+	// RPCID is the JSON-RPC id as on the wire (`7`, `"a"`); Method the
+	// JSON-RPC method (of the request, for a response).
+	RPCID  string
+	Method string
+	TaskID string
+	// SeqNr is a SEP-1905 segment's seqNr (HasSeqNr); Seq a SEP-2679
+	// partial's seq (HasSeq).
+	SeqNr    int64
+	HasSeqNr bool
+	Seq      int64
+	HasSeq   bool
+	// Record is the index of the message's record in this trace, when the
+	// fault layer knows it (HasRecord).
+	Record    uint64
+	HasRecord bool
+}
+
+// String is the fault on one line: name, parameters, target and action,
+// `drop-sse-event nth=3 on stream=post:2 event-id=5 id=7 seqNr=3 record=12: dropped`.
+func (f *Fault) String() string {
+	if f == nil {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(f.Name)
+	for _, p := range f.Params {
+		b.WriteString(" " + p.Key + "=" + p.Value)
+	}
+	if t := f.Target.String(); t != "" {
+		b.WriteString(" on " + t)
+	}
+	if f.Action != "" {
+		b.WriteString(": " + f.Action)
+	}
+	return b.String()
+}
+
+// String lists the known fields of t, `stream=post:2 event-id=5 id=7`.
+func (t Target) String() string {
+	var parts []string
+	add := func(k, v string) { parts = append(parts, k+"="+v) }
+	if t.Conn != 0 {
+		add("conn", strconv.FormatUint(t.Conn, 10))
+	}
+	if t.Exchange != 0 {
+		add("exchange", strconv.FormatUint(t.Exchange, 10))
+	}
+	if t.Stream != "" {
+		add("stream", t.Stream)
+	}
+	if t.HasEventID {
+		add("event-id", t.EventID)
+	}
+	if t.RPCID != "" {
+		add("id", t.RPCID)
+	}
+	if t.Method != "" {
+		add("method", t.Method)
+	}
+	if t.TaskID != "" {
+		add("task", t.TaskID)
+	}
+	if t.HasSeqNr {
+		add("seqNr", strconv.FormatInt(t.SeqNr, 10))
+	}
+	if t.HasSeq {
+		add("seq", strconv.FormatInt(t.Seq, 10))
+	}
+	if t.HasRecord {
+		add("record", strconv.FormatUint(t.Record, 10))
+	}
+	return strings.Join(parts, " ")
+}
+
+// Clone returns a deep copy of f.
+func (f *Fault) Clone() *Fault {
+	if f == nil {
+		return nil
+	}
+	c := *f
+	c.Params = slices.Clone(f.Params)
+	return &c
+}
+
+// Clone returns a deep copy of s.
+func (s *Schedule) Clone() *Schedule {
+	if s == nil {
+		return nil
+	}
+	return &Schedule{Specs: slices.Clone(s.Specs), Decisions: slices.Clone(s.Decisions), Note: s.Note}
 }
 
 // Clone returns a deep copy of r: its Raw, HTTP, SSE and RPC are its own.
@@ -237,6 +433,7 @@ func (r Record) Clone() Record {
 		p.SeqNrs = slices.Clone(r.RPC.SeqNrs)
 		c.RPC = &p
 	}
+	c.Fault = r.Fault.Clone()
 	return c
 }
 

@@ -112,6 +112,12 @@ func (r *Redactor) Observe(rec *Record) {
 	if p := rec.RPC; p != nil {
 		r.observe(p.ID, p.TaskID, p.Method, p.Status)
 	}
+	if f := rec.Fault; f != nil {
+		r.observe(f.Action, f.Target.EventID, f.Target.RPCID, f.Target.Method, f.Target.TaskID)
+		for _, p := range f.Params {
+			r.observe(p.Value)
+		}
+	}
 }
 
 // ObserveHeader is Observe for a trace header.
@@ -121,6 +127,11 @@ func (r *Redactor) ObserveHeader(h *Header) {
 	r.observe(h.Command...)
 	for _, l := range h.Labels {
 		r.observe(l.Value)
+	}
+	if f := h.Faults; f != nil {
+		r.observe(f.Specs...)
+		r.observe(f.Decisions...)
+		r.observe(f.Note)
 	}
 }
 
@@ -136,7 +147,8 @@ func (r *Redactor) observe(texts ...string) {
 
 // ApplyHeader redacts a trace header: "Name: value" arguments of the
 // command line with a secret header name, and the patterns in the
-// command line and the label values.
+// command line, the label values and the fault schedule's specs,
+// decisions and note.
 func (r *Redactor) ApplyHeader(h *Header) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -145,6 +157,15 @@ func (r *Redactor) ApplyHeader(h *Header) {
 	}
 	for i, l := range h.Labels {
 		h.Labels[i].Value = r.patternsString(l.Value)
+	}
+	if f := h.Faults; f != nil {
+		for i := range f.Specs {
+			f.Specs[i] = r.patternsString(f.Specs[i])
+		}
+		for i := range f.Decisions {
+			f.Decisions[i] = r.patternsString(f.Decisions[i])
+		}
+		f.Note = r.patternsString(f.Note)
 	}
 }
 
@@ -156,7 +177,12 @@ func (r *Redactor) ApplyHeader(h *Header) {
 //  3. the patterns' matches in all text: Raw, Note, the URL and header
 //     values, the SSE fields;
 //  4. RPC is derived again from the redacted JSON, so it stays
-//     consistent with Raw.
+//     consistent with Raw;
+//  5. a Fault's name and parameter keys (tasksim's vocabulary) and its
+//     numbers are kept; the patterns apply to its parameter values,
+//     action, and target's strings (event id, JSON-RPC id and method,
+//     task id), as they do to the RPC fields. Its target's stream is kept,
+//     as every record's is.
 //
 // Tokens already present are left alone.
 func (r *Redactor) Apply(rec *Record) {
@@ -202,6 +228,17 @@ func (r *Redactor) Apply(rec *Record) {
 			p.TaskID = r.patternsString(p.TaskID)
 			p.Status = r.patternsString(p.Status)
 		}
+	}
+	if f := rec.Fault; f != nil {
+		for i := range f.Params {
+			f.Params[i].Value = r.patternsString(f.Params[i].Value)
+		}
+		f.Action = r.patternsString(f.Action)
+		t := &f.Target
+		t.EventID = r.patternsString(t.EventID)
+		t.RPCID = r.patternsString(t.RPCID)
+		t.Method = r.patternsString(t.Method)
+		t.TaskID = r.patternsString(t.TaskID)
 	}
 }
 

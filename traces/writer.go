@@ -111,6 +111,7 @@ func NewWriter(out io.Writer, h Header, opts *WriterOptions) (*Writer, error) {
 	}
 	h.Command = slices.Clone(h.Command)
 	h.Labels = slices.Clone(h.Labels)
+	h.Faults = h.Faults.Clone()
 	if w.red != nil {
 		w.red.ApplyHeader(&h)
 	}

@@ -99,7 +99,11 @@ func newCmdTraceShow(st *State) *cobra.Command {
 		Long: `Print a trace as a timeline, one record a line: time since the start, connection,
 stream, direction, kind, JSON-RPC method (or HTTP request line), id, task,
 seqNr (SEP-1905) or seq (SEP-2679), status (HTTP status, task status,
-isComplete, error code), and details.
+isComplete, error code), and details. A fault record shows what it acted on
+in those columns and the whole fault in its details: name, parameters,
+target and action. Behind a fault layer, DIR says on which side a record
+was observed ("s>c/server": as the server sent it, "s>c/client": as the
+client got it).
 
 --json prints {"header":…, "records":[…]} with the records in their JSONL
 export form.`,
@@ -145,6 +149,17 @@ func runTraceShow(ctx context.Context, st *State, o *TraceShowOptions, path stri
 	}
 	for _, l := range h.Labels {
 		fmt.Fprintf(st.Stdout, "# %s: %s\n", l.Key, l.Value)
+	}
+	if f := h.Faults; f != nil {
+		for _, spec := range f.Specs {
+			fmt.Fprintf(st.Stdout, "# fault: %s\n", spec)
+		}
+		for _, d := range f.Decisions {
+			fmt.Fprintf(st.Stdout, "# fault decision: %s\n", d)
+		}
+		if f.Note != "" {
+			fmt.Fprintf(st.Stdout, "# faults: %s\n", f.Note)
+		}
 	}
 	tw := tabwriter.NewWriter(st.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME\tCONN\tSTREAM\tDIR\tKIND\tMETHOD\tID\tTASK\tSEQ\tSTATUS\tDETAIL")
@@ -197,7 +212,7 @@ func headerLine(h traces.Header) string {
 		parts = append(parts, "protocol "+h.Protocol)
 	}
 	if h.Seed != 0 {
-		parts = append(parts, "seed "+strconv.FormatInt(h.Seed, 10))
+		parts = append(parts, "seed "+strconv.FormatUint(h.Seed, 10))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -254,6 +269,19 @@ func showColumns(rec traces.Record) []string {
 	if detail != "" {
 		d = append(d, detail)
 	}
+	if f := rec.Fault; f != nil {
+		if rec.RPC == nil {
+			t := f.Target
+			method, id, task = t.Method, t.RPCID, t.TaskID
+			switch {
+			case t.HasSeqNr:
+				seq = "seqNr=" + strconv.FormatInt(t.SeqNr, 10)
+			case t.HasSeq:
+				seq = "seq=" + strconv.FormatInt(t.Seq, 10)
+			}
+		}
+		d = append(d, f.String())
+	}
 	if s := rec.SSE; s != nil {
 		if s.HasID {
 			d = append(d, "event-id="+s.ID)
@@ -275,8 +303,12 @@ func showColumns(rec traces.Record) []string {
 	if rec.Conn != 0 {
 		conn = strconv.FormatUint(rec.Conn, 10)
 	}
+	dir := rec.Dir.String()
+	if rec.Side != traces.SideWire {
+		dir += "/" + rec.Side.String()
+	}
 	return []string{
-		fmt.Sprintf("+%.3fs", rec.Offset.Seconds()), conn, dash(rec.Stream), rec.Dir.String(), rec.Kind.String(),
+		fmt.Sprintf("+%.3fs", rec.Offset.Seconds()), conn, dash(rec.Stream), dir, rec.Kind.String(),
 		dash(method), dash(id), dash(task), dash(seq), dash(status), dash(strings.Join(d, " ")),
 	}
 }
