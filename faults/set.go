@@ -4,6 +4,8 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/tasksim/tasksim/traces"
 )
 
 // Set is the faults of one run with the run's seed: places ask it what to
@@ -27,6 +29,8 @@ type Applied struct {
 	Fault int
 	Spec  string
 	Name  string
+	// spec is the parsed spec, for the trace record's parameters.
+	spec Spec
 	// Target is the message acted on; Action what was done.
 	Target Target
 	Action Action
@@ -91,7 +95,7 @@ func (s *Set) Decide(m *Msg) []Applied {
 			continue
 		}
 		s.fired[i]++
-		ap := Applied{Seq: uint64(len(s.applied) + 1), Fault: i, Spec: b.Spec.String(), Name: b.Spec.Name, Target: m.Target(), Action: a}
+		ap := Applied{Seq: uint64(len(s.applied) + 1), Fault: i, Spec: b.Spec.String(), Name: b.Spec.Name, spec: b.Spec, Target: m.Target(), Action: a}
 		s.applied = append(s.applied, ap)
 		obs := s.observe
 		s.mu.Unlock()
@@ -125,4 +129,25 @@ func (s *Set) Counts() []Count {
 type Count struct {
 	Spec  string
 	Fired int64
+}
+
+// TraceFault is the decision as a trace fault record's structured field.
+func (a Applied) TraceFault() traces.Fault {
+	spec := a.spec
+	f := traces.Fault{Name: a.Name, Action: a.Action.String()}
+	for _, p := range spec.Params {
+		f.Params = append(f.Params, traces.Param{Key: p.Key, Value: p.Value})
+	}
+	t := a.Target
+	f.Target = traces.Target{Stream: t.Stream, EventID: t.EventID, HasEventID: t.EventID != "", RPCID: t.RPCID, Method: t.Method, TaskID: t.TaskID, Seq: t.Seq, HasSeq: t.HasSeq}
+	if len(t.SeqNrs) > 0 {
+		f.Target.SeqNr, f.Target.HasSeqNr = t.SeqNrs[0], true
+	}
+	return f
+}
+
+// Record returns the decision as a trace record of kind fault.
+func (a Applied) Record() traces.Record {
+	f := a.TraceFault()
+	return traces.Record{Kind: traces.KindFault, Fault: &f, Note: f.String()}
 }

@@ -200,10 +200,13 @@ func (c *Checker) addFault(rec traces.Record) {
 	}
 }
 
-// faultTarget reads the stream and task a fault record names. Fault
-// records note "SPEC TARGET: ACTION" with TARGET as faults.Target writes
-// it: "STREAM#N ... task=ID ...".
+// faultTarget reads the stream and task a fault record names: from its
+// structured field, or from a note "SPEC TARGET: ACTION" with TARGET as
+// faults.Target writes it ("STREAM#N ... task=ID ...").
 func faultTarget(rec traces.Record) (stream, task string) {
+	if f := rec.Fault; f != nil {
+		return f.Target.Stream, f.Target.TaskID
+	}
 	note := rec.Note
 	if i := strings.Index(note, " "); i >= 0 {
 		note = note[i+1:]
