@@ -11,6 +11,8 @@ require (
 	golang.org/x/term v0.46.0
 )
 
+require go.uber.org/goleak v1.3.0
+
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect

@@ -1,6 +1,8 @@
 package recorder_test
 
 import (
+	"go.uber.org/goleak"
+
 	"bytes"
 	"context"
 	"fmt"
@@ -27,7 +29,8 @@ const helperEnv = "RECORDER_TEST_HELPER"
 func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "":
-		os.Exit(m.Run())
+		// Fail the tests if any goroutine outlives them.
+		goleak.VerifyTestMain(m)
 	case "serve":
 		// The reference server over stdio, as `tasksim serve --stdio`.
 		srv := server.New(nil)
