@@ -229,17 +229,17 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	if err != nil {
 		return err
 	}
-	defer jsonOut.close()
+	defer jsonOut.abort()
 	hlogOut, err := createOutput(st, o.Hlog)
 	if err != nil {
 		return err
 	}
-	defer hlogOut.close()
+	defer hlogOut.abort()
 	htmlOut, err := createOutput(st, o.HTML)
 	if err != nil {
 		return err
 	}
-	defer htmlOut.close()
+	defer htmlOut.abort()
 
 	targets, stopServers, err := startTargets(ctx, st, o, cfg)
 	if err != nil {
@@ -370,9 +370,8 @@ func serveLive(st *State, addr, flag, what, path string, h http.Handler) (stop f
 
 // output is a file the run writes, or stdout for "-".
 type output struct {
-	w      io.Writer
-	f      *os.File
-	closed bool
+	w io.Writer
+	f *outFile
 }
 
 func createOutput(st *State, name string) (*output, error) {
@@ -382,22 +381,29 @@ func createOutput(st *State, name string) (*output, error) {
 	case "-":
 		return &output{w: st.Stdout}, nil
 	}
-	f, err := os.Create(name)
+	f, err := createOut(name)
 	if err != nil {
 		return nil, fmt.Errorf("create output: %w", err)
 	}
 	return &output{w: f, f: f}, nil
 }
 
+// close commits the file: it replaces name only now.
 func (o *output) close() error {
-	if o == nil || o.f == nil || o.closed {
+	if o == nil || o.f == nil {
 		return nil
 	}
-	o.closed = true
-	if err := o.f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", o.f.Name(), err)
+	if err := o.f.commit(); err != nil {
+		return fmt.Errorf("write %s: %w", o.f.path, err)
 	}
 	return nil
+}
+
+// abort drops the file of a run that failed, unless it was committed.
+func (o *output) abort() {
+	if o != nil {
+		o.f.abort()
+	}
 }
 
 // startTargets starts the servers the run loads: none for --server, one

@@ -96,8 +96,8 @@ func runRecord(ctx context.Context, st *State, o *RecordOptions) error {
 }
 
 // createTrace opens the -o file.
-func createTrace(o *RecordOptions, h traces.Header, red *traces.Redactor) (*traces.Writer, error) {
-	w, err := traces.Create(o.Output, h, &traces.WriterOptions{Redactor: red})
+func createTrace(o *RecordOptions, h traces.Header, red *traces.Redactor) (*traceFile, error) {
+	w, err := createTraceFile(o.Output, h, &traces.WriterOptions{Redactor: red})
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -124,7 +124,7 @@ func recordHTTP(ctx context.Context, st *State, o *RecordOptions, h traces.Heade
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(st.Stderr, nil))
-	p, err := recorder.NewProxy(u, w, &recorder.ProxyOptions{Logger: log})
+	p, err := recorder.NewProxy(u, w.Writer, &recorder.ProxyOptions{Logger: log})
 	if err != nil {
 		w.Close()
 		return usagef("--upstream: %v", err)
@@ -157,7 +157,7 @@ func recordStdio(ctx context.Context, st *State, o *RecordOptions, h traces.Head
 	if err != nil {
 		return err
 	}
-	code, runErr := recorder.RunStdio(ctx, cmd, st.Stdin, st.Stdout, st.Stderr, w)
+	code, runErr := recorder.RunStdio(ctx, cmd, st.Stdin, st.Stdout, st.Stderr, w.Writer)
 	closeErr := w.Close()
 	switch {
 	case runErr != nil:
