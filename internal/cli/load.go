@@ -52,6 +52,9 @@ type LoadOptions struct {
 	// HTML is the file of the HTML report ("": none).
 	HTML       string
 	Thresholds []string
+	// MaxFailureRate is the share of a mode's started tasks that may fail
+	// before the run is a finding (exit 1).
+	MaxFailureRate float64
 	// Prom and Dashboard are addresses to serve Prometheus metrics and
 	// the live page on during the run ("": none).
 	Prom      string
@@ -115,7 +118,8 @@ of ttfp, ttr, discovery, lag, requests, bytes, cpu; STAT p50, p90, p99, p999,
 max or mean (bytes and cpu: mean); OP < <= > >=; VALUE 50ms, 1.5s, 200us or a
 number (milliseconds; requests; bytes with an optional kB, KiB, MB, MiB).
 
-Exit codes: 0 done, 1 a threshold missed, 2 bad flags or threshold, 3 the
+Exit codes: 0 done, 1 a threshold missed or more than --max-failure-rate of
+a mode's tasks failed, 2 bad flags or threshold, 3 the
 server cannot be loaded, or this machine cannot drive the rate: a task
 started more than --max-lag after its intended start (the run stops there
 and reports what it measured).`,
@@ -153,6 +157,7 @@ and reports what it measured).`,
 	f.StringVar(&o.HTML, "html", "", "write a self-contained HTML report (plots, table, configuration) to FILE")
 	f.StringVar(&o.Prom, "prom", "", "serve Prometheus metrics at http://ADDR/metrics during the run (e.g. 127.0.0.1:9464; a bare :PORT binds loopback)")
 	f.StringVar(&o.Dashboard, "dashboard", "", "serve a live web dashboard at http://ADDR/ during the run (e.g. 127.0.0.1:8080; a bare :PORT binds loopback)")
+	f.Float64Var(&o.MaxFailureRate, "max-failure-rate", DefaultMaxFailureRate, "fail (exit 1) when more than this share of a mode's started tasks fail (1: never)")
 	f.StringArrayVar(&o.Thresholds, "threshold", nil, "fail (exit 1) unless MODE.METRIC.STAT OP VALUE holds, e.g. 'sse.ttr.p99<50ms' (repeatable)")
 	return cmd
 }
@@ -341,7 +346,7 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	if len(missed) > 0 {
 		return &FindingsError{Summary: fmt.Sprintf("%d of %d thresholds missed: %s", len(missed), len(checks), strings.Join(missed, ", "))}
 	}
-	return nil
+	return checkFailureRate(res, o.MaxFailureRate)
 }
 
 // serveLive serves h on addr (a bare :PORT binds loopback) for the run
@@ -356,7 +361,7 @@ func serveLive(st *State, addr, flag, what, path string, h http.Handler) (stop f
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 	if err != nil {
-		return nil, usagef("%s: %v", flag, err)
+		return nil, fmt.Errorf("%s: %w", flag, err) // cannot listen: a runtime failure (exit 3)
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
