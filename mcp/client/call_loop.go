@@ -518,7 +518,7 @@ func (c *call) ttlElapsed() bool {
 	if err != nil {
 		return false
 	}
-	return c.s.opts.Now().After(created.Add(time.Duration(*c.last.TTL) * time.Millisecond))
+	return c.s.opts.Now().After(created.Add(mcp.Millis(*c.last.TTL, mcp.MaxDuration)))
 }
 
 // onTaskNotifications handles notifications/tasks/status and
@@ -594,7 +594,7 @@ func (c *call) pollInterval() time.Duration {
 		return c.o.PollInterval
 	}
 	if c.last != nil && c.last.PollInterval != nil && *c.last.PollInterval > 0 {
-		return time.Duration(*c.last.PollInterval) * time.Millisecond
+		return mcp.Millis(*c.last.PollInterval, mcp.MaxDuration)
 	}
 	return c.s.opts.DefaultPollInterval
 }
