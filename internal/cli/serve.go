@@ -33,6 +33,7 @@ type ServeOptions struct {
 
 	Origins           []string
 	Hosts             []string
+	AllowRemote       bool
 	MaxBody           int64
 	Retry             time.Duration
 	MaxStreamDuration time.Duration
@@ -77,7 +78,8 @@ To serve an "old" server, without the streaming extensions:
 	f.DurationVar(&o.MaxTTL, "max-ttl", server.DefaultMaxTTL, "largest ttl granted")
 	f.IntVar(&o.MaxTasks, "max-tasks-per-session", server.DefaultMaxTasksPerSession, "live tasks allowed per session")
 	f.StringSliceVar(&o.Origins, "allow-origin", nil, `Origin header values accepted besides loopback ones ("*" for any)`)
-	f.StringSliceVar(&o.Hosts, "allow-host", nil, "Host header values accepted besides loopback ones")
+	f.StringSliceVar(&o.Hosts, "allow-host", nil, "Host header values accepted besides loopback ones and the address a connection arrived on")
+	f.BoolVar(&o.AllowRemote, "allow-remote", false, "confirm that --addr may listen on a non-loopback address (else a warning; see docs/security.md)")
 	f.Int64Var(&o.MaxBody, "max-body", 4<<20, "largest POST body in bytes (413 above)")
 	f.DurationVar(&o.Retry, "retry", time.Second, "SSE retry field sent on each stream (0: none)")
 	f.DurationVar(&o.MaxStreamDuration, "max-stream-duration", 0, "close SSE connections after this long and let clients resume (0: never)")
@@ -161,6 +163,7 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 	mux.Handle("/mcp", h)
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	addr := ln.Addr().String()
+	warnRemoteBind(log, ln.Addr(), o.AllowRemote)
 	log.Info("serving", "url", "http://"+addr+"/mcp")
 	if o.Ready != nil {
 		o.Ready(addr)
