@@ -18,8 +18,12 @@ import (
 	"github.com/tasksim/tasksim/traces"
 )
 
-// DefaultMaxPending is the default of ProxyOptions.MaxPending.
-const DefaultMaxPending = 64 << 20
+// DefaultMaxPending is the default of ProxyOptions.MaxPending. It bounds
+// what a recorder killed with SIGKILL can lose of what the client already
+// received (with the writer's buffer: docs/trace-format.md, "Writing"): at
+// 64 MiB a kill during an unpaced burst lost 7 MB; at 1 MiB a burst is
+// slowed to the recording's pace a little sooner.
+const DefaultMaxPending = 1 << 20
 
 // DefaultMaxBody is the most bytes of a non-SSE body a Proxy gathers to
 // record as one message; the bytes of a longer body are recorded as they
@@ -37,8 +41,9 @@ type ProxyOptions struct {
 	// MaxPending caps the bytes passed to the client but not yet recorded.
 	// Recording runs behind the traffic, on a goroutine of its own; a burst
 	// faster than recording is queued, and a stream that stays faster is
-	// slowed to the recording's pace once this much waits. 0 means
-	// DefaultMaxPending.
+	// slowed to the recording's pace once this much waits. It is also the
+	// most a recorder killed with SIGKILL loses beyond the writer's
+	// buffer. 0 means DefaultMaxPending (1 MiB).
 	MaxPending int
 	// KeepHost forwards the client's Host header. By default the upstream
 	// URL's host is sent, so that virtual hosts and Host checks upstream
