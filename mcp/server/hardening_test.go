@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
 	"testing"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -119,3 +120,21 @@ func TestLoggingSetLevel(t *testing.T) {
 		}
 	}
 }
+
+// Session ids are unguessable: 26 base32 characters from crypto/rand
+// (130 bits), fresh for every session (2025-11-25 Transports, "Session
+// Management": a session ID SHOULD be globally unique and
+// cryptographically secure). docs/security.md cites this test.
+func TestSessionIDEntropy(t *testing.T) {
+	url, _ := serve(t, nil)
+	seen := map[string]bool{}
+	for range 100 {
+		id := connect(t, url, mcp.ClientCapabilities{}).sid
+		if !sessionID.MatchString(id) || seen[id] {
+			t.Fatalf("session id %q: not a fresh 26-character base32 id", id)
+		}
+		seen[id] = true
+	}
+}
+
+var sessionID = regexp.MustCompile(`^[A-Z2-7]{26}$`)
