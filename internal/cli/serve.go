@@ -60,6 +60,10 @@ modes and SEP-2679 partial notifications, and built-in tools that exercise them
 Over HTTP the endpoint is /mcp on --addr (loopback by default). With --stdio
 the server speaks newline-delimited JSON on stdin/stdout and logs on stderr.
 
+The server has no authentication. A non-loopback --addr (":7070" binds every
+interface) is warned about unless --allow-remote; the Origin and Host checks
+against DNS rebinding apply on every address (docs/security.md).
+
 To serve an "old" server, without the streaming extensions:
   tasksim serve --modes none --partial=false`,
 		Args: cobra.NoArgs,
