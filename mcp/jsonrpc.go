@@ -248,7 +248,7 @@ type wireMessage struct {
 
 // DecodeMessage parses one JSON-RPC message. Its errors are *Error values
 // carrying the code a server should answer with: CodeParseError for text that
-// is not JSON, CodeInvalidRequest for JSON that is not a valid message. When
+// is not JSON or not UTF-8, CodeInvalidRequest for JSON that is not a valid message. When
 // the message's id could be read it is returned alongside the error, so the
 // error response can carry it.
 //
@@ -258,6 +258,13 @@ func DecodeMessage(data []byte) (*Message, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil, Errorf(CodeParseError, "parse error: empty message")
+	}
+	// 2025-11-25 Base Protocol, Transports: "JSON-RPC messages MUST be
+	// UTF-8 encoded". encoding/json would replace invalid bytes by U+FFFD,
+	// so an id "\xc3(" would be answered as "\ufffd(", which no client
+	// can match: refuse the message instead.
+	if !utf8.Valid(data) {
+		return nil, Errorf(CodeParseError, "parse error: not UTF-8")
 	}
 	if data[0] != '{' {
 		if !json.Valid(data) {

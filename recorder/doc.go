@@ -71,8 +71,10 @@
 //     wall time: it changes when records reach the file, not what they
 //     say nor their order. The file is in the order the traffic
 //     passed. A burst faster than recording (see the numbers below) is
-//     queued up to ProxyOptions.MaxPending bytes (64 MiB); past that the
+//     queued up to ProxyOptions.MaxPending bytes (1 MiB); past that the
 //     stream is slowed to the recording's pace rather than lose records.
+//     MaxPending is also what bounds the loss of a recorder killed with
+//     SIGKILL (docs/trace-format.md, "Writing"; TestKilledRecorderLossIsBounded).
 //   - A client gone before its response ended is recorded as such
 //     ("client: disconnected") even when the upstream finished the body:
 //     the end of a response goes out only when the proxy's handler returns.

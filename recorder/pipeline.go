@@ -13,7 +13,7 @@ import (
 
 // DefaultMaxPending is the default of PipelineOptions.MaxPending and
 // ProxyOptions.MaxPending.
-const DefaultMaxPending = 64 << 20
+const DefaultMaxPending = 1 << 20
 
 // proxySettle is the Settle a Proxy gives its pipeline: how long the
 // pipeline, woken from idle, leaves the CPU to the goroutines delivering

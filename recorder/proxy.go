@@ -34,8 +34,9 @@ type ProxyOptions struct {
 	// MaxPending caps the bytes passed to the client but not yet recorded.
 	// Recording runs behind the traffic, on a goroutine of its own; a burst
 	// faster than recording is queued, and a stream that stays faster is
-	// slowed to the recording's pace once this much waits. 0 means
-	// DefaultMaxPending.
+	// slowed to the recording's pace once this much waits. It is also the
+	// most a recorder killed with SIGKILL loses beyond the writer's
+	// buffer. 0 means DefaultMaxPending (1 MiB).
 	MaxPending int
 	// KeepHost forwards the client's Host header. By default the upstream
 	// URL's host is sent, so that virtual hosts and Host checks upstream

@@ -46,6 +46,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "failing on purpose")
 		fmt.Print("no newline")
 		os.Exit(7)
+	case "proxy":
+		runProxyChild() // kill_test.go
 	case "hang":
 		fmt.Println("ready")
 		time.Sleep(time.Hour)

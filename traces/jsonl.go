@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
 	"unicode/utf8"
 )
@@ -474,6 +475,11 @@ func recordFromJSON(j *jsonlRecord) (Record, error) {
 			r.SSE.ID, r.SSE.HasID = *s.ID, true
 		}
 		if s.RetryMS != nil {
+			// Checked in milliseconds before conversion, which would
+			// overflow into a negative duration.
+			if *s.RetryMS < 0 || *s.RetryMS > int64(math.MaxInt64/time.Millisecond) {
+				return r, fmt.Errorf("sse retry_ms %d: want 0 to %d", *s.RetryMS, int64(math.MaxInt64/time.Millisecond))
+			}
 			r.SSE.Retry, r.SSE.HasRetry = time.Duration(*s.RetryMS)*time.Millisecond, true
 		}
 	}

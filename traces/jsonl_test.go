@@ -141,6 +141,8 @@ func TestJSONLImportErrors(t *testing.T) {
 		{"raw twice", `{"kind":"annotation","dir":"-","raw":"a","raw_b64":"YQ=="}`, 1, "both"},
 		{"two values", `{"kind":"annotation","dir":"-"} {}`, 1, "more than one"},
 		{"bad header", `{"header":{"labels":[["a"]],"colour":1}}`, 1, "unknown field"},
+		{"retry overflows", `{"kind":"sse-event","dir":"s>c","sse":{"data":"x","retry_ms":10000000000000}}`, 1, "retry_ms"},
+		{"negative retry", `{"kind":"sse-event","dir":"s>c","sse":{"data":"x","retry_ms":-1}}`, 1, "retry_ms"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

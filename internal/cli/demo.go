@@ -58,7 +58,8 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 		Modes: demoModes, Rate: demoRate, Duration: demoDuration, RampUp: demoRampUp,
 		Chunks: demoChunks, ChunkSize: "32", Interval: demoInterval, Seed: 1,
 		Sessions: load.DefaultSessions, Timeout: load.DefaultTimeout, MaxLag: demoMaxLag, MaxInFlight: load.DefaultMaxInFlight,
-		Summary: demoSummary, HTML: demoHTML,
+		MaxFailureRate: DefaultMaxFailureRate,
+		Summary:        demoSummary, HTML: demoHTML,
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.Duration, "duration", demoDuration, "how long tasks keep starting")

@@ -51,6 +51,9 @@ type LoadOptions struct {
 	// HTML is the file of the HTML report ("": none).
 	HTML       string
 	Thresholds []string
+	// MaxFailureRate is the share of a mode's started tasks that may fail
+	// before the run is a finding (exit 1).
+	MaxFailureRate float64
 	// Prom and Dashboard are addresses to serve Prometheus metrics and
 	// the live page on during the run ("": none).
 	Prom      string
@@ -114,7 +117,8 @@ of ttfp, ttr, discovery, lag, requests, bytes, cpu; STAT p50, p90, p99, p999,
 max or mean (bytes and cpu: mean); OP < <= > >=; VALUE 50ms, 1.5s, 200us or a
 number (milliseconds; requests; bytes with an optional kB, KiB, MB, MiB).
 
-Exit codes: 0 done, 1 a threshold missed, 2 bad flags or threshold, 3 the
+Exit codes: 0 done, 1 a threshold missed or more than --max-failure-rate of
+a mode's tasks failed, 2 bad flags or threshold, 3 the
 server cannot be loaded, or this machine cannot drive the rate: a task
 started more than --max-lag after its intended start (the run stops there
 and reports what it measured).`,
@@ -152,6 +156,7 @@ and reports what it measured).`,
 	f.StringVar(&o.HTML, "html", "", "write a self-contained HTML report (plots, table, configuration) to FILE")
 	f.StringVar(&o.Prom, "prom", "", "serve Prometheus metrics at http://ADDR/metrics during the run (e.g. 127.0.0.1:9464; a bare :PORT binds loopback)")
 	f.StringVar(&o.Dashboard, "dashboard", "", "serve a live web dashboard at http://ADDR/ during the run (e.g. 127.0.0.1:8080; a bare :PORT binds loopback)")
+	f.Float64Var(&o.MaxFailureRate, "max-failure-rate", DefaultMaxFailureRate, "fail (exit 1) when more than this share of a mode's started tasks fail (1: never)")
 	f.StringArrayVar(&o.Thresholds, "threshold", nil, "fail (exit 1) unless MODE.METRIC.STAT OP VALUE holds, e.g. 'sse.ttr.p99<50ms' (repeatable)")
 	return cmd
 }
@@ -228,17 +233,17 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	if err != nil {
 		return err
 	}
-	defer jsonOut.close()
+	defer jsonOut.abort()
 	hlogOut, err := createOutput(st, o.Hlog)
 	if err != nil {
 		return err
 	}
-	defer hlogOut.close()
+	defer hlogOut.abort()
 	htmlOut, err := createOutput(st, o.HTML)
 	if err != nil {
 		return err
 	}
-	defer htmlOut.close()
+	defer htmlOut.abort()
 
 	targets, stopServers, err := startTargets(ctx, st, o, cfg)
 	if err != nil {
@@ -340,7 +345,7 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	if len(missed) > 0 {
 		return &FindingsError{Summary: fmt.Sprintf("%d of %d thresholds missed: %s", len(missed), len(checks), strings.Join(missed, ", "))}
 	}
-	return nil
+	return checkFailureRate(res, o.MaxFailureRate)
 }
 
 // serveLive serves h on addr (a bare :PORT binds loopback) for the run
@@ -355,7 +360,7 @@ func serveLive(st *State, addr, flag, what, path string, h http.Handler) (stop f
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 	if err != nil {
-		return nil, usagef("%s: %v", flag, err)
+		return nil, fmt.Errorf("%s: %w", flag, err) // cannot listen: a runtime failure (exit 3)
 	}
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.Serve(ln) }()
@@ -369,9 +374,8 @@ func serveLive(st *State, addr, flag, what, path string, h http.Handler) (stop f
 
 // output is a file the run writes, or stdout for "-".
 type output struct {
-	w      io.Writer
-	f      *os.File
-	closed bool
+	w io.Writer
+	f *outFile
 }
 
 func createOutput(st *State, name string) (*output, error) {
@@ -381,22 +385,29 @@ func createOutput(st *State, name string) (*output, error) {
 	case "-":
 		return &output{w: st.Stdout}, nil
 	}
-	f, err := os.Create(name)
+	f, err := createOut(name)
 	if err != nil {
 		return nil, fmt.Errorf("create output: %w", err)
 	}
 	return &output{w: f, f: f}, nil
 }
 
+// close commits the file: it replaces name only now.
 func (o *output) close() error {
-	if o == nil || o.f == nil || o.closed {
+	if o == nil || o.f == nil {
 		return nil
 	}
-	o.closed = true
-	if err := o.f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", o.f.Name(), err)
+	if err := o.f.commit(); err != nil {
+		return fmt.Errorf("write %s: %w", o.f.path, err)
 	}
 	return nil
+}
+
+// abort drops the file of a run that failed, unless it was committed.
+func (o *output) abort() {
+	if o != nil {
+		o.f.abort()
+	}
 }
 
 // startTargets starts the servers the run loads: none for --server, one

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/url"
 	"os/exec"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +26,7 @@ type RecordOptions struct {
 	RedactHeaders []string
 	RedactJSON    []string
 	RedactRegexp  []string
+	RedactQuery   []string
 	// Command is the stdio server to run, from the arguments after "--".
 	Command []string
 }
@@ -50,7 +53,11 @@ through, records each line with its direction (stdin c>s, stdout s>c) and
 stderr's lines, passes stderr through, and exits with the server's exit code.
 
 Secrets: Authorization, Proxy-Authorization, Cookie and Set-Cookie values are
-always redacted; --redact-header, --redact-json and --redact-regexp add more.`,
+always redacted; --redact-header, --redact-json and --redact-regexp add more.
+The --upstream URL's user and password, and the values of its query
+parameters named token, access_token, api_key, key, password, secret, sig,
+code (and a few more; --redact-query adds names) are written as "redacted" in
+the trace header and the log.`,
 		Example: `  tasksim record --upstream http://127.0.0.1:7070/mcp --listen 127.0.0.1:7071 -o run.trace
   tasksim call --server-cmd "tasksim record -o run.trace -- tasksim serve --stdio" --tool slow_text --mode task`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -67,6 +74,7 @@ always redacted; --redact-header, --redact-json and --redact-regexp add more.`,
 	f.StringVarP(&o.Output, "output", "o", "", "trace file to write (required)")
 	f.StringArrayVar(&o.RedactHeaders, "redact-header", nil, "also redact this HTTP header's values (repeatable)")
 	f.StringArrayVar(&o.RedactJSON, "redact-json", nil, "redact the JSON values at this path, e.g. params.arguments.apiKey (repeatable)")
+	f.StringArrayVar(&o.RedactQuery, "redact-query", nil, "also keep this --upstream query parameter's value out of the trace header and the log (repeatable)")
 	f.StringArrayVar(&o.RedactRegexp, "redact-regexp", nil, "redact text matching this regular expression, or its first group (repeatable)")
 	return cmd
 }
@@ -96,8 +104,8 @@ func runRecord(ctx context.Context, st *State, o *RecordOptions) error {
 }
 
 // createTrace opens the -o file.
-func createTrace(o *RecordOptions, h traces.Header, red *traces.Redactor) (*traces.Writer, error) {
-	w, err := traces.Create(o.Output, h, &traces.WriterOptions{Redactor: red})
+func createTrace(o *RecordOptions, h traces.Header, red *traces.Redactor) (*traceFile, error) {
+	w, err := createTraceFile(o.Output, h, &traces.WriterOptions{Redactor: red})
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -111,29 +119,32 @@ func createTrace(o *RecordOptions, h traces.Header, red *traces.Redactor) (*trac
 func recordHTTP(ctx context.Context, st *State, o *RecordOptions, h traces.Header, red *traces.Redactor) error {
 	u, err := url.Parse(o.Upstream)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usagef("--upstream %q: want an http:// or https:// URL with a host", o.Upstream)
+		return usagef("--upstream %q: want an http:// or https:// URL with a host", redactURL(o.Upstream, DefaultRedactQuery))
 	}
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", o.Listen, err)
 	}
 	defer ln.Close()
-	h.Labels = []traces.Label{{Key: "recorder", Value: "http"}, {Key: "upstream", Value: o.Upstream}}
+	// Credentials in --upstream stay out of the trace header and the log.
+	safeUpstream := redactURL(o.Upstream, append(slices.Clone(DefaultRedactQuery), o.RedactQuery...))
+	h.Command = redactArgs(h.Command, o.Upstream, safeUpstream)
+	h.Labels = []traces.Label{{Key: "recorder", Value: "http"}, {Key: "upstream", Value: safeUpstream}}
 	w, err := createTrace(o, h, red)
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(st.Stderr, nil))
-	p, err := recorder.NewProxy(u, w, &recorder.ProxyOptions{Logger: log})
+	p, err := recorder.NewProxy(u, w.Writer, &recorder.ProxyOptions{Logger: log})
 	if err != nil {
 		w.Close()
-		return usagef("--upstream: %v", err)
+		return usagef("--upstream %s: %s", safeUpstream, strings.ReplaceAll(err.Error(), u.String(), safeUpstream))
 	}
 	path := u.EscapedPath()
 	if path == "" {
 		path = "/"
 	}
-	log.Info("recording", "url", "http://"+ln.Addr().String()+path, "upstream", o.Upstream, "trace", o.Output)
+	log.Info("recording", "url", "http://"+ln.Addr().String()+path, "upstream", safeUpstream, "trace", o.Output)
 	serveErr := p.Serve(ctx, ln)
 	n := w.Written()
 	closeErr := w.Close()
@@ -157,7 +168,7 @@ func recordStdio(ctx context.Context, st *State, o *RecordOptions, h traces.Head
 	if err != nil {
 		return err
 	}
-	code, runErr := recorder.RunStdio(ctx, cmd, st.Stdin, st.Stdout, st.Stderr, w)
+	code, runErr := recorder.RunStdio(ctx, cmd, st.Stdin, st.Stdout, st.Stderr, w.Writer)
 	closeErr := w.Close()
 	switch {
 	case runErr != nil:

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -114,11 +112,13 @@ func newCmdReportHTML(st *State) *cobra.Command {
 
 // readInput reads an input file; a missing or unreadable one is bad input.
 func readInput(name string) ([]byte, error) {
-	b, err := os.ReadFile(name)
+	f, err := openInput(name)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-			return nil, usagef("%v", err)
-		}
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
 		return nil, fmt.Errorf("read input: %w", err)
 	}
 	return b, nil

@@ -68,6 +68,8 @@ Exit codes: 0 success, 1 findings (a rule violated, a threshold missed),
 		Version:       Version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Every numeric flag of every command is checked once, here.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return validateNumbers(cmd) },
 	}
 	root.SetIn(st.Stdin)
 	root.SetOut(st.Stdout)

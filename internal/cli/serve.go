@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -34,6 +35,7 @@ type ServeOptions struct {
 
 	Origins           []string
 	Hosts             []string
+	AllowRemote       bool
 	MaxBody           int64
 	Retry             time.Duration
 	MaxStreamDuration time.Duration
@@ -44,6 +46,9 @@ type ServeOptions struct {
 	// written there and the descriptor is closed (1 and 2 are the
 	// command's stdout and stderr, and stay open).
 	ReadyFD int
+	// Ready, if set, is called with the address once the server listens
+	// (tests).
+	Ready func(addr string)
 }
 
 // NewCmdServe builds tasksim serve. runF replaces the run function in tests.
@@ -61,6 +66,10 @@ modes and SEP-2679 partial notifications, and built-in tools that exercise them
 
 Over HTTP the endpoint is /mcp on --addr (loopback by default). With --stdio
 the server speaks newline-delimited JSON on stdin/stdout and logs on stderr.
+
+The server has no authentication. A non-loopback --addr (":7070" binds every
+interface) is warned about unless --allow-remote; the Origin and Host checks
+against DNS rebinding apply on every address (docs/security.md).
 
 To serve an "old" server, without the streaming extensions:
   tasksim serve --modes none --partial=false
@@ -85,7 +94,8 @@ its file descriptor N (a pipe the parent passes, e.g. --addr 127.0.0.1:0
 	f.DurationVar(&o.MaxTTL, "max-ttl", server.DefaultMaxTTL, "largest ttl granted")
 	f.IntVar(&o.MaxTasks, "max-tasks-per-session", server.DefaultMaxTasksPerSession, "live tasks allowed per session")
 	f.StringSliceVar(&o.Origins, "allow-origin", nil, `Origin header values accepted besides loopback ones ("*" for any)`)
-	f.StringSliceVar(&o.Hosts, "allow-host", nil, "Host header values accepted besides loopback ones")
+	f.StringSliceVar(&o.Hosts, "allow-host", nil, "Host header values accepted besides loopback ones and the address a connection arrived on")
+	f.BoolVar(&o.AllowRemote, "allow-remote", false, "confirm that --addr may listen on a non-loopback address (else a warning; see docs/security.md)")
 	f.Int64Var(&o.MaxBody, "max-body", 4<<20, "largest POST body in bytes (413 above)")
 	f.DurationVar(&o.Retry, "retry", time.Second, "SSE retry field sent in each stream's priming event (0: none; a connection closed by --max-stream-duration still ends with one)")
 	f.DurationVar(&o.MaxStreamDuration, "max-stream-duration", 0, "close SSE connections after this long and let clients resume (0: never)")
@@ -171,11 +181,17 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 		return err
 	}
 	defer s.Close()
+	if a, err := net.ResolveTCPAddr("tcp", s.Addr); err == nil {
+		warnRemoteBind(log, a, o.AllowRemote)
+	}
 	log.Info("serving", "url", s.URL)
 	if o.ReadyFD > 0 {
 		if err := signalReady(st, o.ReadyFD, s.URL); err != nil {
 			return err
 		}
+	}
+	if o.Ready != nil {
+		o.Ready(s.Addr)
 	}
 	select {
 	case <-s.Done():

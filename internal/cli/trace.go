@@ -568,6 +568,9 @@ func runTraceExport(st *State, o *TraceExportOptions, path string) error {
 	default:
 		return usagef("--format %q: want jsonl or har", o.Format)
 	}
+	if path != "-" && o.Output != "-" && o.Output != "" && same(path, o.Output) {
+		return usagef("-o %s is the input file", o.Output)
+	}
 	r, err := openTrace(st, path)
 	if err != nil {
 		return err
@@ -600,24 +603,21 @@ func (c *cutSource) Next() (traces.Record, error) {
 	return rec, err
 }
 
-// writeOutput runs write on stdout ("-") or on a new file at path, which
-// it removes if write fails.
+// writeOutput runs write on stdout ("-") or on the file at path, which
+// is replaced only when write succeeds (see outFile).
 func writeOutput(st *State, path string, write func(io.Writer) error) error {
 	if path == "-" || path == "" {
 		return write(st.Stdout)
 	}
-	f, err := os.Create(path)
+	f, err := createOut(path)
 	if err != nil {
 		return err
 	}
-	err = write(f)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = cerr
+	if err := write(f); err != nil {
+		f.abort()
+		return err
 	}
-	if err != nil {
-		os.Remove(path)
-	}
-	return err
+	return f.commit()
 }
 
 // TraceImportOptions are the flags of tasksim trace import.
@@ -658,9 +658,9 @@ func runTraceImport(ctx context.Context, st *State, o *TraceImportOptions, path 
 		if same(path, o.Output) {
 			return usagef("-o %s is the input file", o.Output)
 		}
-		f, err := os.Open(path)
+		f, err := openInput(path)
 		if err != nil {
-			return &UsageError{Err: err}
+			return err
 		}
 		defer f.Close()
 		in = f
@@ -693,16 +693,21 @@ func inputError(path string, err error) error {
 
 // convertTrace writes the records of src into a new trace at out. On an
 // interrupt (ctx) it closes the trace, keeping what it wrote; on an
-// error it removes it.
+// error it leaves out as it was.
 func convertTrace(ctx context.Context, st *State, out string, h traces.Header, src traces.Source, opts *traces.WriterOptions) (uint64, error) {
-	w, err := traces.Create(out, h, opts)
+	f, err := createOut(out)
 	if err != nil {
+		return 0, err
+	}
+	w, err := traces.NewWriter(f, h, opts)
+	if err != nil {
+		f.abort()
 		return 0, err
 	}
 	fail := func(err error) (uint64, error) {
 		n := w.Written()
 		w.Close()
-		os.Remove(out)
+		f.abort()
 		return n, err
 	}
 	for rec, err := range traces.All(src) {
@@ -715,6 +720,9 @@ func convertTrace(ctx context.Context, st *State, out string, h traces.Header, s
 		}
 		if ctx.Err() != nil {
 			if err := w.Close(); err != nil {
+				return fail(err)
+			}
+			if err := f.commit(); err != nil {
 				return w.Written(), err
 			}
 			fmt.Fprintf(st.Stderr, "interrupted: wrote %d records to %s\n", w.Written(), out)
@@ -726,6 +734,9 @@ func convertTrace(ctx context.Context, st *State, out string, h traces.Header, s
 	}
 	if err := w.Close(); err != nil {
 		return fail(err)
+	}
+	if err := f.commit(); err != nil {
+		return w.Written(), err
 	}
 	return w.Written(), nil
 }

@@ -528,7 +528,7 @@ func (c *call) ttlElapsed() bool {
 	if err != nil {
 		return false
 	}
-	return c.s.opts.Clock.Now().After(created.Add(time.Duration(*last.TTL) * time.Millisecond))
+	return c.s.opts.Clock.Now().After(created.Add(mcp.Millis(*last.TTL, mcp.MaxDuration)))
 }
 
 // onTaskNotifications handles notifications/tasks/status and
@@ -603,7 +603,7 @@ func (c *call) pollInterval() time.Duration {
 		return c.o.PollInterval
 	}
 	if last := c.status.last; last != nil && last.PollInterval != nil && *last.PollInterval > 0 {
-		return time.Duration(*last.PollInterval) * time.Millisecond
+		return mcp.Millis(*last.PollInterval, mcp.MaxDuration)
 	}
 	return c.s.opts.DefaultPollInterval
 }

@@ -144,8 +144,10 @@ func slowText() *Tool {
 }
 
 func msArg(name string, ms float64) (time.Duration, error) {
-	d := time.Duration(ms * float64(time.Millisecond))
-	if ms < 0 || d > maxDuration {
+	// Compared in milliseconds before converting: 1e18 ms overflows a
+	// Duration and would pass a check made after.
+	d, ok := mcp.MillisFloat(ms, maxDuration)
+	if !ok {
 		return 0, mcp.Errorf(mcp.CodeInvalidParams, "invalid arguments: %s must be between 0 and %d", name, maxDuration.Milliseconds())
 	}
 	return d, nil

@@ -122,7 +122,10 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 	now := o.Clock.Now()
 	ttl := o.DefaultTTL
 	if tp.TTL != nil && *tp.TTL > 0 {
-		ttl = min(time.Duration(*tp.TTL)*time.Millisecond, o.MaxTTL)
+		// Capped at MaxTTL in milliseconds, before any conversion can
+		// overflow (2025-11-25 Tasks, "Resource Management": receivers
+		// MAY override the requested ttl).
+		ttl = mcp.Millis(*tp.TTL, o.MaxTTL)
 	}
 	runCtx, cancel := context.WithCancel(ss.ctx)
 	t := &task{

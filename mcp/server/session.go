@@ -18,6 +18,7 @@ type session struct {
 	caps        mcp.ClientCapabilities
 	initialized bool
 	protocol    string
+	logLevel    mcp.LoggingLevel // set by logging/setLevel
 	// inflight holds the cancel functions of requests still being worked
 	// on, for notifications/cancelled.
 	inflight map[mcp.ID]context.CancelFunc
@@ -63,6 +64,8 @@ func (ss *session) request(msg *mcp.Message, r mcp.Replier) {
 		ss.tasksList(msg, r)
 	case mcp.MethodTasksCancel:
 		ss.tasksCancel(msg, r)
+	case mcp.MethodLoggingSetLevel:
+		ss.setLevel(msg, r)
 	default:
 		replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeMethodNotFound, "Method not found: %s", msg.Method))
 	}

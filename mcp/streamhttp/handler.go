@@ -52,13 +52,12 @@ type Options struct {
 	// A request without an Origin header is accepted. Any other Origin gets
 	// 403 (2025-11-25 Transports, "Security Warning").
 	AllowedOrigins []string
-	// AllowedHosts lists the Host header values accepted, besides the
-	// loopback names (localhost, 127.0.0.1, [::1], any port), on
-	// connections that arrived on a loopback address, e.g. "myhost" or
-	// "myhost:8080" ("myhost" matches any port). Any other Host on a
-	// loopback connection gets 403: that is what a DNS-rebinding page
-	// sends. "*" turns the Host check off. Connections arriving on other
-	// addresses are not Host-checked.
+	// AllowedHosts lists the Host header values accepted besides the
+	// loopback names (localhost, 127.0.0.1, [::1]) and the IP address the
+	// connection arrived on, any port, e.g. "myhost" or "myhost:8080"
+	// ("myhost" matches any port). Any other Host gets 403, on every
+	// address the server listens on: that is what a DNS-rebinding page
+	// sends. "*" turns the Host check off.
 	AllowedHosts []string
 	// MaxBodyBytes caps a POST body; 0 means DefaultMaxBodyBytes (4 MiB).
 	// A larger body gets 413.

@@ -14,9 +14,11 @@ import (
 //
 // A browser page on evil.example whose name was rebound to 127.0.0.1 sends
 // Origin: http://evil.example and Host: evil.example:PORT. Either header
-// gives it away: the Origin check applies everywhere, the Host check only on
-// connections that arrived on a loopback address, where every legitimate
-// Host names the loopback interface.
+// gives it away. Both checks apply on every connection an http.Server
+// accepted, whatever address it arrived on: a server bound to all
+// interfaces (--addr :PORT) is reachable on 127.0.0.1 too. A legitimate
+// Host is a loopback name, a configured one, or the IP address the
+// connection arrived on (a rebound page always sends a DNS name).
 
 // guard holds the Origin and Host allow-lists. It is read-only once built.
 type guard struct {
@@ -52,8 +54,8 @@ func (g *guard) check(r *http.Request) string {
 			}
 		}
 	}
-	if r.Host != "" && !g.anyHost && arrivedOnLoopback(r) && !g.hostAllowed(r.Host) {
-		return "Host " + quoteHeader(r.Host) + " is not allowed on a loopback listener"
+	if local, ok := localAddr(r); ok && r.Host != "" && !g.anyHost && !g.hostAllowed(r.Host) && !isAddrHost(r.Host, local) {
+		return "Host " + quoteHeader(r.Host) + " is not allowed"
 	}
 	return ""
 }
@@ -128,19 +130,32 @@ func isLoopbackName(name string) bool {
 	return name == "localhost" || name == "127.0.0.1" || name == "[::1]"
 }
 
-// arrivedOnLoopback reports whether the request's connection was accepted
-// on a loopback address. Requests not made by an http.Server (tests with a
-// ResponseRecorder) carry no local address and report false.
-func arrivedOnLoopback(r *http.Request) bool {
+// localAddr returns the address the request's connection was accepted
+// on. Requests not made by an http.Server (tests with a ResponseRecorder,
+// in-memory transports) carry none: they did not come over a network and
+// are not Host-checked.
+func localAddr(r *http.Request) (netip.Addr, bool) {
 	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if !ok {
+		return netip.Addr{}, false
+	}
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		a, ok := netip.AddrFromSlice(tcp.IP)
+		return a.Unmap(), ok
+	}
+	ap, err := netip.ParseAddrPort(addr.String())
+	return ap.Addr().Unmap(), err == nil
+}
+
+// isAddrHost reports whether a Host header value is the IP literal of
+// local, the address the connection arrived on, with any port.
+func isAddrHost(host string, local netip.Addr) bool {
+	name, ok := splitHostPort(host)
 	if !ok {
 		return false
 	}
-	if tcp, ok := addr.(*net.TCPAddr); ok {
-		return tcp.IP.IsLoopback()
-	}
-	ap, err := netip.ParseAddrPort(addr.String())
-	return err == nil && ap.Addr().IsLoopback()
+	a, err := netip.ParseAddr(strings.Trim(name, "[]"))
+	return err == nil && a.Unmap() == local.WithZone("")
 }
 
 // quoteHeader quotes a header value for an error message, cut short.

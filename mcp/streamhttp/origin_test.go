@@ -90,9 +90,14 @@ func TestGuardCheck(t *testing.T) {
 		{name: "loopback, loopback host", local: loopback, host: "127.0.0.1:7070", ok: true},
 		{name: "loopback, foreign host", local: loopback, host: "evil.example.com:7070", ok: false},
 		{name: "loopback, foreign host, wildcard", local: loopback, host: "evil.example.com", hosts: []string{"*"}, ok: true},
-		{name: "public address, any host", local: public, host: "mcp.example.com", ok: true},
+		{name: "public address, foreign host", local: public, host: "mcp.example.com", ok: false},
+		{name: "public address, its own IP", local: public, host: "192.0.2.1:7070", ok: true},
+		{name: "public address, another IP", local: public, host: "192.0.2.2:7070", ok: false},
+		{name: "public address, configured host", local: public, host: "mcp.example.com", hosts: []string{"mcp.example.com"}, ok: true},
+		{name: "public address, loopback name", local: public, host: "localhost:7070", ok: true},
+		{name: "IPv6 address, its own IP", local: &net.TCPAddr{IP: net.ParseIP("2001:db8::1"), Port: 7070}, host: "[2001:db8::1]:7070", ok: true},
 		{name: "no local address", host: "evil.example.com", ok: true},
-		{name: "foreign origin anywhere", local: public, host: "mcp.example.com", origin: "https://evil.example", ok: false},
+		{name: "foreign origin anywhere", local: public, host: "192.0.2.1", origin: "https://evil.example", ok: false},
 		{name: "loopback origin", local: loopback, host: "localhost:7070", origin: "http://localhost:5173", ok: true},
 	}
 	for _, tc := range cases {
