@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/tasksim/tasksim/mcp/clock"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -129,7 +130,7 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 	}
 	runCtx, cancel := context.WithCancel(ss.ctx)
 	t := &task{
-		id:            newTaskID(),
+		id:            ss.srv.newTaskID(),
 		owner:         ss,
 		tool:          tool.Name,
 		mode:          dec.Mode,
@@ -166,14 +167,13 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 		// most the window; a first chunk means it is not.
 		start()
 		start = func() {} // already running
-		// The window is real time even under an injected clock: it bounds
-		// how long the client waits for its first answer, which is latency,
-		// not protocol time.
-		timer := time.NewTimer(o.ImmediateWindow)
+		// The window is on the server's clock like every other wait, so a
+		// simulated run decides the same way every time.
+		timer := clock.NewTimer(o.Clock, o.ImmediateWindow)
 		select {
 		case <-t.done:
 		case <-t.firstEmit:
-		case <-timer.C:
+		case <-timer.C():
 		case <-ss.ctx.Done():
 			timer.Stop()
 			return
