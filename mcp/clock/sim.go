@@ -144,9 +144,11 @@ func (s *Sim) fireNext(limit time.Time) bool {
 var ErrDeadlock = errors.New("clock: everything waits and no timer is pending")
 
 // RunUntil drives the simulation until done reports true: whenever the
-// process is idle (see [Idle]) and done is false, it steps the clock to
-// the next deadline. done is called only while the process is idle, so it
-// sees a settled state. RunUntil returns ctx's error if ctx ends first,
+// process is idle (see [Idle]) and done is false, it fires the next timer
+// (StepOne), moving the clock to its deadline. Timers due at the same
+// instant fire one at a time, each once the effects of the one before have
+// settled, in the order they were made. done is called only while the
+// process is idle, so it sees a settled state. RunUntil returns ctx's error if ctx ends first,
 // and ErrDeadlock if nothing is pending while done is still false.
 func (s *Sim) RunUntil(ctx context.Context, done func() bool) error {
 	for {
@@ -156,7 +158,7 @@ func (s *Sim) RunUntil(ctx context.Context, done func() bool) error {
 		if done() {
 			return nil
 		}
-		if !s.Step() {
+		if !s.StepOne() {
 			// One more look: a goroutine may have been about to make a
 			// timer when the process looked idle.
 			if err := Idle(ctx); err != nil {
@@ -165,7 +167,7 @@ func (s *Sim) RunUntil(ctx context.Context, done func() bool) error {
 			if done() {
 				return nil
 			}
-			if !s.Step() {
+			if !s.StepOne() {
 				return ErrDeadlock
 			}
 		}
