@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -130,7 +129,7 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 	}
 	runCtx, cancel := context.WithCancel(ss.ctx)
 	t := &task{
-		id:            ss.srv.newTaskID(),
+		id:            newTaskID(),
 		owner:         ss,
 		tool:          tool.Name,
 		mode:          dec.Mode,
@@ -167,13 +166,14 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 		// most the window; a first chunk means it is not.
 		start()
 		start = func() {} // already running
-		// The window is on the server's clock like every other wait, so a
-		// simulated run decides the same way every time.
-		timer := clock.NewTimer(o.Clock, o.ImmediateWindow)
+		// The window is real time even under an injected clock: it bounds
+		// how long the client waits for its first answer, which is latency,
+		// not protocol time.
+		timer := time.NewTimer(o.ImmediateWindow)
 		select {
 		case <-t.done:
 		case <-t.firstEmit:
-		case <-timer.C():
+		case <-timer.C:
 		case <-ss.ctx.Done():
 			timer.Stop()
 			return

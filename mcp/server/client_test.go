@@ -10,15 +10,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/sse"
-	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // The tests in this package drive the reference server over real HTTP, with
@@ -33,7 +30,6 @@ func serve(t testing.TB, opts *server.Options) (string, *server.Server) {
 
 type client struct {
 	t    testing.TB
-	hc   *http.Client // nil: http.DefaultClient
 	url  string
 	sid  string
 	next int64
@@ -45,51 +41,7 @@ var wantPartials = mcp.ClientCapabilities{Tasks: &mcp.TasksCapability{Streaming:
 // connect initializes a session with the given capabilities.
 func connect(t testing.TB, url string, caps mcp.ClientCapabilities) *client {
 	t.Helper()
-	return connectVia(t, nil, url, caps)
-}
-
-// serveSim starts a reference server on a simulated clock behind the
-// in-memory Streamable HTTP transport: run it inside a synctest bubble,
-// where waiting on the transport is durably blocking and time.Sleep in
-// the helpers costs nothing.
-func serveSim(t testing.TB, opts *server.Options) (*clock.Sim, *http.Client, string) {
-	t.Helper()
-	c := clock.NewSim(time.Unix(1_700_000_000, 0))
-	o := server.Options{}
-	if opts != nil {
-		o = *opts
-	}
-	o.Clock = c
-	srv := server.New(&o)
-	h := streamhttp.NewHandler(srv, &streamhttp.Options{Clock: c})
-	t.Cleanup(func() { h.Close(); srv.Close() })
-	p := streamhttp.Pipe(h)
-	return c, p.HTTPClient, p.URL
-}
-
-// advanceWhenIdle moves the simulated clock by d once every goroutine of
-// the bubble but the caller's waits. Call it just before a request that
-// waits on the clock: a streaming call's first answer waits for the
-// immediate window.
-func advanceWhenIdle(c *clock.Sim, d time.Duration) {
-	go func() {
-		synctest.Wait()
-		c.Advance(d)
-	}()
-}
-
-// advance moves the simulated clock by d once the bubble is idle, so that
-// every goroutine that is about to wait on the clock (a tool between two
-// chunks) waits on it before it moves.
-func advance(c *clock.Sim, d time.Duration) {
-	synctest.Wait()
-	c.Advance(d)
-}
-
-// connectVia is connect over hc.
-func connectVia(t testing.TB, hc *http.Client, url string, caps mcp.ClientCapabilities) *client {
-	t.Helper()
-	c := &client{t: t, hc: hc, url: url}
+	c := &client{t: t, url: url}
 	a := c.post(mcp.MethodInitialize, mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion, Capabilities: caps, ClientInfo: mcp.Implementation{Name: "test", Version: "1"}})
 	if a.status != http.StatusOK || a.last().Error != nil {
 		t.Fatalf("initialize: %d %v", a.status, a.last().Error)
@@ -172,7 +124,7 @@ func (c *client) do(req *http.Request) *answer {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	resp, err := c.httpClient().Do(req.WithContext(ctx))
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
 	if err != nil {
 		c.t.Fatalf("%s: %v", req.Method, err)
 	}
@@ -267,7 +219,7 @@ func (c *client) resume(lastID string) *stream {
 func (c *client) openReq(req *http.Request) *stream {
 	c.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	resp, err := c.httpClient().Do(req.WithContext(ctx))
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
 	if err != nil {
 		cancel()
 		c.t.Fatalf("%s: %v", req.Method, err)
@@ -454,10 +406,3 @@ func callParams(tool string, args map[string]any, task *mcp.TaskParams) map[stri
 func modes(m ...mcp.ResponseMode) *mcp.TaskParams { return &mcp.TaskParams{ResponseModes: m} }
 
 func ptr[T any](v T) *T { return &v }
-
-func (c *client) httpClient() *http.Client {
-	if c.hc != nil {
-		return c.hc
-	}
-	return http.DefaultClient
-}

@@ -1,10 +1,6 @@
 package server
 
 import (
-	"io"
-
-	"github.com/tasksim/tasksim/mcp/clock"
-
 	"log/slog"
 	"time"
 
@@ -64,14 +60,8 @@ type Options struct {
 
 	// Tools replaces the built-in tool set when non-nil.
 	Tools []*Tool
-	// Clock is the source of time; nil means the wall clock. A clock.Sim
-	// makes every timestamp, ttl and tool delay simulated.
-	Clock clock.Clock
-	// Rand is where task ids' random bits come from; nil means
-	// crypto/rand. The default keeps the entropy rule (UUIDv4, 122 random
-	// bits, 2025-11-25 Tasks, Security Considerations); a seeded reader
-	// (math/rand/v2's ChaCha8) makes a simulated run's ids repeat.
-	Rand io.Reader
+	// Clock is the source of time; nil means the system clock.
+	Clock Clock
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -112,7 +102,7 @@ func (o *Options) withDefaults() Options {
 		out.ImmediateWindow = DefaultImmediateWindow
 	}
 	if out.Clock == nil {
-		out.Clock = clock.System{}
+		out.Clock = SystemClock{}
 	}
 	if out.Logger == nil {
 		out.Logger = slog.New(slog.DiscardHandler)

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"slices"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -161,41 +160,39 @@ func TestSEP1905Scenario4And5MultipleResponsesOverSSE(t *testing.T) {
 }
 
 func TestSEP1905Scenario6ResumeWithLastSeqNr(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		clock, hc, url := serveSim(t, &server.Options{})
-		c := connectVia(t, hc, url, mcp.ClientCapabilities{})
-		advanceWhenIdle(clock, server.DefaultImmediateWindow)
-		s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 5, "chunkSize": 8, "intervalMs": 100}, modes(mcp.ModeStreaming)))
-		initial := decode[mcp.ToolCallResponse](t, s.next().Result)
-		taskID := initial.Task.TaskID
-		for i := 1; i <= 3; i++ {
-			advance(clock, 100*time.Millisecond)
-			r := decode[mcp.ToolCallResponse](t, s.next().Result)
-			if len(r.PartialContent) != 1 || r.PartialContent[0].SeqNr != int64(i) {
-				t.Fatalf("response %d: %+v", i, r.PartialContent)
-			}
+	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
+	url, _ := serve(t, &server.Options{Clock: clock})
+	c := connect(t, url, mcp.ClientCapabilities{})
+	s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 5, "chunkSize": 8, "intervalMs": 100}, modes(mcp.ModeStreaming)))
+	initial := decode[mcp.ToolCallResponse](t, s.next().Result)
+	taskID := initial.Task.TaskID
+	for i := 1; i <= 3; i++ {
+		clock.Advance(100 * time.Millisecond)
+		r := decode[mcp.ToolCallResponse](t, s.next().Result)
+		if len(r.PartialContent) != 1 || r.PartialContent[0].SeqNr != int64(i) {
+			t.Fatalf("response %d: %+v", i, r.PartialContent)
 		}
-		s.cut()
-		advance(clock, 100*time.Millisecond) // chunk 4 produced while disconnected
-		waitSegments(t, c, taskID, 4)
-		got := result[mcp.PartialResult](c, mcp.MethodTasksResult, map[string]any{"taskId": taskID, "lastSeqNr": 3})
-		if len(got.PartialContent) != 1 || got.PartialContent[0].SeqNr != 4 || got.IsComplete {
-			t.Fatalf("resume after 3: %+v complete=%v, want segment 4 and isComplete false", got.PartialContent, got.IsComplete)
+	}
+	s.cut()
+	clock.Advance(100 * time.Millisecond) // chunk 4 produced while disconnected
+	waitSegments(t, c, taskID, 4)
+	got := result[mcp.PartialResult](c, mcp.MethodTasksResult, map[string]any{"taskId": taskID, "lastSeqNr": 3})
+	if len(got.PartialContent) != 1 || got.PartialContent[0].SeqNr != 4 || got.IsComplete {
+		t.Fatalf("resume after 3: %+v complete=%v, want segment 4 and isComplete false", got.PartialContent, got.IsComplete)
+	}
+	// At the end: lastSeqNr equal to the highest -> empty with the right isComplete.
+	empty := result[mcp.PartialResult](c, mcp.MethodTasksResult, map[string]any{"taskId": taskID, "lastSeqNr": 4})
+	if len(empty.PartialContent) != 0 || empty.IsComplete {
+		t.Errorf("lastSeqNr at the highest while working: %+v complete=%v, want [] false", empty.PartialContent, empty.IsComplete)
+	}
+	clock.Advance(100 * time.Millisecond)
+	waitStatus(t, c, taskID, mcp.StatusCompleted)
+	for _, last := range []int{5, 7} {
+		done := result[mcp.PartialResult](c, mcp.MethodTasksResult, map[string]any{"taskId": taskID, "lastSeqNr": last})
+		if len(done.PartialContent) != 0 || !done.IsComplete {
+			t.Errorf("lastSeqNr %d after completion: %+v complete=%v, want [] true", last, done.PartialContent, done.IsComplete)
 		}
-		// At the end: lastSeqNr equal to the highest -> empty with the right isComplete.
-		empty := result[mcp.PartialResult](c, mcp.MethodTasksResult, map[string]any{"taskId": taskID, "lastSeqNr": 4})
-		if len(empty.PartialContent) != 0 || empty.IsComplete {
-			t.Errorf("lastSeqNr at the highest while working: %+v complete=%v, want [] false", empty.PartialContent, empty.IsComplete)
-		}
-		advance(clock, 100*time.Millisecond)
-		waitStatus(t, c, taskID, mcp.StatusCompleted)
-		for _, last := range []int{5, 7} {
-			done := result[mcp.PartialResult](c, mcp.MethodTasksResult, map[string]any{"taskId": taskID, "lastSeqNr": last})
-			if len(done.PartialContent) != 0 || !done.IsComplete {
-				t.Errorf("lastSeqNr %d after completion: %+v complete=%v, want [] true", last, done.PartialContent, done.IsComplete)
-			}
-		}
-	})
+	}
 }
 
 // waitSegments polls tasks/result with lastSeqNr until n segments exist.
@@ -289,67 +286,63 @@ func TestSEP1905Scenario8ImmediateFallback(t *testing.T) {
 }
 
 func TestSEP1905Scenario9TTLExpiryDuringStreaming(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		clock, hc, url := serveSim(t, &server.Options{})
-		c := connectVia(t, hc, url, mcp.ClientCapabilities{})
-		advanceWhenIdle(clock, server.DefaultImmediateWindow)
-		s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 10, "chunkSize": 8, "intervalMs": 300},
-			&mcp.TaskParams{TTL: ptr[int64](1000), ResponseModes: []mcp.ResponseMode{mcp.ModeStreaming}}))
-		initial := decode[mcp.ToolCallResponse](t, s.next().Result)
-		if *initial.Task.TTL != 1000 {
-			t.Errorf("ttl %d, want the requested 1000", *initial.Task.TTL)
-		}
-		for i := 0; i < 3; i++ {
-			advance(clock, 300*time.Millisecond)
-			s.next()
-		}
-		advance(clock, 200*time.Millisecond) // past createdAt + 1000ms
-		rest := s.rest()
-		if len(rest) == 0 {
-			t.Fatal("stream ended without a final response")
-		}
-		last := decode[mcp.ToolCallResponse](t, rest[len(rest)-1].Result)
-		if last.IsComplete == nil || !*last.IsComplete || !last.IsError {
-			t.Errorf("final response after expiry: %s, want isComplete and isError", rest[len(rest)-1].Result)
-		}
-		e := rpcError(c, mcp.MethodTasksGet, map[string]any{"taskId": initial.Task.TaskID})
-		if e.Code != mcp.CodeInvalidParams || e.Message != "Failed to retrieve task: Task has expired" {
-			t.Errorf("tasks/get of an expired task: %d %q", e.Code, e.Message)
-		}
-	})
+	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
+	url, _ := serve(t, &server.Options{Clock: clock})
+	c := connect(t, url, mcp.ClientCapabilities{})
+	s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 10, "chunkSize": 8, "intervalMs": 300},
+		&mcp.TaskParams{TTL: ptr[int64](1000), ResponseModes: []mcp.ResponseMode{mcp.ModeStreaming}}))
+	initial := decode[mcp.ToolCallResponse](t, s.next().Result)
+	if *initial.Task.TTL != 1000 {
+		t.Errorf("ttl %d, want the requested 1000", *initial.Task.TTL)
+	}
+	for i := 0; i < 3; i++ {
+		clock.Advance(300 * time.Millisecond)
+		s.next()
+	}
+	clock.Advance(200 * time.Millisecond) // past createdAt + 1000ms
+	rest := s.rest()
+	if len(rest) == 0 {
+		t.Fatal("stream ended without a final response")
+	}
+	last := decode[mcp.ToolCallResponse](t, rest[len(rest)-1].Result)
+	if last.IsComplete == nil || !*last.IsComplete || !last.IsError {
+		t.Errorf("final response after expiry: %s, want isComplete and isError", rest[len(rest)-1].Result)
+	}
+	e := rpcError(c, mcp.MethodTasksGet, map[string]any{"taskId": initial.Task.TaskID})
+	if e.Code != mcp.CodeInvalidParams || e.Message != "Failed to retrieve task: Task has expired" {
+		t.Errorf("tasks/get of an expired task: %d %q", e.Code, e.Message)
+	}
 }
 
 func TestSEP1905Scenario10CancelDuringStreaming(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		clock, hc, url := serveSim(t, &server.Options{})
-		c := connectVia(t, hc, url, mcp.ClientCapabilities{})
-		advanceWhenIdle(clock, server.DefaultImmediateWindow)
-		s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 10, "chunkSize": 8, "intervalMs": 100}, modes(mcp.ModeStreaming)))
-		taskID := decode[mcp.ToolCallResponse](t, s.next().Result).Task.TaskID
-		advance(clock, 100*time.Millisecond)
-		s.next()
-		cancelled := result[mcp.Task](c, mcp.MethodTasksCancel, map[string]any{"taskId": taskID})
-		if cancelled.Status != mcp.StatusCancelled {
-			t.Fatalf("tasks/cancel answered status %s", cancelled.Status)
-		}
-		advance(clock, time.Second) // the tool would have produced more
-		rest := s.rest()
-		if len(rest) != 1 {
-			t.Fatalf("after cancel got %d messages, want just the final one", len(rest))
-		}
-		final := decode[mcp.ToolCallResponse](t, rest[0].Result)
-		if final.IsComplete == nil || !*final.IsComplete || len(final.PartialContent) != 0 {
-			t.Errorf("final response after cancel: %s", rest[0].Result)
-		}
-		if got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": taskID}); got.Status != mcp.StatusCancelled {
-			t.Errorf("status %s, want cancelled", got.Status)
-		}
-		// TASK-CANCEL-TERMINAL
-		e := rpcError(c, mcp.MethodTasksCancel, map[string]any{"taskId": taskID})
-		if e.Code != mcp.CodeInvalidParams {
-			t.Errorf("cancel of a cancelled task: code %d, want -32602", e.Code)
-		}
-	})
+	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
+	url, _ := serve(t, &server.Options{Clock: clock})
+	c := connect(t, url, mcp.ClientCapabilities{})
+	s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 10, "chunkSize": 8, "intervalMs": 100}, modes(mcp.ModeStreaming)))
+	taskID := decode[mcp.ToolCallResponse](t, s.next().Result).Task.TaskID
+	clock.Advance(100 * time.Millisecond)
+	s.next()
+	cancelled := result[mcp.Task](c, mcp.MethodTasksCancel, map[string]any{"taskId": taskID})
+	if cancelled.Status != mcp.StatusCancelled {
+		t.Fatalf("tasks/cancel answered status %s", cancelled.Status)
+	}
+	clock.Advance(time.Second) // the tool would have produced more
+	rest := s.rest()
+	if len(rest) != 1 {
+		t.Fatalf("after cancel got %d messages, want just the final one", len(rest))
+	}
+	final := decode[mcp.ToolCallResponse](t, rest[0].Result)
+	if final.IsComplete == nil || !*final.IsComplete || len(final.PartialContent) != 0 {
+		t.Errorf("final response after cancel: %s", rest[0].Result)
+	}
+	if got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": taskID}); got.Status != mcp.StatusCancelled {
+		t.Errorf("status %s, want cancelled", got.Status)
+	}
+	// TASK-CANCEL-TERMINAL
+	e := rpcError(c, mcp.MethodTasksCancel, map[string]any{"taskId": taskID})
+	if e.Code != mcp.CodeInvalidParams {
+		t.Errorf("cancel of a cancelled task: code %d, want -32602", e.Code)
+	}
 }
 
 func TestSEP1905Scenario11FailureDuringStreaming(t *testing.T) {

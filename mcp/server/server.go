@@ -16,8 +16,6 @@ type Server struct {
 	order []*Tool
 	store *store
 
-	randMu sync.Mutex // Options.Rand need not be safe for concurrent use
-
 	mu       sync.Mutex
 	sessions map[*session]struct{}
 	closed   bool

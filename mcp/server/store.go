@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/base64"
 	"fmt"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,7 @@ import (
 // store holds every task of the server in memory, indexed by id, with each
 // task bound to the session that created it.
 type store struct {
-	clock clock.Clock
+	clock Clock
 
 	mu      sync.Mutex
 	tasks   map[string]*task
@@ -24,7 +23,7 @@ type store struct {
 	live    map[*session]int     // non-terminal tasks per session
 }
 
-func newStore(c clock.Clock) *store {
+func newStore(c Clock) *store {
 	return &store{clock: c, tasks: map[string]*task{}, expired: map[string]time.Time{}, live: map[*session]int{}}
 }
 

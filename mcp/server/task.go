@@ -6,8 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/tasksim/tasksim/mcp/clock"
-	"io"
 	"slices"
 	"sync"
 	"time"
@@ -43,7 +41,7 @@ type task struct {
 	rpcErr        *mcp.Error // the underlying request ended in this JSON-RPC error
 	nextSeq       int64      // next SEP-2679 seq
 	expired       bool
-	expiry        clock.Timer
+	expiry        Timer
 	// stream is the open SEP-1905 streaming answer of the creating request;
 	// nil once its final response was sent (or in other modes).
 	stream   mcp.Replier
@@ -55,20 +53,10 @@ type task struct {
 
 // newTaskID returns a version 4 UUID: 122 random bits from crypto/rand
 // (2025-11-25 Tasks, "Security Considerations": cryptographically secure
-// ids with enough entropy to prevent guessing), or from Options.Rand.
-func (srv *Server) newTaskID() string {
+// ids with enough entropy to prevent guessing).
+func newTaskID() string {
 	var b [16]byte
-	if srv.opts.Rand == nil {
-		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	} else {
-		srv.randMu.Lock()
-		_, err := io.ReadFull(srv.opts.Rand, b[:])
-		srv.randMu.Unlock()
-		if err != nil {
-			// A reader that runs dry must not make ids repeat.
-			_, _ = rand.Read(b[:])
-		}
-	}
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	var s [36]byte

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"regexp"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,37 +85,36 @@ func TestSessionIsolation(t *testing.T) {
 }
 
 func TestTTLExpiryInjectedClock(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		clock, hc, url := serveSim(t, &server.Options{})
-		c := connectVia(t, hc, url, mcp.ClientCapabilities{})
-		done := result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolInstant, nil, &mcp.TaskParams{TTL: ptr[int64](1000)}))
-		running := result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolSleep, map[string]any{"durationMs": 60000}, &mcp.TaskParams{TTL: ptr[int64](2000)}))
-		waitStatus(t, c, done.Task.TaskID, mcp.StatusCompleted)
+	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
+	url, _ := serve(t, &server.Options{Clock: clock})
+	c := connect(t, url, mcp.ClientCapabilities{})
+	done := result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolInstant, nil, &mcp.TaskParams{TTL: ptr[int64](1000)}))
+	running := result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolSleep, map[string]any{"durationMs": 60000}, &mcp.TaskParams{TTL: ptr[int64](2000)}))
+	waitStatus(t, c, done.Task.TaskID, mcp.StatusCompleted)
 
-		advance(clock, 999*time.Millisecond)
-		if got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": done.Task.TaskID}); got.Status != mcp.StatusCompleted {
-			t.Fatalf("before its ttl the task is %s", got.Status)
+	clock.Advance(999 * time.Millisecond)
+	if got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": done.Task.TaskID}); got.Status != mcp.StatusCompleted {
+		t.Fatalf("before its ttl the task is %s", got.Status)
+	}
+	clock.Advance(time.Millisecond)
+	waitGone(t, c, done.Task.TaskID)
+	if l := result[mcp.ListTasksResult](c, mcp.MethodTasksList, nil); len(l.Tasks) != 1 || l.Tasks[0].TaskID != running.Task.TaskID {
+		t.Errorf("tasks/list after expiry: %+v", l.Tasks)
+	}
+	// A running task expires too, and a blocked tasks/result is answered.
+	blocked := make(chan *answer, 1)
+	go func() { blocked <- c.post(mcp.MethodTasksResult, map[string]any{"taskId": running.Task.TaskID}) }()
+	time.Sleep(20 * time.Millisecond) // let tasks/result block; the test holds either way
+	clock.Advance(time.Second)
+	waitGone(t, c, running.Task.TaskID)
+	select {
+	case a := <-blocked:
+		if e := a.last().Error; e == nil || e.Code != mcp.CodeInvalidParams {
+			t.Errorf("blocked tasks/result of an expired task answered %s %v", a.last().Result, e)
 		}
-		advance(clock, time.Millisecond)
-		waitGone(t, c, done.Task.TaskID)
-		if l := result[mcp.ListTasksResult](c, mcp.MethodTasksList, nil); len(l.Tasks) != 1 || l.Tasks[0].TaskID != running.Task.TaskID {
-			t.Errorf("tasks/list after expiry: %+v", l.Tasks)
-		}
-		// A running task expires too, and a blocked tasks/result is answered.
-		blocked := make(chan *answer, 1)
-		go func() { blocked <- c.post(mcp.MethodTasksResult, map[string]any{"taskId": running.Task.TaskID}) }()
-		synctest.Wait() // tasks/result blocks now
-		advance(clock, time.Second)
-		waitGone(t, c, running.Task.TaskID)
-		select {
-		case a := <-blocked:
-			if e := a.last().Error; e == nil || e.Code != mcp.CodeInvalidParams {
-				t.Errorf("blocked tasks/result of an expired task answered %s %v", a.last().Result, e)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("tasks/result still blocked after the task expired")
-		}
-	})
+	case <-time.After(10 * time.Second):
+		t.Fatal("tasks/result still blocked after the task expired")
+	}
 }
 
 // waitGone waits until tasks/get says the task expired.
@@ -184,52 +182,50 @@ func TestMaxTasksPerSession(t *testing.T) {
 // connection is cut twice; the task runs on, and GET with Last-Event-ID
 // replays exactly what was missed on that stream.
 func TestStreamCutTwiceResumes(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		clock, hc, url := serveSim(t, &server.Options{})
-		c := connectVia(t, hc, url, wantPartials)
-		get := collect(c.listen())
-		advanceWhenIdle(clock, server.DefaultImmediateWindow)
-		s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 6, "chunkSize": 8, "intervalMs": 100}, modes(mcp.ModeStreaming)))
-		var seen []int64
-		take := func(s *stream) {
-			r := decode[mcp.ToolCallResponse](t, s.next().Result)
-			for _, seg := range r.PartialContent {
-				seen = append(seen, seg.SeqNr)
-			}
+	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
+	url, _ := serve(t, &server.Options{Clock: clock})
+	c := connect(t, url, wantPartials)
+	get := collect(c.listen())
+	s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 6, "chunkSize": 8, "intervalMs": 100}, modes(mcp.ModeStreaming)))
+	var seen []int64
+	take := func(s *stream) {
+		r := decode[mcp.ToolCallResponse](t, s.next().Result)
+		for _, seg := range r.PartialContent {
+			seen = append(seen, seg.SeqNr)
 		}
-		initial := decode[mcp.ToolCallResponse](t, s.next().Result)
-		advance(clock, 100*time.Millisecond)
-		take(s)
-		s.cut()
-		advance(clock, 200*time.Millisecond) // chunks 2 and 3 while cut
-		waitSegments(t, c, initial.Task.TaskID, 3)
-		r1 := c.resume(s.lastID)
-		take(r1)
-		take(r1)
-		r1.cut()
-		advance(clock, 100*time.Millisecond) // chunk 4 while cut again
-		waitSegments(t, c, initial.Task.TaskID, 4)
-		r2 := c.resume(r1.lastID)
-		take(r2)
-		advance(clock, 200*time.Millisecond) // 5, 6 and the end, live
-		for _, m := range r2.rest() {
-			r := decode[mcp.ToolCallResponse](t, m.Result)
-			if m.Method != "" {
-				t.Errorf("resumed stream carries %s, which belongs to another stream", m.Method)
-			}
-			for _, seg := range r.PartialContent {
-				seen = append(seen, seg.SeqNr)
-			}
+	}
+	initial := decode[mcp.ToolCallResponse](t, s.next().Result)
+	clock.Advance(100 * time.Millisecond)
+	take(s)
+	s.cut()
+	clock.Advance(200 * time.Millisecond) // chunks 2 and 3 while cut
+	waitSegments(t, c, initial.Task.TaskID, 3)
+	r1 := c.resume(s.lastID)
+	take(r1)
+	take(r1)
+	r1.cut()
+	clock.Advance(100 * time.Millisecond) // chunk 4 while cut again
+	waitSegments(t, c, initial.Task.TaskID, 4)
+	r2 := c.resume(r1.lastID)
+	take(r2)
+	clock.Advance(200 * time.Millisecond) // 5, 6 and the end, live
+	for _, m := range r2.rest() {
+		r := decode[mcp.ToolCallResponse](t, m.Result)
+		if m.Method != "" {
+			t.Errorf("resumed stream carries %s, which belongs to another stream", m.Method)
 		}
-		if diff := cmp.Diff([]int64{1, 2, 3, 4, 5, 6}, seen); diff != "" {
-			t.Errorf("seqNr over two cuts (-want +got):\n%s", diff)
+		for _, seg := range r.PartialContent {
+			seen = append(seen, seg.SeqNr)
 		}
-		// Partials went to the GET stream only (HTTP-NO-BROADCAST).
-		msgs := get.waitFor(t, "terminal status", func(ms []*mcp.Message) bool { return terminalStatus(t, ms, initial.Task.TaskID) })
-		if n := len(partialsOf(t, msgs, initial.Task.TaskID)); n != 6 {
-			t.Errorf("%d partials on the GET stream, want 6", n)
-		}
-	})
+	}
+	if diff := cmp.Diff([]int64{1, 2, 3, 4, 5, 6}, seen); diff != "" {
+		t.Errorf("seqNr over two cuts (-want +got):\n%s", diff)
+	}
+	// Partials went to the GET stream only (HTTP-NO-BROADCAST).
+	msgs := get.waitFor(t, "terminal status", func(ms []*mcp.Message) bool { return terminalStatus(t, ms, initial.Task.TaskID) })
+	if n := len(partialsOf(t, msgs, initial.Task.TaskID)); n != 6 {
+		t.Errorf("%d partials on the GET stream, want 6", n)
+	}
 }
 
 // TestErrors covers every JSON-RPC error the server answers.
