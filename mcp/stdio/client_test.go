@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -196,8 +197,13 @@ func TestCommandTransportNoSuchCommand(t *testing.T) {
 }
 
 // IOTransport against an in-process Serve: requests and a streaming
-// answer with several responses of one id.
-func TestIOTransport(t *testing.T) {
+// answer with several responses of one id. It runs in a synctest bubble
+// (everything goes over io.Pipe): the server's immediate window and the
+// tool's chunks are on virtual time, so the tool cannot finish inside the
+// window however the goroutines are scheduled.
+func TestIOTransport(t *testing.T) { synctest.Test(t, testIOTransport) }
+
+func testIOTransport(t *testing.T) {
 	fromServer, serverOut := io.Pipe()
 	serverIn, toServer := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
