@@ -88,27 +88,28 @@ func TestSEP1905Scenario1ImmediateComplete(t *testing.T) {
 }
 
 func TestSEP1905Scenario2TaskMode(t *testing.T) {
-	url, _ := serve(t, &server.Options{PollInterval: 5 * time.Millisecond})
+	clk := newSimClock()
+	url, _ := serve(t, &server.Options{Clock: clk})
 	c := connect(t, url, mcp.ClientCapabilities{})
-	for _, tp := range []*mcp.TaskParams{modes(mcp.ModeTask), {}} {
+	for i, tp := range []*mcp.TaskParams{modes(mcp.ModeTask), {}} {
 		created := result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 2, "chunkSize": 8, "intervalMs": 1}, tp))
 		if created.Task.Status != mcp.StatusWorking || created.Task.TaskID == "" {
 			t.Fatalf("CreateTaskResult task %+v, want a working task", created.Task)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": created.Task.TaskID})
-			if got.Status == mcp.StatusCompleted {
-				break
-			}
-			if got.Status != mcp.StatusWorking || time.Now().After(deadline) {
-				t.Fatalf("status %s while polling", got.Status)
-			}
-			time.Sleep(time.Duration(*got.PollInterval) * time.Millisecond)
+		// A poll while the tool waits for its chunks finds it working.
+		start := time.Duration(i) * 2 * time.Millisecond // the clock moved 2 ms per round
+		clk.waitTimer(t, start+time.Millisecond)
+		if got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": created.Task.TaskID}); got.Status != mcp.StatusWorking {
+			t.Fatalf("status %s while polling, want working", got.Status)
 		}
+		clk.fire(t, start+time.Millisecond)
+		clk.fire(t, start+2*time.Millisecond)
 		res := result[mcp.ToolCallResponse](c, mcp.MethodTasksResult, map[string]any{"taskId": created.Task.TaskID})
 		if diff := cmp.Diff(chunkTexts(2, 8), texts(res.Content)); diff != "" || res.PartialContent != nil {
 			t.Errorf("final result not in content format (-want +got):\n%s", diff)
+		}
+		if got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": created.Task.TaskID}); got.Status != mcp.StatusCompleted {
+			t.Errorf("status %s after tasks/result, want completed", got.Status)
 		}
 	}
 }

@@ -65,7 +65,7 @@ func TestTaskIDEntropy(t *testing.T) {
 }
 
 func TestSessionIsolation(t *testing.T) {
-	url, _ := serve(t, nil)
+	url, _ := serve(t, &server.Options{Clock: newSimClock()}) // the task works until the test ends
 	a := connect(t, url, mcp.ClientCapabilities{})
 	b := connect(t, url, mcp.ClientCapabilities{})
 	created := result[mcp.CreateTaskResult](a, mcp.MethodToolsCall, callParams(server.ToolSleep, map[string]any{"durationMs": 5000}, &mcp.TaskParams{}))
@@ -157,7 +157,7 @@ func TestTasksListPagination(t *testing.T) {
 }
 
 func TestMaxTasksPerSession(t *testing.T) {
-	url, _ := serve(t, &server.Options{MaxTasksPerSession: 2})
+	url, _ := serve(t, &server.Options{MaxTasksPerSession: 2, Clock: newSimClock()}) // the tasks stay live
 	c := connect(t, url, mcp.ClientCapabilities{})
 	for i := 0; i < 2; i++ {
 		result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolSleep, map[string]any{"durationMs": 60000}, &mcp.TaskParams{}))
