@@ -245,7 +245,7 @@ func TestSEP1905Scenario8ImmediateFallback(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// Both tools take far longer than the immediate window: the
 			// window closes at 20 ms of simulated time, the first chunk is
-			// due at 150 ms. The chunks are fired for the streaming answer.
+			// due at 150 ms.
 			clk := newSimClock()
 			url, _ := serve(t, &server.Options{Clock: clk})
 			c := connect(t, url, mcp.ClientCapabilities{})
@@ -253,13 +253,22 @@ func TestSEP1905Scenario8ImmediateFallback(t *testing.T) {
 			if tc.tool == server.ToolSleep {
 				ready = 300 * time.Millisecond
 			}
-			fire := []time.Duration{server.DefaultImmediateWindow}
+			window := clk.fireLater(t, ready, server.DefaultImmediateWindow)
+			params := callParams(tc.tool, map[string]any{"durationMs": 300, "chunks": 2, "intervalMs": 150}, &mcp.TaskParams{ResponseModes: tc.modes})
+			var a *answer
 			if tc.want == "streaming" {
-				fire = append(fire, 150*time.Millisecond, 300*time.Millisecond)
+				// The chunks are fired only once the initial response is
+				// here: the server decided on the window alone.
+				s := c.open(mcp.MethodToolsCall, params)
+				<-window
+				a = &answer{sse: true, msgs: []*mcp.Message{s.next()}}
+				clk.fire(t, 150*time.Millisecond)
+				clk.fire(t, 300*time.Millisecond)
+				a.msgs = append(a.msgs, s.rest()...)
+			} else {
+				a = c.post(mcp.MethodToolsCall, params)
+				<-window
 			}
-			fired := clk.fireLater(t, ready, fire...)
-			a := c.post(mcp.MethodToolsCall, callParams(tc.tool, map[string]any{"durationMs": 300, "chunks": 2, "intervalMs": 150}, &mcp.TaskParams{ResponseModes: tc.modes}))
-			<-fired
 			first := decode[mcp.ToolCallResponse](t, a.responses()[0].Result)
 			switch tc.want {
 			case "task":

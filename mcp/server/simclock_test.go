@@ -123,6 +123,9 @@ func (c *simClock) fire(t testing.TB, d time.Duration) {
 // then fires the timers due at start+ds in order, from another goroutine:
 // the test is blocked meanwhile (a POST waits for its first reply, which
 // comes after the immediate window). The channel closes when it is done.
+// A step waits for its own timer only, not for what the step before it
+// woke: where that order matters, fire one step and wait for its effect (a
+// message) before the next.
 func (c *simClock) fireLater(t testing.TB, ready time.Duration, ds ...time.Duration) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
