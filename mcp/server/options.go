@@ -59,8 +59,8 @@ type Options struct {
 	// answered in streaming mode) may run before the server decides its
 	// result is not available at request time and falls back to streaming
 	// or task (SEP-1905, "Server Response Decision Process"). It is
-	// measured on Clock, so on a simulated clock the decision depends on
-	// simulated time only.
+	// measured on Clock: on a simulated clock it passes only as simulated
+	// time does, however fast or slow the machine runs the tool.
 	ImmediateWindow time.Duration
 
 	// Tools replaces the built-in tool set when non-nil.
