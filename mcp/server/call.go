@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 func (ss *session) toolsCall(msg *mcp.Message, r mcp.Replier) {
@@ -127,9 +128,14 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 		// MAY override the requested ttl).
 		ttl = mcp.Millis(*tp.TTL, o.MaxTTL)
 	}
+	taskID, err := ss.srv.ids.next()
+	if err != nil {
+		replyError(ss.ctx, r, id, mcp.Errorf(mcp.CodeInternalError, "internal error: %v", err))
+		return
+	}
 	runCtx, cancel := context.WithCancel(ss.ctx)
 	t := &task{
-		id:            newTaskID(),
+		id:            taskID,
 		owner:         ss,
 		tool:          tool.Name,
 		mode:          dec.Mode,
@@ -163,22 +169,22 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 	mode := dec.Mode
 	if dec.Negotiated == mcp.ModeImmediate || mode == mcp.ModeStreaming {
 		// Is the result complete at request time? The tool runs for at
-		// most the window; a first chunk means it is not.
+		// most the window; a first chunk means it is not. The window is on
+		// the server's clock, so on a clock.Sim the decision follows
+		// simulated time; it is made before the tool starts, so it fires
+		// before a tool timer due at the same instant.
+		window := clock.NewTimer(o.Clock, o.ImmediateWindow)
 		start()
 		start = func() {} // already running
-		// The window is real time even under an injected clock: it bounds
-		// how long the client waits for its first answer, which is latency,
-		// not protocol time.
-		timer := time.NewTimer(o.ImmediateWindow)
 		select {
 		case <-t.done:
 		case <-t.firstEmit:
-		case <-timer.C:
+		case <-window.C():
 		case <-ss.ctx.Done():
-			timer.Stop()
+			window.Stop()
 			return
 		}
-		timer.Stop()
+		window.Stop()
 		t.mu.Lock()
 		complete := t.status.IsTerminal()
 		t.mu.Unlock()
@@ -463,10 +469,23 @@ func (t *task) cancel() (mcp.Task, *mcp.Error) {
 }
 
 // expire runs when the task's ttl has elapsed: the task is deleted whatever
-// its status (2025-11-25 Tasks, "TTL and Resource Management"). A task still
-// running fails first, and a streaming answer still open gets a final
-// response with isComplete (SEP-1905, "TTL Expiration During Streaming").
+// its status (2025-11-25 Tasks, "TTL and Resource Management"). It runs in
+// the clock's goroutine, on a clock.Sim the one that advances the clock,
+// and must not block there: it only takes the store's lock (never held
+// across I/O), so from the moment the clock passes the ttl every lookup
+// says "expired". Ending the task takes the task's lock, which a tool
+// holds while it writes to the transport, and sends messages, so it runs
+// in a goroutine of its own.
 func (t *task) expire() {
+	t.owner.srv.store.remove(t, true)
+	go t.end()
+}
+
+// end finishes an expired task. A task still running fails first, and a
+// streaming answer still open gets a final response with isComplete
+// (SEP-1905, "TTL Expiration During Streaming"); a blocked tasks/result
+// gets the "expired" error.
+func (t *task) end() {
 	t.mu.Lock()
 	t.expired = true
 	running := !t.status.IsTerminal()
@@ -489,7 +508,6 @@ func (t *task) expire() {
 		t.ended()
 	}
 	t.cancelRun()
-	t.owner.srv.store.remove(t, true)
 }
 
 // stop ends a task whose session closed, without messages: nobody is left

@@ -24,6 +24,8 @@
 //
 // Tasks live in memory, bound to their session, until their ttl: see
 // docs/server.md for the limits and for the choices made where the protocol
-// texts leave room. Time comes from an injectable Clock; ManualClock drives
-// ttl expiry and tool delays by hand in tests.
+// texts leave room. Time comes from an injectable clock (Options.Clock): a
+// clock.Sim drives ttl expiry, tool delays and the immediate window in
+// simulated time. Task ids come from an injectable reader (Options.Rand):
+// crypto/rand by default, a seeded one for repeatable simulations.
 package server

@@ -1,10 +1,13 @@
 package server
 
 import (
+	"crypto/rand"
+	"io"
 	"log/slog"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // Defaults of Options. They are the documented limits of the reference
@@ -52,16 +55,30 @@ type Options struct {
 	MaxTasksPerSession int
 	// ListPageSize is the page size of tasks/list.
 	ListPageSize int
-	// ImmediateWindow is how long a call negotiated as immediate may run
-	// before the server decides its result is not available at request time
-	// and falls back to streaming or task (SEP-1905, "Server Response
-	// Decision Process").
+	// ImmediateWindow is how long a call negotiated as immediate (or
+	// answered in streaming mode) may run before the server decides its
+	// result is not available at request time and falls back to streaming
+	// or task (SEP-1905, "Server Response Decision Process"). It is
+	// measured on Clock: on a simulated clock it passes only as simulated
+	// time does, however fast or slow the machine runs the tool.
 	ImmediateWindow time.Duration
 
 	// Tools replaces the built-in tool set when non-nil.
 	Tools []*Tool
-	// Clock is the source of time; nil means the system clock.
-	Clock Clock
+	// Clock is the source of every timestamp, ttl deadline, tool delay and
+	// the immediate window; nil means the wall clock (clock.System). A
+	// clock.Sim fires the server's timers in the goroutine that advances
+	// it; none of them blocks there.
+	Clock clock.Clock
+	// Rand is the source of task ids; nil means crypto/rand. With the
+	// default, ids are version 4 UUIDs with 122 random bits, as 2025-11-25
+	// Tasks ("Security Considerations") asks: cryptographically secure and
+	// hard to guess. Any other reader gives ids only as unguessable as it
+	// is; a seeded one (math/rand/v2's *ChaCha8 is an io.Reader) gives the
+	// same ids in the same order on every run, for simulation. The server
+	// serializes its reads, so the reader need not be safe for concurrent
+	// use.
+	Rand io.Reader
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -101,8 +118,9 @@ func (o *Options) withDefaults() Options {
 	if out.ImmediateWindow <= 0 {
 		out.ImmediateWindow = DefaultImmediateWindow
 	}
-	if out.Clock == nil {
-		out.Clock = SystemClock{}
+	out.Clock = clock.Or(out.Clock)
+	if out.Rand == nil {
+		out.Rand = rand.Reader
 	}
 	if out.Logger == nil {
 		out.Logger = slog.New(slog.DiscardHandler)

@@ -58,7 +58,9 @@ func streamAnswer(t *testing.T, a *answer) (task mcp.Task, segs []mcp.Segment, l
 }
 
 func TestSEP1905Scenario1ImmediateComplete(t *testing.T) {
-	url, _ := serve(t, nil)
+	// On a clock nobody moves the immediate window never closes: the
+	// instant tool is in time however slowly it is scheduled.
+	url, _ := serve(t, &server.Options{Clock: newSimClock()})
 	c := connect(t, url, mcp.ClientCapabilities{})
 	a := c.post(mcp.MethodToolsCall, callParams(server.ToolInstant, map[string]any{"text": "now"}, modes(mcp.ModeImmediate)))
 	if a.sse {
@@ -86,33 +88,35 @@ func TestSEP1905Scenario1ImmediateComplete(t *testing.T) {
 }
 
 func TestSEP1905Scenario2TaskMode(t *testing.T) {
-	url, _ := serve(t, &server.Options{PollInterval: 5 * time.Millisecond})
+	clk := newSimClock()
+	url, _ := serve(t, &server.Options{Clock: clk})
 	c := connect(t, url, mcp.ClientCapabilities{})
-	for _, tp := range []*mcp.TaskParams{modes(mcp.ModeTask), {}} {
+	for i, tp := range []*mcp.TaskParams{modes(mcp.ModeTask), {}} {
 		created := result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 2, "chunkSize": 8, "intervalMs": 1}, tp))
 		if created.Task.Status != mcp.StatusWorking || created.Task.TaskID == "" {
 			t.Fatalf("CreateTaskResult task %+v, want a working task", created.Task)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": created.Task.TaskID})
-			if got.Status == mcp.StatusCompleted {
-				break
-			}
-			if got.Status != mcp.StatusWorking || time.Now().After(deadline) {
-				t.Fatalf("status %s while polling", got.Status)
-			}
-			time.Sleep(time.Duration(*got.PollInterval) * time.Millisecond)
+		// A poll while the tool waits for its chunks finds it working.
+		start := time.Duration(i) * 2 * time.Millisecond // the clock moved 2 ms per round
+		clk.waitTimer(t, start+time.Millisecond)
+		if got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": created.Task.TaskID}); got.Status != mcp.StatusWorking {
+			t.Fatalf("status %s while polling, want working", got.Status)
 		}
+		clk.fire(t, start+time.Millisecond)
+		clk.fire(t, start+2*time.Millisecond)
 		res := result[mcp.ToolCallResponse](c, mcp.MethodTasksResult, map[string]any{"taskId": created.Task.TaskID})
 		if diff := cmp.Diff(chunkTexts(2, 8), texts(res.Content)); diff != "" || res.PartialContent != nil {
 			t.Errorf("final result not in content format (-want +got):\n%s", diff)
+		}
+		if got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": created.Task.TaskID}); got.Status != mcp.StatusCompleted {
+			t.Errorf("status %s after tasks/result, want completed", got.Status)
 		}
 	}
 }
 
 func TestSEP1905Scenario3InitialResponseOnly(t *testing.T) {
-	url, _ := serve(t, nil)
+	url, _ := serve(t, &server.Options{Clock: newSimClock()}) // the window never closes
+
 	c := connect(t, url, mcp.ClientCapabilities{})
 	a := c.post(mcp.MethodToolsCall, callParams(server.ToolInstant, map[string]any{"text": "all at once"}, modes(mcp.ModeStreaming)))
 	rs := a.responses()
@@ -129,14 +133,23 @@ func TestSEP1905Scenario3InitialResponseOnly(t *testing.T) {
 }
 
 func TestSEP1905Scenario4And5MultipleResponsesOverSSE(t *testing.T) {
-	url, _ := serve(t, nil)
+	clk := newSimClock()
+	url, _ := serve(t, &server.Options{Clock: clk})
 	c := connect(t, url, mcp.ClientCapabilities{})
-	a := c.post(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 4, "chunkSize": 10, "intervalMs": 2}, modes(mcp.ModeStreaming)))
-	if !a.sse {
-		t.Fatal("a streaming answer must be an SSE stream")
+	// The first chunk (at 2 ms, inside the window) decides: the initial
+	// response carries it, each later chunk is a response of its own, and
+	// the final response (isComplete) follows the last.
+	first := clk.fireLater(t, 2*time.Millisecond, 2*time.Millisecond)
+	s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 4, "chunkSize": 10, "intervalMs": 2}, modes(mcp.ModeStreaming)))
+	<-first
+	a := &answer{sse: true, msgs: []*mcp.Message{s.next()}}
+	for i := 2; i <= 4; i++ {
+		clk.fire(t, time.Duration(2*i)*time.Millisecond)
+		a.msgs = append(a.msgs, s.next())
 	}
-	if len(a.responses()) < 3 {
-		t.Fatalf("got %d responses, want several", len(a.responses()))
+	a.msgs = append(a.msgs, s.rest()...)
+	if len(a.responses()) != 5 {
+		t.Fatalf("got %d responses, want 5: one per chunk and the final one", len(a.responses()))
 	}
 	task, segs, last := streamAnswer(t, a)
 	if diff := cmp.Diff(chunkTexts(4, 10), texts(mcp.MergeSegments(segs))); diff != "" {
@@ -160,22 +173,24 @@ func TestSEP1905Scenario4And5MultipleResponsesOverSSE(t *testing.T) {
 }
 
 func TestSEP1905Scenario6ResumeWithLastSeqNr(t *testing.T) {
-	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
-	url, _ := serve(t, &server.Options{Clock: clock})
+	clk := newSimClock()
+	url, _ := serve(t, &server.Options{Clock: clk})
 	c := connect(t, url, mcp.ClientCapabilities{})
+	window := clk.fireLater(t, 100*time.Millisecond, server.DefaultImmediateWindow)
 	s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 5, "chunkSize": 8, "intervalMs": 100}, modes(mcp.ModeStreaming)))
+	<-window
 	initial := decode[mcp.ToolCallResponse](t, s.next().Result)
 	taskID := initial.Task.TaskID
 	for i := 1; i <= 3; i++ {
-		clock.Advance(100 * time.Millisecond)
+		clk.fire(t, time.Duration(i)*100*time.Millisecond)
 		r := decode[mcp.ToolCallResponse](t, s.next().Result)
 		if len(r.PartialContent) != 1 || r.PartialContent[0].SeqNr != int64(i) {
 			t.Fatalf("response %d: %+v", i, r.PartialContent)
 		}
 	}
 	s.cut()
-	clock.Advance(100 * time.Millisecond) // chunk 4 produced while disconnected
-	waitSegments(t, c, taskID, 4)
+	clk.fire(t, 400*time.Millisecond)      // chunk 4 produced while disconnected
+	clk.waitTimer(t, 500*time.Millisecond) // the tool emitted it and waits for 5
 	got := result[mcp.PartialResult](c, mcp.MethodTasksResult, map[string]any{"taskId": taskID, "lastSeqNr": 3})
 	if len(got.PartialContent) != 1 || got.PartialContent[0].SeqNr != 4 || got.IsComplete {
 		t.Fatalf("resume after 3: %+v complete=%v, want segment 4 and isComplete false", got.PartialContent, got.IsComplete)
@@ -185,48 +200,14 @@ func TestSEP1905Scenario6ResumeWithLastSeqNr(t *testing.T) {
 	if len(empty.PartialContent) != 0 || empty.IsComplete {
 		t.Errorf("lastSeqNr at the highest while working: %+v complete=%v, want [] false", empty.PartialContent, empty.IsComplete)
 	}
-	clock.Advance(100 * time.Millisecond)
-	waitStatus(t, c, taskID, mcp.StatusCompleted)
+	clk.fire(t, 500*time.Millisecond)
+	result[mcp.CallToolResult](c, mcp.MethodTasksResult, map[string]any{"taskId": taskID}) // until terminal
 	for _, last := range []int{5, 7} {
 		done := result[mcp.PartialResult](c, mcp.MethodTasksResult, map[string]any{"taskId": taskID, "lastSeqNr": last})
 		if len(done.PartialContent) != 0 || !done.IsComplete {
 			t.Errorf("lastSeqNr %d after completion: %+v complete=%v, want [] true", last, done.PartialContent, done.IsComplete)
 		}
 	}
-}
-
-// waitSegments polls tasks/result with lastSeqNr until n segments exist.
-func waitSegments(t *testing.T, c *client, taskID string, n int) {
-	t.Helper()
-	for i := 0; i < 2000; i++ {
-		r := result[mcp.PartialResult](c, mcp.MethodTasksResult, map[string]any{"taskId": taskID, "lastSeqNr": n - 1 + boolInt(n == 0)})
-		if len(r.PartialContent) > 0 && r.PartialContent[len(r.PartialContent)-1].SeqNr >= int64(n) {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("task never reached %d segments", n)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// waitStatus polls tasks/get until the task has status want.
-func waitStatus(t *testing.T, c *client, taskID string, want mcp.TaskStatus) mcp.Task {
-	t.Helper()
-	for i := 0; i < 2000; i++ {
-		got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": taskID})
-		if got.Status == want {
-			return got
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("task never reached status %s", want)
-	return mcp.Task{}
 }
 
 func TestSEP1905Scenario7GapFill(t *testing.T) {
@@ -249,8 +230,6 @@ func TestSEP1905Scenario7GapFill(t *testing.T) {
 }
 
 func TestSEP1905Scenario8ImmediateFallback(t *testing.T) {
-	url, _ := serve(t, nil)
-	c := connect(t, url, mcp.ClientCapabilities{})
 	cases := []struct {
 		name  string
 		tool  string
@@ -264,8 +243,32 @@ func TestSEP1905Scenario8ImmediateFallback(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			// Both tools take far longer than the immediate window.
-			a := c.post(mcp.MethodToolsCall, callParams(tc.tool, map[string]any{"durationMs": 300, "chunks": 2, "intervalMs": 150}, &mcp.TaskParams{ResponseModes: tc.modes}))
+			// Both tools take far longer than the immediate window: the
+			// window closes at 20 ms of simulated time, the first chunk is
+			// due at 150 ms.
+			clk := newSimClock()
+			url, _ := serve(t, &server.Options{Clock: clk})
+			c := connect(t, url, mcp.ClientCapabilities{})
+			ready := 150 * time.Millisecond // slow_text's first chunk
+			if tc.tool == server.ToolSleep {
+				ready = 300 * time.Millisecond
+			}
+			window := clk.fireLater(t, ready, server.DefaultImmediateWindow)
+			params := callParams(tc.tool, map[string]any{"durationMs": 300, "chunks": 2, "intervalMs": 150}, &mcp.TaskParams{ResponseModes: tc.modes})
+			var a *answer
+			if tc.want == "streaming" {
+				// The chunks are fired only once the initial response is
+				// here: the server decided on the window alone.
+				s := c.open(mcp.MethodToolsCall, params)
+				<-window
+				a = &answer{sse: true, msgs: []*mcp.Message{s.next()}}
+				clk.fire(t, 150*time.Millisecond)
+				clk.fire(t, 300*time.Millisecond)
+				a.msgs = append(a.msgs, s.rest()...)
+			} else {
+				a = c.post(mcp.MethodToolsCall, params)
+				<-window
+			}
 			first := decode[mcp.ToolCallResponse](t, a.responses()[0].Result)
 			switch tc.want {
 			case "task":
@@ -286,20 +289,22 @@ func TestSEP1905Scenario8ImmediateFallback(t *testing.T) {
 }
 
 func TestSEP1905Scenario9TTLExpiryDuringStreaming(t *testing.T) {
-	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
-	url, _ := serve(t, &server.Options{Clock: clock})
+	clk := newSimClock()
+	url, _ := serve(t, &server.Options{Clock: clk})
 	c := connect(t, url, mcp.ClientCapabilities{})
+	window := clk.fireLater(t, 300*time.Millisecond, server.DefaultImmediateWindow)
 	s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 10, "chunkSize": 8, "intervalMs": 300},
 		&mcp.TaskParams{TTL: ptr[int64](1000), ResponseModes: []mcp.ResponseMode{mcp.ModeStreaming}}))
+	<-window
 	initial := decode[mcp.ToolCallResponse](t, s.next().Result)
 	if *initial.Task.TTL != 1000 {
 		t.Errorf("ttl %d, want the requested 1000", *initial.Task.TTL)
 	}
-	for i := 0; i < 3; i++ {
-		clock.Advance(300 * time.Millisecond)
+	for i := 1; i <= 3; i++ {
+		clk.fire(t, time.Duration(i)*300*time.Millisecond)
 		s.next()
 	}
-	clock.Advance(200 * time.Millisecond) // past createdAt + 1000ms
+	clk.fire(t, time.Second) // createdAt + ttl
 	rest := s.rest()
 	if len(rest) == 0 {
 		t.Fatal("stream ended without a final response")
@@ -315,18 +320,20 @@ func TestSEP1905Scenario9TTLExpiryDuringStreaming(t *testing.T) {
 }
 
 func TestSEP1905Scenario10CancelDuringStreaming(t *testing.T) {
-	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
-	url, _ := serve(t, &server.Options{Clock: clock})
+	clk := newSimClock()
+	url, _ := serve(t, &server.Options{Clock: clk})
 	c := connect(t, url, mcp.ClientCapabilities{})
+	window := clk.fireLater(t, 100*time.Millisecond, server.DefaultImmediateWindow)
 	s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 10, "chunkSize": 8, "intervalMs": 100}, modes(mcp.ModeStreaming)))
+	<-window
 	taskID := decode[mcp.ToolCallResponse](t, s.next().Result).Task.TaskID
-	clock.Advance(100 * time.Millisecond)
+	clk.fire(t, 100*time.Millisecond)
 	s.next()
 	cancelled := result[mcp.Task](c, mcp.MethodTasksCancel, map[string]any{"taskId": taskID})
 	if cancelled.Status != mcp.StatusCancelled {
 		t.Fatalf("tasks/cancel answered status %s", cancelled.Status)
 	}
-	clock.Advance(time.Second) // the tool would have produced more
+	clk.advance(time.Second) // the tool would have produced more
 	rest := s.rest()
 	if len(rest) != 1 {
 		t.Fatalf("after cancel got %d messages, want just the final one", len(rest))

@@ -95,17 +95,17 @@ func TestSEP2679ServerWithoutPartial(t *testing.T) {
 }
 
 func TestSEP2679NoPartialAfterCancel(t *testing.T) {
-	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
-	url, _ := serve(t, &server.Options{Clock: clock})
+	clk := newSimClock()
+	url, _ := serve(t, &server.Options{Clock: clk})
 	c := connect(t, url, wantPartials)
 	get := collect(c.listen())
 	created := result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 10, "intervalMs": 100}, &mcp.TaskParams{}))
 	id := created.Task.TaskID
-	clock.Advance(100 * time.Millisecond)
+	clk.fire(t, 100*time.Millisecond)
 	get.waitFor(t, "first partial", func(ms []*mcp.Message) bool { return len(partialsOf(t, ms, id)) == 1 })
 	result[mcp.Task](c, mcp.MethodTasksCancel, map[string]any{"taskId": id})
 	get.waitFor(t, "cancelled status", func(ms []*mcp.Message) bool { return terminalStatus(t, ms, id) })
-	clock.Advance(time.Second) // the tool would have produced 9 more
+	clk.advance(time.Second) // the tool would have produced 9 more
 	// A partial sent after this point would trail the terminal status on
 	// the same stream; ping through the session to flush the ordering.
 	result[struct{}](c, mcp.MethodPing, nil)

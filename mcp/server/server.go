@@ -15,6 +15,7 @@ type Server struct {
 	tools map[string]*Tool
 	order []*Tool
 	store *store
+	ids   ids
 
 	mu       sync.Mutex
 	sessions map[*session]struct{}
@@ -24,7 +25,7 @@ type Server struct {
 // New returns a server. A nil opts gives every default.
 func New(opts *Options) *Server {
 	o := opts.withDefaults()
-	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), sessions: map[*session]struct{}{}}
+	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand}, sessions: map[*session]struct{}{}}
 	tools := o.Tools
 	if tools == nil {
 		tools = BuiltinTools()

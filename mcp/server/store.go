@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // store holds every task of the server in memory, indexed by id, with each
 // task bound to the session that created it.
 type store struct {
-	clock Clock
+	clock clock.Clock
 
 	mu      sync.Mutex
 	tasks   map[string]*task
@@ -23,7 +24,7 @@ type store struct {
 	live    map[*session]int     // non-terminal tasks per session
 }
 
-func newStore(c Clock) *store {
+func newStore(c clock.Clock) *store {
 	return &store{clock: c, tasks: map[string]*task{}, expired: map[string]time.Time{}, live: map[*session]int{}}
 }
 

@@ -3,14 +3,16 @@ package server
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // task is the server's record of one task. Its fields after mu are guarded
@@ -41,7 +43,7 @@ type task struct {
 	rpcErr        *mcp.Error // the underlying request ended in this JSON-RPC error
 	nextSeq       int64      // next SEP-2679 seq
 	expired       bool
-	expiry        Timer
+	expiry        clock.Timer
 	// stream is the open SEP-1905 streaming answer of the creating request;
 	// nil once its final response was sent (or in other modes).
 	stream   mcp.Replier
@@ -51,12 +53,32 @@ type task struct {
 	request mcp.Replier
 }
 
-// newTaskID returns a version 4 UUID: 122 random bits from crypto/rand
-// (2025-11-25 Tasks, "Security Considerations": cryptographically secure
-// ids with enough entropy to prevent guessing).
-func newTaskID() string {
+// ids makes task ids from one reader, which need not be safe for
+// concurrent use.
+type ids struct {
+	mu sync.Mutex
+	r  io.Reader
+}
+
+// next returns a version 4 UUID made of 16 bytes of the reader. With the
+// default reader, crypto/rand, that is 122 random bits (2025-11-25 Tasks,
+// "Security Considerations": cryptographically secure ids with enough
+// entropy to prevent guessing); crypto/rand never fails. A seeded reader
+// gives the same ids in the same order (Options.Rand).
+func (g *ids) next() (string, error) {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	g.mu.Lock()
+	_, err := io.ReadFull(g.r, b[:])
+	g.mu.Unlock()
+	if err != nil {
+		return "", fmt.Errorf("task id: %w", err)
+	}
+	return formatUUIDv4(b), nil
+}
+
+// formatUUIDv4 sets the version and variant bits of b (RFC 9562, section
+// 5.4) and returns it in the 8-4-4-4-12 hex form.
+func formatUUIDv4(b [16]byte) string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	var s [36]byte

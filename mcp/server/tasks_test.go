@@ -65,7 +65,7 @@ func TestTaskIDEntropy(t *testing.T) {
 }
 
 func TestSessionIsolation(t *testing.T) {
-	url, _ := serve(t, nil)
+	url, _ := serve(t, &server.Options{Clock: newSimClock()}) // the task works until the test ends
 	a := connect(t, url, mcp.ClientCapabilities{})
 	b := connect(t, url, mcp.ClientCapabilities{})
 	created := result[mcp.CreateTaskResult](a, mcp.MethodToolsCall, callParams(server.ToolSleep, map[string]any{"durationMs": 5000}, &mcp.TaskParams{}))
@@ -85,52 +85,44 @@ func TestSessionIsolation(t *testing.T) {
 }
 
 func TestTTLExpiryInjectedClock(t *testing.T) {
-	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
-	url, _ := serve(t, &server.Options{Clock: clock})
+	clk := newSimClock()
+	url, _ := serve(t, &server.Options{Clock: clk})
 	c := connect(t, url, mcp.ClientCapabilities{})
 	done := result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolInstant, nil, &mcp.TaskParams{TTL: ptr[int64](1000)}))
 	running := result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolSleep, map[string]any{"durationMs": 60000}, &mcp.TaskParams{TTL: ptr[int64](2000)}))
-	waitStatus(t, c, done.Task.TaskID, mcp.StatusCompleted)
+	result[mcp.CallToolResult](c, mcp.MethodTasksResult, map[string]any{"taskId": done.Task.TaskID}) // until terminal
 
-	clock.Advance(999 * time.Millisecond)
+	clk.advance(999 * time.Millisecond)
 	if got := result[mcp.Task](c, mcp.MethodTasksGet, map[string]any{"taskId": done.Task.TaskID}); got.Status != mcp.StatusCompleted {
 		t.Fatalf("before its ttl the task is %s", got.Status)
 	}
-	clock.Advance(time.Millisecond)
-	waitGone(t, c, done.Task.TaskID)
+	// Expiry deletes the task as the clock passes the ttl: the next
+	// lookup already says so.
+	clk.advance(time.Millisecond)
+	expectExpired(t, c, done.Task.TaskID)
 	if l := result[mcp.ListTasksResult](c, mcp.MethodTasksList, nil); len(l.Tasks) != 1 || l.Tasks[0].TaskID != running.Task.TaskID {
 		t.Errorf("tasks/list after expiry: %+v", l.Tasks)
 	}
-	// A running task expires too, and a blocked tasks/result is answered.
+	// A running task expires too. A tasks/result for it is answered with
+	// the same error whether it reached the server before the expiry (and
+	// waited) or after; TestExpiryAnswersWaiter covers the wait itself.
 	blocked := make(chan *answer, 1)
-	go func() { blocked <- c.post(mcp.MethodTasksResult, map[string]any{"taskId": running.Task.TaskID}) }()
-	time.Sleep(20 * time.Millisecond) // let tasks/result block; the test holds either way
-	clock.Advance(time.Second)
-	waitGone(t, c, running.Task.TaskID)
-	select {
-	case a := <-blocked:
-		if e := a.last().Error; e == nil || e.Code != mcp.CodeInvalidParams {
-			t.Errorf("blocked tasks/result of an expired task answered %s %v", a.last().Result, e)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("tasks/result still blocked after the task expired")
+	req := c.request(mcp.MethodTasksResult, map[string]any{"taskId": running.Task.TaskID})
+	go func() { blocked <- c.send(req) }()
+	clk.advance(time.Second)
+	expectExpired(t, c, running.Task.TaskID)
+	if e := (<-blocked).last().Error; e == nil || e.Code != mcp.CodeInvalidParams || e.Message != "Failed to retrieve task: Task has expired" {
+		t.Errorf("tasks/result of an expired task answered %v", e)
 	}
 }
 
-// waitGone waits until tasks/get says the task expired.
-func waitGone(t *testing.T, c *client, id string) {
+// expectExpired checks that tasks/get says the task expired.
+func expectExpired(t *testing.T, c *client, id string) {
 	t.Helper()
-	for i := 0; i < 2000; i++ {
-		a := c.post(mcp.MethodTasksGet, map[string]any{"taskId": id})
-		if e := a.last().Error; e != nil {
-			if e.Code != mcp.CodeInvalidParams || e.Message != "Failed to retrieve task: Task has expired" {
-				t.Fatalf("expired task: %d %q", e.Code, e.Message)
-			}
-			return
-		}
-		time.Sleep(time.Millisecond)
+	e := rpcError(c, mcp.MethodTasksGet, map[string]any{"taskId": id})
+	if e.Code != mcp.CodeInvalidParams || e.Message != "Failed to retrieve task: Task has expired" {
+		t.Fatalf("expired task: %d %q", e.Code, e.Message)
 	}
-	t.Fatalf("task %s never expired", id)
 }
 
 func TestTasksListPagination(t *testing.T) {
@@ -165,7 +157,7 @@ func TestTasksListPagination(t *testing.T) {
 }
 
 func TestMaxTasksPerSession(t *testing.T) {
-	url, _ := serve(t, &server.Options{MaxTasksPerSession: 2})
+	url, _ := serve(t, &server.Options{MaxTasksPerSession: 2, Clock: newSimClock()}) // the tasks stay live
 	c := connect(t, url, mcp.ClientCapabilities{})
 	for i := 0; i < 2; i++ {
 		result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolSleep, map[string]any{"durationMs": 60000}, &mcp.TaskParams{}))
@@ -182,11 +174,13 @@ func TestMaxTasksPerSession(t *testing.T) {
 // connection is cut twice; the task runs on, and GET with Last-Event-ID
 // replays exactly what was missed on that stream.
 func TestStreamCutTwiceResumes(t *testing.T) {
-	clock := server.NewManualClock(time.Unix(1_700_000_000, 0))
-	url, _ := serve(t, &server.Options{Clock: clock})
+	clk := newSimClock()
+	url, _ := serve(t, &server.Options{Clock: clk})
 	c := connect(t, url, wantPartials)
 	get := collect(c.listen())
+	window := clk.fireLater(t, 100*time.Millisecond, server.DefaultImmediateWindow)
 	s := c.open(mcp.MethodToolsCall, callParams(server.ToolSlowText, map[string]any{"chunks": 6, "chunkSize": 8, "intervalMs": 100}, modes(mcp.ModeStreaming)))
+	<-window
 	var seen []int64
 	take := func(s *stream) {
 		r := decode[mcp.ToolCallResponse](t, s.next().Result)
@@ -195,20 +189,23 @@ func TestStreamCutTwiceResumes(t *testing.T) {
 		}
 	}
 	initial := decode[mcp.ToolCallResponse](t, s.next().Result)
-	clock.Advance(100 * time.Millisecond)
+	ms := time.Millisecond
+	clk.fire(t, 100*ms)
 	take(s)
 	s.cut()
-	clock.Advance(200 * time.Millisecond) // chunks 2 and 3 while cut
-	waitSegments(t, c, initial.Task.TaskID, 3)
+	clk.fire(t, 200*ms) // chunks 2 and 3 while cut
+	clk.fire(t, 300*ms)
+	clk.waitTimer(t, 400*ms) // the tool emitted chunk 3 and waits for 4
 	r1 := c.resume(s.lastID)
 	take(r1)
 	take(r1)
 	r1.cut()
-	clock.Advance(100 * time.Millisecond) // chunk 4 while cut again
-	waitSegments(t, c, initial.Task.TaskID, 4)
+	clk.fire(t, 400*ms) // chunk 4 while cut again
+	clk.waitTimer(t, 500*ms)
 	r2 := c.resume(r1.lastID)
 	take(r2)
-	clock.Advance(200 * time.Millisecond) // 5, 6 and the end, live
+	clk.fire(t, 500*ms) // 5, 6 and the end, live
+	clk.fire(t, 600*ms)
 	for _, m := range r2.rest() {
 		r := decode[mcp.ToolCallResponse](t, m.Result)
 		if m.Method != "" {
@@ -262,7 +259,7 @@ func TestErrors(t *testing.T) {
 	}
 	// TASK-CANCEL-TERMINAL on a completed task.
 	created := result[mcp.CreateTaskResult](c, mcp.MethodToolsCall, callParams(server.ToolInstant, nil, &mcp.TaskParams{}))
-	waitStatus(t, c, created.Task.TaskID, mcp.StatusCompleted)
+	result[mcp.CallToolResult](c, mcp.MethodTasksResult, map[string]any{"taskId": created.Task.TaskID}) // until terminal
 	e := rpcError(c, mcp.MethodTasksCancel, map[string]any{"taskId": created.Task.TaskID})
 	if e.Code != mcp.CodeInvalidParams || e.Message != "Cannot cancel task: already in terminal status 'completed'" {
 		t.Errorf("cancel completed: %d %q", e.Code, e.Message)

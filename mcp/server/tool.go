@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // Tool is a tool the server offers: its tools/list entry and how to run it.
@@ -34,7 +35,7 @@ var ErrTaskEnded = errors.New("task ended")
 
 // Call is what a running tool sees of its call.
 type Call struct {
-	clock    Clock
+	clock    clock.Clock
 	emit     func(ctx context.Context, blocks []mcp.ContentBlock) error
 	progress func(ctx context.Context, p mcp.ProgressParams) error
 	// conn is the answer whose connection CloseConnection ends, if any.
@@ -67,7 +68,7 @@ func (c *Call) Progress(ctx context.Context, progress float64, total *float64, m
 }
 
 // Sleep waits d on the server's clock, or until the call is stopped.
-func (c *Call) Sleep(ctx context.Context, d time.Duration) error { return Sleep(ctx, c.clock, d) }
+func (c *Call) Sleep(ctx context.Context, d time.Duration) error { return clock.Sleep(ctx, c.clock, d) }
 
 // Now returns the server clock's time.
 func (c *Call) Now() time.Time { return c.clock.Now() }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp/server"
@@ -26,27 +27,32 @@ func FuzzServe(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		srv := server.New(nil)
-		defer srv.Close()
-		var out bytes.Buffer
-		// A call that legitimately runs long (sleep for an hour) is still
-		// being answered at the deadline; that is not a failure.
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		w := &lockedBuffer{b: &out}
-		err := stdio.Serve(ctx, srv, bytes.NewReader(in), w, &stdio.ServerOptions{MaxLine: 4096})
-		if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("Serve: %v", err)
+	f.Fuzz(func(t *testing.T, in []byte) { synctest.Test(t, func(t *testing.T) { serveFuzz(t, in) }) })
+}
+
+// serveFuzz runs in a synctest bubble: time is virtual, so a tool's delay
+// and the deadline below cost no wall time, and whether a call ends
+// before the deadline does not depend on the machine's speed.
+func serveFuzz(t *testing.T, in []byte) {
+	srv := server.New(nil)
+	defer srv.Close()
+	var out bytes.Buffer
+	// A call that legitimately runs long (sleep for an hour) is still
+	// being answered at the deadline; that is not a failure.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	w := &lockedBuffer{b: &out}
+	err := stdio.Serve(ctx, srv, bytes.NewReader(in), w, &stdio.ServerOptions{MaxLine: 4096})
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Serve: %v", err)
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(w.bytes()), []byte("\n")) {
+		if len(line) == 0 {
+			continue
 		}
-		for _, line := range bytes.Split(bytes.TrimSpace(w.bytes()), []byte("\n")) {
-			if len(line) == 0 {
-				continue
-			}
-			var obj map[string]json.RawMessage
-			if err := json.Unmarshal(line, &obj); err != nil {
-				t.Fatalf("output line is not a JSON object: %q", line)
-			}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(line, &obj); err != nil {
+			t.Fatalf("output line is not a JSON object: %q", line)
 		}
-	})
+	}
 }

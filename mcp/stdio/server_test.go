@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -50,7 +51,14 @@ func readMsg(t *testing.T, sc *bufio.Scanner) *mcp.Message {
 	return m
 }
 
-func TestServeStreamingCallOverStdio(t *testing.T) {
+// The tests that run tools run in a synctest bubble (the server is on
+// io.Pipe): the tools' delays and the server's immediate window are on
+// virtual time, so what the server answers does not depend on how fast
+// the machine is.
+
+func TestServeStreamingCallOverStdio(t *testing.T) { synctest.Test(t, testServeStreamingCall) }
+
+func testServeStreamingCall(t *testing.T) {
 	in, out, errc := pipeServer(t, nil)
 	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{"streaming":{"partial":{}}}},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	if m := readMsg(t, out); m.ID != mcp.IntID(1) || m.Error != nil {
@@ -132,8 +140,11 @@ func TestServeBadLines(t *testing.T) {
 	}
 }
 
-// On EOF the server still answers what was asked.
-func TestServeAnswersPendingAfterEOF(t *testing.T) {
+// On EOF the server still answers what was asked: in the bubble the
+// 50 ms tool cannot finish before stdin closes.
+func TestServeAnswersPendingAfterEOF(t *testing.T) { synctest.Test(t, testServeAnswersPendingAfterEOF) }
+
+func testServeAnswersPendingAfterEOF(t *testing.T) {
 	in, out, errc := pipeServer(t, nil)
 	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sleep","arguments":{"durationMs":50,"text":"late"}}}`+"\n")
 	in.Close()
