@@ -343,4 +343,3 @@ func TestHTTPSameSeedSameDecisions(t *testing.T) {
 		t.Fatal("eight seeds took the same decisions")
 	}
 }
-
