@@ -178,6 +178,11 @@ func loadFaults(o *ProxyOptions) (set *faults.Set, random bool, err error) {
 }
 
 // faultRecord is the one place a fault decision becomes a trace record.
+// Fault records are written when the decision is taken, while the
+// recorder writes the traffic's records a little behind it: in the file a
+// fault record may come a few records before the traffic that preceded
+// it (their Wall times are right). The recorder's ordered pipeline will
+// place it exactly.
 func faultRecord(a faults.Applied, at time.Time) traces.Record {
 	return traces.Record{Wall: at, Kind: traces.KindFault, Note: a.Spec + " " + a.Target.String() + ": " + a.Action.String()}
 }

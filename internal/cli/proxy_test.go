@@ -90,6 +90,9 @@ func TestProxyDropSSEEvent(t *testing.T) {
 	}
 	var notes []string
 	for _, r := range recs {
+		if testing.Verbose() {
+			t.Logf("%d %s %s %s %.60s", r.Index, r.Kind, r.Stream, r.Note, r.Raw)
+		}
 		if r.Kind == traces.KindFault {
 			notes = append(notes, r.Note)
 		}
