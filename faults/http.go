@@ -61,7 +61,12 @@ type HTTPOptions struct {
 // everything next writes from then on and keeps the connection open until
 // the request's context ends. The bytes of every message no fault acted
 // on pass unchanged.
+//
+// With no fault in set, Handler returns next itself: nothing to look at.
 func Handler(next http.Handler, set *Set, opts *HTTPOptions) http.Handler {
+	if set == nil || len(set.faults) == 0 {
+		return next
+	}
 	h := &httpFaults{next: next, set: set, sessions: map[string]*session{}}
 	if opts != nil {
 		h.opts = *opts
