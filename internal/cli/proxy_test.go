@@ -206,3 +206,38 @@ func TestProxyRandomSeedPrinted(t *testing.T) {
 		t.Errorf("trace seed %d, printed %s", hdr.Seed, m[1])
 	}
 }
+
+// TestProxyTransparent: with no fault the proxy passes a call unchanged
+// and records it without fault records.
+func TestProxyTransparent(t *testing.T) {
+	upstream, _ := refserver.Start(t, nil)
+	out := filepath.Join(t.TempDir(), "plain.trace")
+	u, stop, stderr := startProxy(t, "--upstream", upstream, "--seed", "3", "--record", out)
+	code, stdout, cerr := run(t, "", "call", "--server", u, "--tool", "slow_text", "--args", `{"chunks":2,"chunkSize":10,"intervalMs":5}`, "--mode", "streaming")
+	if code != ExitOK || strings.TrimSpace(stdout) != server.ChunkText(1, 10)+server.ChunkText(2, 10) {
+		t.Fatalf("call exit %d, stdout %q, stderr %q", code, stdout, cerr)
+	}
+	if code := stop(); code != ExitOK {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	_, recs := readTraceFile(t, out)
+	events := 0
+	for _, r := range recs {
+		if r.Kind == traces.KindFault {
+			t.Errorf("fault record with no fault: %s", r.Note)
+		}
+		if r.Kind == traces.KindSSEEvent {
+			events++
+		}
+	}
+	if events == 0 {
+		t.Error("no SSE event recorded")
+	}
+}
+
+func TestProxyHelp(t *testing.T) {
+	code, stdout, _ := run(t, "", "proxy", "--help")
+	if code != ExitOK || !strings.Contains(stdout, "docs/faults.md") || !strings.Contains(stdout, "drop-sse-event ") {
+		t.Errorf("exit %d, help:\n%s", code, stdout)
+	}
+}
