@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -312,17 +313,17 @@ func proxyStdio(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set
 		err := faults.Lines(lctx, inW, st.Stdin, set, faults.StreamStdin, nil)
 		inW.CloseWithError(err)
 	}()
-	outR, outW := io.Pipe()
+	// The server's output is queued, not piped: a stalled or cut stream
+	// must not block the server, whose end ends the run.
+	out := newQueue()
 	outDone := make(chan struct{})
 	go func() {
 		defer close(outDone)
-		_ = faults.Lines(lctx, st.Stdout, outR, set, faults.StreamStdout, nil)
-		// Cut or stalled: what the server still writes is lost, and it
-		// must not block on a pipe nobody reads.
-		_, _ = io.Copy(io.Discard, outR)
+		_ = faults.Lines(lctx, st.Stdout, out, set, faults.StreamStdout, nil)
+		out.discard()
 	}()
-	code, runErr := recorder.RunStdio(ctx, cmd, inR, outW, st.Stderr, w)
-	outW.Close()
+	code, runErr := recorder.RunStdio(ctx, cmd, inR, out, st.Stderr, w)
+	out.Close()
 	stopLines()
 	<-outDone
 	set.Observe(nil)
@@ -336,4 +337,66 @@ func proxyStdio(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set
 		return &ExitStatusError{Code: code}
 	}
 	return nil
+}
+
+// queue is an in-memory pipe whose writes never block: Write appends,
+// Read waits for bytes or Close.
+type queue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	buf     []byte
+	closed  bool
+	dropped bool // the reader is gone: writes are discarded
+}
+
+func newQueue() *queue {
+	q := &queue{}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *queue) Write(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return 0, io.ErrClosedPipe
+	}
+	if !q.dropped {
+		q.buf = append(q.buf, p...)
+		q.cond.Signal()
+	}
+	return len(p), nil
+}
+
+func (q *queue) Read(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.buf) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, q.buf)
+	q.buf = q.buf[n:]
+	if len(q.buf) == 0 {
+		q.buf = nil
+	}
+	return n, nil
+}
+
+// Close ends the stream after the bytes queued.
+func (q *queue) Close() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.cond.Broadcast()
+	return nil
+}
+
+// discard drops what is queued and what comes: the reader is gone.
+func (q *queue) discard() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.dropped, q.buf = true, nil
 }

@@ -241,3 +241,23 @@ func TestProxyHelp(t *testing.T) {
 		t.Errorf("exit %d, help:\n%s", code, stdout)
 	}
 }
+
+// TestProxyStdioStall: a stalled stdout passes nothing more, and the run
+// still ends when the server does (its stdin closed).
+func TestProxyStdioStall(t *testing.T) {
+	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"instant","arguments":{"text":"hi"}}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"instant","arguments":{"text":"there"}}}
+`
+	args := append([]string{"proxy", "--fault", "stall:stream=stdout,nth=2", "--seed", "1", "--"}, helperCommand(t, "serve", "--stdio", "--log-level", "error")...)
+	code, stdout, stderr := run(t, in, args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != 1 || !strings.Contains(lines[0], `"id":1`) {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "fault stall:stream=stdout,nth=2 fired 1 times") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
