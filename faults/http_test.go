@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -125,7 +126,7 @@ func post(t *testing.T, set *Set, opts *HTTPOptions, wantLen int, stall bool) (s
 // and every other byte passes unchanged, compared byte for byte.
 func TestHTTPContract(t *testing.T) {
 	all := []int{0, 1, P, 2, 3, 4}
-	for _, tc := range []struct {
+	cases := []struct {
 		spec  string
 		want  string
 		cut   bool // the client sees the connection break
@@ -152,7 +153,16 @@ func TestHTTPContract(t *testing.T) {
 		{spec: "delay:d=1s,nth=2", want: want(all, "")},
 		{spec: "server-restart:stream=post", want: want(all, "")}, // acts on what the client sends
 		{spec: "http-status:stream=post", want: want(all, "")},    // acts on requests only
-	} {
+		{spec: "ttl-expiry", want: want(all, "")},                 // acts on requests only
+	}
+	checkEveryFault(t, func(yield func(string) bool) {
+		for _, tc := range cases {
+			if !yield(tc.spec) {
+				return
+			}
+		}
+	})
+	for _, tc := range cases {
 		t.Run(tc.spec, func(t *testing.T) {
 			var bs []*Bound
 			if tc.spec != "" {
@@ -182,6 +192,21 @@ func TestHTTPContract(t *testing.T) {
 				t.Error("the stream changed but no decision was recorded")
 			}
 		})
+	}
+}
+
+// checkEveryFault fails unless every registered fault is among specs.
+func checkEveryFault(t *testing.T, specs iter.Seq[string]) {
+	t.Helper()
+	seen := map[string]bool{}
+	for s := range specs {
+		name, _, _ := strings.Cut(s, ":")
+		seen[name] = true
+	}
+	for _, k := range Builtin().Kinds() {
+		if !seen[k.Name] {
+			t.Errorf("fault %s is not in the contract table", k.Name)
+		}
 	}
 }
 

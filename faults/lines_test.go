@@ -39,7 +39,7 @@ func stdoutLines(idx []int, tail string) string {
 func TestLinesContract(t *testing.T) {
 	all := []int{0, 1, 2, 3, 4}
 	third := recordedStream[2] + "\r\n"
-	for _, tc := range []struct {
+	cases := []struct {
 		spec    string
 		want    string
 		wantErr error
@@ -61,7 +61,16 @@ func TestLinesContract(t *testing.T) {
 		{spec: "http-status", want: stdoutLines(all, "")},
 		{spec: "ttl-expiry", want: stdoutLines(all, "")}, // acts on requests
 		{spec: "drop-response:stream=stdin", want: stdoutLines(all, "")},
-	} {
+		{spec: "server-restart", want: stdoutLines(all, "")}, // acts on what the client sends
+	}
+	checkEveryFault(t, func(yield func(string) bool) {
+		for _, tc := range cases {
+			if !yield(tc.spec) {
+				return
+			}
+		}
+	})
+	for _, tc := range cases {
 		t.Run(tc.spec, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var bs []*Bound
