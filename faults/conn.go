@@ -95,6 +95,8 @@ func (c *faultConn) effects(ctx context.Context, msg *mcp.Message, acts []Applie
 // act on it: the one that delivers least wins.
 func rank(v Verb) int {
 	switch v {
+	case Status:
+		return 8
 	case Stall:
 		return 7
 	case CutBefore, CutMid:

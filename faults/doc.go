@@ -6,9 +6,9 @@
 // run's seed, never by byte offsets.
 //
 // A [Fault] is a small type that looks at one [Msg] and returns an [Action].
-// The same faults serve three places: an HTTP middleware (requests,
-// response heads, whole SSE events), a stdio line filter (both directions),
-// and an mcp.Conn decorator for in-process runs. Each place turns a
+// The same faults serve three places: an HTTP middleware ([Handler]:
+// requests, JSON answers, whole SSE events), a stdio line filter ([Lines],
+// both directions), and an mcp.Conn decorator ([Conn]) for in-process runs. Each place turns a
 // message into a Msg, asks a [Set] for the actions, carries them out, and
 // writes every applied decision into the trace.
 //
@@ -27,6 +27,12 @@
 //	duplicate-seqnr:p=0.2
 //	disconnect:stream=post,after=2
 //	delay:d=200ms,jitter=50ms,method=tasks/get
+//
+// Around any HTTP handler:
+//
+//	b, err := faults.Builtin().Parse("drop-sse-event:method=tools/call,nth=2")
+//	set := faults.NewSet(seed, b)
+//	http.Handle("/mcp", faults.Handler(mcpHandler, set, nil))
 //
 // See docs/faults.md for every fault and its parameters.
 package faults

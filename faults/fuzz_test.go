@@ -1,0 +1,50 @@
+package faults
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// FuzzHTTPPassesBytes: an event stream written in pieces of any size
+// through Handler, with a fault that acts on every event without changing
+// it (a zero delay), comes out byte for byte as it went in, and the
+// splitter cuts it into blocks that put together give the stream back.
+func FuzzHTTPPassesBytes(f *testing.F) {
+	f.Add([]byte("id: 1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n\n: ping\n\ndata: x\n\n"), uint8(3))
+	f.Add([]byte("id: 1\r\ndata: a\r\n\r\nid: 2\rdata: b\r\r\ndata: c\n\n"), uint8(1))
+	f.Add([]byte("retry: 1000\n\ndata: \n\ndata: unfinished"), uint8(7))
+	f.Add([]byte("\xEF\xBB\xBFdata: bom\n\n\n\n\r\r\n"), uint8(2))
+	b, err := Builtin().Parse("delay:d=0s")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, stream []byte, size uint8) {
+		n := int(size)%64 + 1
+		next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			for s := stream; len(s) > 0; {
+				k := min(n, len(s))
+				w.Write(s[:k])
+				s = s[k:]
+			}
+		})
+		rec := httptest.NewRecorder()
+		Handler(next, NewSet(1, b), nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/mcp", nil))
+		if got := rec.Body.String(); got != string(stream) {
+			t.Fatalf("in  %q\nout %q", stream, got)
+		}
+
+		var blocks []byte
+		sp := newSSESplitter()
+		for s := stream; len(s) > 0; {
+			k := min(n, len(s))
+			_ = sp.write(s[:k], func(blk []byte) error { blocks = append(blocks, blk...); return nil }, func() error { blocks = append(blocks, '\n'); return nil })
+			s = s[k:]
+		}
+		blocks = append(blocks, sp.rest()...)
+		if string(blocks) != string(stream) {
+			t.Fatalf("blocks put together %q, want %q", blocks, stream)
+		}
+	})
+}

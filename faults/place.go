@@ -1,0 +1,68 @@
+package faults
+
+import (
+	"context"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp/clock"
+)
+
+// PlaceOptions are what the HTTP middleware and the stdio line filter need
+// beyond the faults: a clock for delays and the hooks of the faults that act
+// on the server or the clock. Zero values are documented defaults.
+type PlaceOptions struct {
+	// Clock times delays; nil is the wall clock.
+	Clock clock.Clock
+	// Restart makes the server lose its state (server-restart); nil
+	// ignores the fault.
+	Restart func()
+	// Advance moves the simulated clock (ttl-expiry:advance=D); nil
+	// ignores the fault.
+	Advance func(time.Duration)
+}
+
+// outcome is what a message's decisions come to once their side effects
+// are done.
+type outcome struct {
+	fate    Verb   // the verb that decides the message's fate (see rank)
+	rewrite []byte // bytes a rewrite put in its place; nil: none
+	status  int    // the status of a Status fate
+}
+
+// carryOut applies the side effects of one message's decisions (delays,
+// clock advances, restarts) and returns what decides its fate: the verb
+// that delivers least (see rank). It fails only when ctx ends during a
+// delay.
+func (o *PlaceOptions) carryOut(ctx context.Context, acts []Applied) (outcome, error) {
+	var out outcome
+	for _, a := range acts {
+		switch v := a.Action.Verb; v {
+		case Delay:
+			if err := clock.Sleep(ctx, o.Clock, a.Action.Delay); err != nil {
+				return out, err
+			}
+		case Advance:
+			if o.Advance != nil {
+				o.Advance(a.Action.Delay)
+			}
+		case Restart:
+			if o.Restart != nil {
+				o.Restart()
+			}
+		case Rewrite:
+			out.rewrite = a.Action.Raw
+		case Status:
+			if out.status == 0 {
+				out.status = a.Action.Status
+			}
+			if rank(v) > rank(out.fate) {
+				out.fate = v
+			}
+		default:
+			if rank(v) > rank(out.fate) {
+				out.fate = v
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,406 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tasksim/tasksim/faults"
+	"github.com/tasksim/tasksim/recorder"
+	"github.com/tasksim/tasksim/traces"
+)
+
+// ProxyOptions are the flags and arguments of tasksim proxy.
+type ProxyOptions struct {
+	Upstream   string
+	Listen     string
+	Faults     []string
+	FaultsFile string
+	Seed       uint64
+	SeedGiven  bool
+	Record     string
+	// Command is the stdio server to run, from the arguments after "--".
+	Command []string
+}
+
+// NewCmdProxy builds tasksim proxy.
+func NewCmdProxy(st *State) *cobra.Command {
+	o := &ProxyOptions{}
+	cmd := &cobra.Command{
+		Use:   "proxy (--upstream URL [--listen ADDR] | -- CMD [ARGS...]) [--fault SPEC]... [--faults FILE] [--seed N] [--record FILE]",
+		Short: "Inject faults between any MCP client and server",
+		Long: `A fault-injecting proxy between any MCP client and any server.
+
+HTTP: a reverse proxy on --listen forwards every request to --upstream and
+applies the faults to requests, JSON answers and each SSE event: an event
+dropped, duplicated, delayed or swapped with the next, a stream cut before,
+in the middle of or after an event, a stream stalled, a request answered
+with an error status. stdio: runs the server command given after -- and
+applies the faults to each line, both ways.
+
+A fault is a spec, name[:key=value,...], e.g.
+  drop-sse-event:method=tools/call,nth=2
+  duplicate-seqnr:p=0.2
+  disconnect:stream=post,after=2
+Give --fault once per fault, or --faults FILE (one spec a line, or JSON
+with a seed). Decisions are drawn from --seed and each message's identity:
+the same seed on the same traffic takes the same decisions. Without
+--seed (and no seed in the file) a random seed is chosen and printed.
+
+With --record FILE the traffic is also recorded, as the client saw it,
+with a fault record for every decision. On exit (SIGINT/SIGTERM, or the
+server command's end) it prints how often each fault fired. With no fault
+it is a transparent proxy (and recorder).
+
+Every fault, its parameters and what it does where: docs/faults.md.
+
+Faults:
+` + faultList(),
+		Example: `  tasksim proxy --upstream http://127.0.0.1:7070/mcp --listen 127.0.0.1:7071 --fault drop-sse-event:nth=2 --seed 7
+  tasksim proxy --faults ci.faults --record run.trace -- tasksim serve --stdio`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if dash := cmd.ArgsLenAtDash(); dash > 0 {
+				return usagef("unexpected argument %q: put the server command after --", args[0])
+			}
+			o.Command = args
+			o.SeedGiven = cmd.Flags().Changed("seed")
+			return runProxy(cmd.Context(), st, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Upstream, "upstream", "", "the server's Streamable HTTP endpoint URL (HTTP proxy mode)")
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:7071", "address the proxy listens on (HTTP proxy mode)")
+	f.StringArrayVar(&o.Faults, "fault", nil, "a fault spec, name[:key=value,...] (repeatable; see docs/faults.md)")
+	f.StringVar(&o.FaultsFile, "faults", "", "a file of fault specs (one a line, or JSON {\"seed\": N, \"faults\": [...]})")
+	f.Uint64Var(&o.Seed, "seed", 0, "seed of the fault decisions (default: the file's, or a random one, printed)")
+	f.StringVar(&o.Record, "record", "", "also record the traffic and the faults into this trace file")
+	return cmd
+}
+
+// faultList lists the registered faults for --help.
+func faultList() string {
+	var b strings.Builder
+	for _, k := range faults.Builtin().Kinds() {
+		fmt.Fprintf(&b, "  %-16s %s\n", k.Name, k.Summary)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func runProxy(ctx context.Context, st *State, o *ProxyOptions) error {
+	switch {
+	case o.Upstream != "" && len(o.Command) > 0:
+		return usagef("give --upstream URL (HTTP) or a server command after -- (stdio), not both")
+	case o.Upstream == "" && len(o.Command) == 0:
+		return usagef("give --upstream URL --listen ADDR (HTTP proxy) or -- CMD ARGS (stdio server)")
+	}
+	set, random, err := loadFaults(o)
+	if err != nil {
+		return err
+	}
+	if random {
+		fmt.Fprintf(st.Stderr, "tasksim proxy: seed %d (repeat the run with --seed %d)\n", set.Seed(), set.Seed())
+	}
+	h := traces.Header{
+		TasksimVersion: Version,
+		Command:        append([]string{"tasksim"}, st.Args...),
+		Seed:           set.Seed(),
+	}
+	for _, s := range set.Specs() {
+		h.Labels = append(h.Labels, traces.Label{Key: "fault", Value: s})
+	}
+	if len(o.Command) > 0 {
+		err = proxyStdio(ctx, st, o, set, h)
+	} else {
+		err = proxyHTTP(ctx, st, o, set, h)
+	}
+	for _, c := range set.Counts() {
+		fmt.Fprintf(st.Stderr, "tasksim proxy: fault %s fired %d times\n", c.Spec, c.Fired)
+	}
+	return err
+}
+
+// loadFaults reads --fault and --faults into a set with its seed: --seed,
+// else the file's, else a random one (random says so).
+func loadFaults(o *ProxyOptions) (set *faults.Set, random bool, err error) {
+	reg := faults.Builtin()
+	var bound []*faults.Bound
+	seed, haveSeed := o.Seed, o.SeedGiven
+	if o.FaultsFile != "" {
+		data, err := os.ReadFile(o.FaultsFile)
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, false, usagef("--faults %s: %v", o.FaultsFile, err)
+		}
+		file, err := faults.ParseFile(o.FaultsFile, data)
+		if err != nil {
+			return nil, false, usagef("--faults %v", err)
+		}
+		for _, s := range file.Specs {
+			b, err := reg.Bind(s)
+			if err != nil {
+				return nil, false, usagef("--faults %s: %v", o.FaultsFile, err)
+			}
+			bound = append(bound, b)
+		}
+		if !haveSeed && file.HasSeed {
+			seed, haveSeed = *file.Seed, true
+		}
+	}
+	for _, text := range o.Faults {
+		b, err := reg.Parse(text)
+		if err != nil {
+			return nil, false, usagef("--fault: %v", err)
+		}
+		bound = append(bound, b)
+	}
+	if !haveSeed {
+		seed = rand.Uint64() >> 1 // fits the trace header's int64
+	}
+	return faults.NewSet(seed, bound...), !haveSeed, nil
+}
+
+// recordFaults adds every decision of set to the recording pipeline p as
+// it is taken: a fault record with the structured fault, in order with the
+// traffic the pipeline records.
+func recordFaults(set *faults.Set, p *recorder.Pipeline) {
+	set.Observe(func(a faults.Applied) { p.AddFault(a.TraceFault(), a.Spec+" "+a.Target.String()+": "+a.Action.String()) })
+}
+
+func proxyHTTP(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set, h traces.Header) error {
+	u, err := url.Parse(o.Upstream)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usagef("--upstream %q: want an http:// or https:// URL with a host", o.Upstream)
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", o.Listen, err)
+	}
+	defer ln.Close()
+	logger := slog.New(slog.NewTextHandler(st.Stderr, nil))
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.Host = u.Scheme, u.Host, u.Host
+			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
+		},
+		Transport:     recorder.NewTransport(),
+		FlushInterval: -1,
+		ErrorLog:      log.New(io.Discard, "", 0),
+	}
+	faulty := faults.Handler(rp, set, nil)
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	logger.Info("proxying", "url", "http://"+ln.Addr().String()+path, "upstream", o.Upstream, "faults", len(set.Specs()), "seed", set.Seed())
+	if o.Record == "" {
+		return serveUntil(ctx, ln, faulty)
+	}
+
+	// The recorder sits next to the client, so that the trace holds the
+	// traffic as the client saw it; the faults act behind it, on a
+	// loopback port of their own.
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("listen on 127.0.0.1: %w", err)
+	}
+	innerDone := make(chan error, 1)
+	innerCtx, stopInner := context.WithCancel(context.Background())
+	go func() { innerDone <- serveUntil(innerCtx, inner, faulty) }()
+	defer func() { stopInner(); <-innerDone }()
+
+	h.Labels = append([]traces.Label{{Key: "recorder", Value: "http"}, {Key: "upstream", Value: o.Upstream}}, h.Labels...)
+	w, err := createTrace(&RecordOptions{Output: o.Record}, h, nil)
+	if err != nil {
+		return err
+	}
+	p, err := recorder.NewProxy(&url.URL{Scheme: "http", Host: inner.Addr().String()}, w.Writer, &recorder.ProxyOptions{Logger: logger})
+	if err != nil {
+		w.Close()
+		return err
+	}
+	recordFaults(set, p.Pipeline())
+	serveErr := p.Serve(ctx, ln)
+	set.Observe(nil)
+	closeErr := w.Close()
+	if serveErr != nil {
+		return fmt.Errorf("proxy: %w", serveErr)
+	}
+	if closeErr != nil {
+		return fmt.Errorf("proxy: %w", closeErr)
+	}
+	return nil
+}
+
+// serveUntil serves h on ln until ctx ends, then ends the requests still
+// open and waits up to five seconds for their handlers.
+func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
+	base, stop := context.WithCancel(context.Background())
+	defer stop()
+	hs := &http.Server{
+		Handler:           h,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          log.New(io.Discard, "", 0),
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	stop()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		hs.Close()
+	}
+	<-errc
+	return nil
+}
+
+func proxyStdio(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set, h traces.Header) error {
+	if _, err := exec.LookPath(o.Command[0]); err != nil {
+		return usagef("server command: %v", err)
+	}
+	cmd := exec.Command(o.Command[0], o.Command[1:]...)
+	h.Labels = append([]traces.Label{{Key: "recorder", Value: "stdio"}}, h.Labels...)
+	var w interface {
+		Close() error
+	}
+	var tw *traces.Writer
+	if o.Record != "" {
+		tf, err := createTrace(&RecordOptions{Output: o.Record}, h, nil)
+		if err != nil {
+			return err
+		}
+		w, tw = tf, tf.Writer
+	} else {
+		var err error
+		tw, err = traces.NewWriter(io.Discard, h, nil) // the pipeline records; nothing keeps it
+		if err != nil {
+			return err
+		}
+		w = tw
+	}
+	pipe := recorder.NewPipeline(tw, nil)
+	recordFaults(set, pipe)
+
+	// client stdin ─Lines─▶ RunStdio ─▶ child; child ─▶ RunStdio ─Lines─▶ client stdout.
+	// The trace holds the lines as the server saw them.
+	lctx, stopLines := context.WithCancel(ctx)
+	defer stopLines()
+	inR, inW := io.Pipe()
+	go func() {
+		err := faults.Lines(lctx, inW, st.Stdin, set, faults.StreamStdin, nil)
+		inW.CloseWithError(err)
+	}()
+	// The server's output is queued, not piped: a stalled or cut stream
+	// must not block the server, whose end ends the run.
+	out := newQueue()
+	outDone := make(chan struct{})
+	go func() {
+		defer close(outDone)
+		_ = faults.Lines(lctx, st.Stdout, out, set, faults.StreamStdout, nil)
+		out.discard()
+	}()
+	code, runErr := recorder.RunStdioPipeline(ctx, cmd, inR, out, st.Stderr, pipe)
+	out.Close()
+	stopLines()
+	<-outDone
+	set.Observe(nil)
+	closeErr := pipe.Close()
+	if err := w.Close(); closeErr == nil {
+		closeErr = err
+	}
+	switch {
+	case runErr != nil:
+		return fmt.Errorf("proxy: %w", runErr)
+	case closeErr != nil && o.Record != "":
+		return fmt.Errorf("proxy: %w", closeErr)
+	case code != 0:
+		return &ExitStatusError{Code: code}
+	}
+	return nil
+}
+
+// queue is an in-memory pipe whose writes never block: Write appends,
+// Read waits for bytes or Close.
+type queue struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	buf     []byte
+	closed  bool
+	dropped bool // the reader is gone: writes are discarded
+}
+
+func newQueue() *queue {
+	q := &queue{}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *queue) Write(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return 0, io.ErrClosedPipe
+	}
+	if !q.dropped {
+		q.buf = append(q.buf, p...)
+		q.cond.Signal()
+	}
+	return len(p), nil
+}
+
+func (q *queue) Read(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf) == 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.buf) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, q.buf)
+	q.buf = q.buf[n:]
+	if len(q.buf) == 0 {
+		q.buf = nil
+	}
+	return n, nil
+}
+
+// Close ends the stream after the bytes queued.
+func (q *queue) Close() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.cond.Broadcast()
+	return nil
+}
+
+// discard drops what is queued and what comes: the reader is gone.
+func (q *queue) discard() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.dropped, q.buf = true, nil
+}
