@@ -55,9 +55,38 @@ func (t *wireTask) status() string {
 	return *t.Status
 }
 
+// wireSegment is one entry of partial-content: a content block with its
+// seqNr (SEP-1905, Case 3). Block is the block without seqNr, canonical.
 type wireSegment struct {
-	SeqNr   json.RawMessage `json:"seqNr"`
-	Content json.RawMessage `json:"content"`
+	SeqNr json.RawMessage
+	Block string
+}
+
+func (s *wireSegment) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(b, &m) != nil {
+		return nil // not an object: no seqNr, no block
+	}
+	s.SeqNr = m["seqNr"]
+	delete(m, "seqNr")
+	out, _ := json.Marshal(m)
+	s.Block = string(out)
+	return nil
+}
+
+// canonicalBlocks returns a content array in the form merged segments
+// take (each block's members sorted), or its compact text if it is not an
+// array of objects.
+func canonicalBlocks(raw json.RawMessage) string {
+	var blocks []map[string]json.RawMessage
+	if json.Unmarshal(raw, &blocks) != nil {
+		return canonical(raw)
+	}
+	out, err := json.Marshal(blocks)
+	if err != nil {
+		return canonical(raw)
+	}
+	return string(out)
 }
 
 // wireResult is the union of the results the rules read: a tools/call
