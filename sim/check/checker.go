@@ -347,8 +347,10 @@ func (c *Checker) sseEvent(rec traces.Record) {
 			st.retry = rec.SSE.Retry
 			st.hasRetry = true
 		}
-		if rec.SSE.HasID && rec.SSE.ID != "" {
-			c.eventID(st, rec)
+		if rec.SSE.HasID && rec.SSE.ID != "" && c.eventID(st, rec) {
+			// A replay of an event judged when it first came: its
+			// message is not the server's second sending.
+			return
 		}
 	}
 	if rec.RPC != nil && rec.SSE != nil {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"net"
+	"strconv"
 	"strings"
 
 	"github.com/tasksim/tasksim/traces"
@@ -42,8 +43,9 @@ func (c *Checker) openGet(ex *exchange, rec traces.Record) {
 }
 
 // eventID judges an SSE event id: HTTP-EVENT-ID-UNIQUE across the streams
-// of a session, and HTTP-RESUME-SAME-STREAM for replays.
-func (c *Checker) eventID(st *stream, rec traces.Record) {
+// of a session, and HTTP-RESUME-SAME-STREAM for replays. It reports
+// whether the event is a replay, on a resumption, of one seen before.
+func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 	s := st.sess
 	id := rec.SSE.ID
 	first := s.eventIDs[id]
@@ -61,6 +63,7 @@ func (c *Checker) eventID(st *stream, rec traces.Record) {
 			c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" twice on one stream", first.lastEventRec, rec.Index)
 		} else {
 			c.ok("HTTP-EVENT-ID-UNIQUE")
+			replay = first != st
 		}
 	default:
 		if st.resumes != nil {
@@ -70,6 +73,7 @@ func (c *Checker) eventID(st *stream, rec traces.Record) {
 		}
 	}
 	st.lastEventID, st.lastEventRec = id, rec.Index
+	return replay
 }
 
 // checkBroadcast: HTTP-NO-BROADCAST (Transports › Multiple Connections:
@@ -80,10 +84,21 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) {
 	if !st.sess.http || st.kind == "STDIO" {
 		return
 	}
+	if !st.carries {
+		// The session's streams that carried a message: once two do,
+		// each first sending is an observation of the rule.
+		st.carries = true
+		st.sess.carriers++
+	}
 	var key string
 	switch {
-	case w.Method == "" && len(w.ID) > 0:
+	case w.Method == "" && len(w.ID) > 0 && string(w.ID) != "null":
+		// An error answering no request (id null) is no message sent
+		// twice; errors are told apart by their text.
 		key = "r:" + canonical(w.ID) + ":" + canonical(w.Result)
+		if w.Error != nil {
+			key += ":" + strconv.Itoa(w.Error.Code) + ":" + w.Error.Message
+		}
 	case w.Method == "notifications/tasks/partial":
 		p := decodeParams(w.Params)
 		key = "p:" + p.TaskID + ":" + string(p.Seq)
@@ -94,6 +109,9 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) {
 	prev := c.messages[key]
 	if prev == nil {
 		c.messages[key] = &seenMsg{stream: st, rec: rec.Index}
+		if st.sess.carriers > 1 {
+			c.ok("HTTP-NO-BROADCAST")
+		}
 		return
 	}
 	if prev.stream.root() == st.root() || c.faulted(st, "") || c.faulted(prev.stream, "") {
