@@ -51,7 +51,9 @@ var failFixtures = []failFixture{
 	{"TASK-FIELDS", "task-errors", "the Task in a tasks/get answer lacks createdAt",
 		func(t *testing.T, e *editor) { e.re(22, `"createdAt":"[^"]*",`, ``) }},
 	{"TASK-RESULT", "task-errors", "tasks/result of a completed task lacks the related-task meta",
-		func(t *testing.T, e *editor) { e.re(32, `,"io.modelcontextprotocol/related-task":\{"taskId":"[^"]*"\}`, ``) }},
+		func(t *testing.T, e *editor) {
+			e.re(32, `,"io.modelcontextprotocol/related-task":\{"taskId":"[^"]*"\}`, ``)
+		}},
 	{"TASK-SURVIVES-REQUEST", "resume-last-event-id", "the stream that created the task is cut; instead of resuming, the client asks tasks/get and the task is cancelled, though nobody cancelled it",
 		func(t *testing.T, e *editor) {
 			task := e.rec(13).RPC.TaskID
