@@ -2,6 +2,7 @@ package check
 
 import (
 	"errors"
+	"hash/maphash"
 	"iter"
 	"net/url"
 	"slices"
@@ -37,7 +38,13 @@ type Checker struct {
 	faultAll       bool
 	// messages remembers which stream first carried a response or a
 	// partial notification, for HTTP-NO-BROADCAST.
-	messages map[string]*seenMsg
+	messages map[msgKey]seenMsg
+	seed     maphash.Seed
+}
+
+type msgKey struct {
+	sess string
+	hash uint64
 }
 
 type exKey struct{ conn, ex uint64 }
@@ -61,7 +68,8 @@ func New(opts *Options) *Checker {
 		tasks:          map[string]*task{},
 		faultedStreams: map[string]bool{},
 		faultedTasks:   map[string]bool{},
-		messages:       map[string]*seenMsg{},
+		messages:       map[msgKey]seenMsg{},
+		seed:           maphash.MakeSeed(),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -405,7 +413,7 @@ func (c *Checker) message(rec traces.Record, raw []byte, eventID string) {
 		return
 	}
 	st := c.streamOf(ex, rec)
-	c.serverMessage(ex, st, rec, w, eventID)
+	c.serverMessage(ex, st, rec, w, raw)
 }
 
 // finish judges what waits for the end of the history.

@@ -1,8 +1,8 @@
 package check
 
 import (
+	"hash/maphash"
 	"net"
-	"strconv"
 	"strings"
 
 	"github.com/tasksim/tasksim/traces"
@@ -77,10 +77,11 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 }
 
 // checkBroadcast: HTTP-NO-BROADCAST (Transports › Multiple Connections:
-// the server MUST send each message on only one stream). Responses are
-// keyed by id, partials by task and seq; a message repeated on a stream
-// and its resumptions is a replay, not a broadcast.
-func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) {
+// the server MUST send each message on only one stream). Responses and
+// partials are keyed by a hash of their text, white space between tokens
+// left out; a message repeated on a stream and its resumptions is a
+// replay, not a broadcast.
+func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg, raw []byte) {
 	if !st.sess.http || st.kind == "STDIO" {
 		return
 	}
@@ -90,25 +91,18 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) {
 		st.carries = true
 		st.sess.carriers++
 	}
-	var key string
 	switch {
 	case w.Method == "" && len(w.ID) > 0 && string(w.ID) != "null":
 		// An error answering no request (id null) is no message sent
-		// twice; errors are told apart by their text.
-		key = "r:" + canonical(w.ID) + ":" + canonical(w.Result)
-		if w.Error != nil {
-			key += ":" + strconv.Itoa(w.Error.Code) + ":" + w.Error.Message
-		}
+		// twice.
 	case w.Method == "notifications/tasks/partial":
-		p := decodeParams(w.Params)
-		key = "p:" + p.TaskID + ":" + string(p.Seq)
 	default:
 		return
 	}
-	key = st.sess.id + "|" + key
-	prev := c.messages[key]
-	if prev == nil {
-		c.messages[key] = &seenMsg{stream: st, rec: rec.Index}
+	key := msgKey{sess: st.sess.id, hash: c.fingerprint(raw)}
+	prev, seen := c.messages[key]
+	if !seen {
+		c.messages[key] = seenMsg{stream: st, rec: rec.Index}
 		if st.sess.carriers > 1 {
 			c.ok("HTTP-NO-BROADCAST")
 		}
@@ -119,6 +113,36 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) {
 		return
 	}
 	c.fail("HTTP-NO-BROADCAST", "the same message on "+prev.stream.name+" and "+st.name, prev.rec, rec.Index)
+}
+
+// fingerprint hashes JSON text without the white space between tokens, so
+// that two encodings of one message that differ only in white space hash
+// alike.
+func (c *Checker) fingerprint(raw []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	inStr, esc := false, false
+	start := 0
+	for i, b := range raw {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case b == '\\':
+				esc = true
+			case b == '"':
+				inStr = false
+			}
+		case b == '"':
+			inStr = true
+		case b == ' ' || b == '\t' || b == '\n' || b == '\r':
+			h.Write(raw[start:i])
+			start = i + 1
+		}
+	}
+	h.Write(raw[start:])
+	return h.Sum64()
 }
 
 // checkOrigin: HTTP-ORIGIN (Transports › Streamable HTTP › Security

@@ -37,8 +37,8 @@ func (c *Checker) segments(s *session, st *stream, r *request, t *task, rec trac
 		if t == nil {
 			continue
 		}
-		content := seg.Block
-		if old, seen := t.segments[n]; seen && old != content {
+		content := seg.Raw
+		if old, seen := t.segments[n]; seen && old != content && segmentBlock(old) != segmentBlock(content) {
 			c.judgeExcusable("S1905-SEQNR", faulted, false, "seqNr "+strconv.FormatInt(n, 10)+" of task "+t.id+" was sent again with other content", t.segRecs[n], rec.Index)
 		}
 		if _, seen := t.segments[n]; !seen {
@@ -145,13 +145,13 @@ func strconvQuote(s string) string { return strconv.Quote(s) }
 // merged joins the blocks of segments 1..max into one content array, and
 // reports whether every one was seen.
 func (t *task) merged() (string, bool) {
-	parts := make([]string, 0, t.maxSeqNr)
+	var parts []string
 	for n := int64(1); n <= t.maxSeqNr; n++ {
 		seg, ok := t.segments[n]
 		if !ok {
 			return "", false
 		}
-		parts = append(parts, seg)
+		parts = append(parts, segmentBlock(seg))
 	}
 	return "[" + strings.Join(parts, ",") + "]", true
 }

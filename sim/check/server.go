@@ -10,9 +10,9 @@ import (
 )
 
 // serverMessage handles a message from the server on stream st.
-func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *wireMsg, eventID string) {
+func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *wireMsg, raw []byte) {
 	s := ex.sess
-	c.checkBroadcast(st, rec, w)
+	c.checkBroadcast(st, rec, w, raw)
 	if w.Method != "" {
 		if len(w.ID) == 0 {
 			c.notification(s, st, rec, w)
@@ -48,7 +48,7 @@ func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *
 	}
 	switch r.method {
 	case "initialize":
-		if caps, ok := res.Raw["capabilities"]; ok {
+		if caps := res.Capabilities; len(caps) > 0 {
 			var sc struct {
 				Tasks *struct {
 					Responses *struct {
@@ -293,9 +293,11 @@ func (c *Checker) notification(s *session, st *stream, rec traces.Record, w *wir
 	switch w.Method {
 	case "notifications/tasks/status":
 		// The params are the Task (Task Status Notification).
-		var wt wireTask
-		_ = json.Unmarshal(w.Params, &wt)
-		c.checkTaskFields(&wt, rec)
+		wt := decodeTask(w.Params)
+		if wt == nil {
+			wt = &wireTask{}
+		}
+		c.checkTaskFields(wt, rec)
 		if t := c.tasks[wt.id()]; t != nil && t.sess == s {
 			c.transition(t, st, wt.status(), rec, nil)
 		}

@@ -159,7 +159,7 @@ type task struct {
 	status     string
 	statusRec  uint64
 	terminalAt uint64
-	// segments: the content of each seqNr seen, canonical.
+	// segments: the text of each seqNr seen (segmentBlock gives its block).
 	segments   map[int64]string
 	segRecs    map[int64]uint64
 	maxSeqNr   int64
