@@ -263,11 +263,28 @@ func (c *Checker) requestHead(rec traces.Record) {
 	ex := &exchange{conn: rec.Conn, id: rec.Exchange, rec: rec.Index, offset: rec.Offset}
 	if h := rec.HTTP; h != nil {
 		ex.method = h.Method
-		ex.sessionID = headerValue(h, "Mcp-Session-Id")
-		ex.lastEventID = headerValue(h, "Last-Event-ID")
-		ex.hasLastEventID = ex.lastEventID != "" || slices.ContainsFunc(h.Header, func(f traces.HeaderField) bool { return strings.EqualFold(f.Name, "Last-Event-ID") })
-		ex.origin = headerValue(h, "Origin")
-		ex.host = headerValue(h, "Host")
+		// One pass over the header; the first field of a name counts.
+		var seen [4]bool
+		for _, f := range h.Header {
+			var i int
+			var v *string
+			switch {
+			case strings.EqualFold(f.Name, "Mcp-Session-Id"):
+				i, v = 0, &ex.sessionID
+			case strings.EqualFold(f.Name, "Last-Event-ID"):
+				i, v = 1, &ex.lastEventID
+				ex.hasLastEventID = true
+			case strings.EqualFold(f.Name, "Origin"):
+				i, v = 2, &ex.origin
+			case strings.EqualFold(f.Name, "Host"):
+				i, v = 3, &ex.host
+			default:
+				continue
+			}
+			if !seen[i] {
+				seen[i], *v = true, f.Value
+			}
+		}
 	}
 	if ex.sessionID != "" {
 		ex.sess = c.session(ex.sessionID)

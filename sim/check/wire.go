@@ -89,20 +89,35 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
+// skipString returns the end of the valid JSON string at b[i]: the
+// closing quote is the first one not escaped by an odd run of
+// backslashes.
+func skipString(b []byte, i int) int {
+	i++
+	for {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return len(b)
+		}
+		i += q
+		n := 0
+		for n < i && b[i-1-n] == '\\' {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
+}
+
 // skipValue returns the end of the valid JSON value at b[i].
 func skipValue(b []byte, i int) int {
 	depth := 0
 	for i < len(b) {
 		switch b[i] {
 		case '"':
-			i++
-			for i < len(b) && b[i] != '"' {
-				if b[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			i++
+			i = skipString(b, i)
 		case '{', '[':
 			depth++
 			i++
