@@ -113,6 +113,21 @@ var failFixtures = []failFixture{
 			r, get := e.rec(24), e.rec(22)
 			r.Conn, r.Exchange, r.Stream, r.SSE.ID = get.Conn, get.Exchange, get.Stream, "0_5"
 		}},
+	{"HTTP-RESUME-SAME-STREAM-other-stream", "streaming", "a GET with Last-Event-ID 1_5 (the call's stream) replays event 0_3 (a partial notification) of the standalone GET stream",
+		func(t *testing.T, e *editor) {
+			head, resp := *e.rec(9), *e.rec(10) // a GET like the standalone one
+			at := e.rec(25).Offset
+			var recs []traces.Record
+			for _, r := range []traces.Record{head, resp, *e.rec(21), *e.rec(25)} {
+				r = r.Clone()
+				r.Conn, r.Exchange, r.Offset = 200, 6, at
+				r.Stream = strings.Replace(r.Stream, "3", "6", 1)
+				recs = append(recs, r)
+			}
+			recs[0].HTTP.Header = append(recs[0].HTTP.Header, traces.HeaderField{Name: "Last-Event-ID", Value: "1_5"})
+			recs[3].Stream, recs[3].Dir = "get:6", traces.DirServerToClient
+			e.insert(26, recs...)
+		}},
 	{"HTTP-RESUME-COMPLETE", "resume-last-event-id", "the replay after Last-Event-ID ends without the call's final response",
 		func(t *testing.T, e *editor) { e.cut(21, 22) }},
 	{"HTTP-NO-BROADCAST", "streaming-results", "the initialize response is sent again on the call's SSE stream",

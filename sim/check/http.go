@@ -44,7 +44,8 @@ func (c *Checker) openGet(ex *exchange, rec traces.Record) {
 
 // eventID judges an SSE event id: HTTP-EVENT-ID-UNIQUE across the streams
 // of a session, and HTTP-RESUME-SAME-STREAM for replays. It reports
-// whether the event is a replay, on a resumption, of one seen before.
+// whether the event is a replay, on a resumption, of one seen before (on
+// its own stream or, wrongly, on another).
 func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 	s := st.sess
 	id := rec.SSE.ID
@@ -68,6 +69,9 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 	default:
 		if st.resumes != nil {
 			c.fail("HTTP-RESUME-SAME-STREAM", "a replay after Last-Event-ID "+st.ex.lastEventID+" carried event "+id+" of another stream", rec.Index)
+			// Its message was judged when first sent: the fault is
+			// only where it is replayed.
+			replay = true
 		} else {
 			c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" on two streams of session "+s.id, rec.Index)
 		}
