@@ -100,6 +100,8 @@ var failFixtures = []failFixture{
 		func(t *testing.T, e *editor) { e.sub(17, `"seq":0`, `"seq":1`) }},
 	{"S2679-AFTER-TERMINAL", "partial", "the last partial notification follows the completed status on the GET stream",
 		func(t *testing.T, e *editor) { e.swap(19, 20) }},
+	{"S2679-AFTER-TERMINAL-stdio", "stdio-streaming", "over stdio, the last partial notification follows the response that completed the task",
+		func(t *testing.T, e *editor) { e.swap(10, 11) }},
 	{"S2679-CONTENT", "partial", "a partial notification has empty content",
 		func(t *testing.T, e *editor) { e.re(18, `"content":\[[^\]]*\]`, `"content":[]`) }},
 	{"S2679-NEGOTIATION", "partial", "the client does not declare tasks.streaming.partial, yet gets partial notifications",
@@ -154,6 +156,15 @@ var failFixtures = []failFixture{
 			get := e.rec(19)
 			replay.Conn, replay.Exchange, replay.Stream, replay.Offset = get.Conn, get.Exchange, get.Stream, get.Offset
 			e.insert(19, replay)
+		}},
+	{"CLIENT-RESUME-lastseqnr", "resume-last-event-id", "after the cut, the client asks tasks/result with lastSeqNr 2, though it received only seqNr 1: segment 2 is lost",
+		func(t *testing.T, e *editor) {
+			task := e.rec(13).RPC.TaskID
+			at := e.rec(17).Offset
+			e.cut(17, 23) // the GET that resumed the stream
+			e.insert(17, e.exchange(at, 13, "POST",
+				`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+task+`","lastSeqNr":2}}`,
+				`{"jsonrpc":"2.0","id":3,"result":{"partial-content":[{"seqNr":3,"type":"text","text":"chunk 3;cccccccccccccccccccccccc"}],"isError":false,"isComplete":true,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+task+`"}}}}`)...)
 		}},
 	{"CLIENT-POLL-INTERVAL", "poll", "the client polls tasks/get 10ms after the previous one; pollInterval is 500ms",
 		func(t *testing.T, e *editor) {

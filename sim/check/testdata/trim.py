@@ -1,4 +1,5 @@
 """trim.py SRC OUT PURPOSE SESSION[:RPCIDS] ... [--noses EXCH,...]
+   trim.py SRC OUT PURPOSE all      (every record: a stdio trace)
 
 Keeps the records of the given sessions (by order of appearance, 1-based),
 optionally only the exchanges carrying the given JSON-RPC ids (plus
@@ -30,6 +31,9 @@ for r in recs:
     if r['kind'] == 'request-head':
         exmeth[r['exchange']] = r['http']['method']
 keepex = set(noses)
+if specs == ['all']:
+    keepex = {r['exchange'] for r in recs}
+    specs = []
 for sp in specs:
     n, _, ids = sp.partition(':')
     sid = order[int(n) - 1]
@@ -58,7 +62,7 @@ for r in recs:
     outl.append(r)
 hdr = {'format_version': header['format_version'], 'tasksim_version': header['tasksim_version'],
        'command': header['command'], 'protocol': '2025-11-25', 'seed': 0,
-       'labels': [['recorder', 'http'], ['purpose', purpose], ['trimmed', 'tasksim trace export --format jsonl, trimmed to the records the checker reads']]}
+       'labels': [[k, v] for k, v in header['labels'] if k == 'recorder'] + [ ['purpose', purpose], ['trimmed', 'tasksim trace export --format jsonl, trimmed to the records the checker reads']]}
 with open(out, 'w') as f:
     f.write(json.dumps({'header': hdr}, separators=(',', ':'), ensure_ascii=False) + '\n')
     for r in outl:
