@@ -180,7 +180,7 @@ func (c *Checker) Add(rec traces.Record) {
 		c.sseEvent(rec)
 	case traces.KindMessage, traces.KindStdioLine:
 		if rec.RPC != nil {
-			c.message(rec, rec.Raw, "")
+			c.message(rec, rec.Raw)
 		}
 	case traces.KindBodyEnd:
 		if rec.Dir == traces.DirServerToClient && rec.Note != "eof" {
@@ -379,7 +379,7 @@ func (c *Checker) sseEvent(rec traces.Record) {
 		}
 	}
 	if rec.RPC != nil && rec.SSE != nil {
-		c.message(rec, []byte(rec.SSE.Data), rec.SSE.ID)
+		c.message(rec, []byte(rec.SSE.Data))
 	}
 }
 
@@ -416,7 +416,7 @@ func (c *Checker) streamCut(rec traces.Record) {
 }
 
 // message handles one JSON-RPC message, from either side.
-func (c *Checker) message(rec traces.Record, raw []byte, eventID string) {
+func (c *Checker) message(rec traces.Record, raw []byte) {
 	ex := c.exchangeOf(rec)
 	if ex == nil {
 		return
