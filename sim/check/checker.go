@@ -2,6 +2,7 @@ package check
 
 import (
 	"errors"
+	"hash/maphash"
 	"iter"
 	"net/url"
 	"slices"
@@ -37,7 +38,13 @@ type Checker struct {
 	faultAll       bool
 	// messages remembers which stream first carried a response or a
 	// partial notification, for HTTP-NO-BROADCAST.
-	messages map[string]*seenMsg
+	messages map[msgKey]seenMsg
+	seed     maphash.Seed
+}
+
+type msgKey struct {
+	sess string
+	hash uint64
 }
 
 type exKey struct{ conn, ex uint64 }
@@ -61,7 +68,8 @@ func New(opts *Options) *Checker {
 		tasks:          map[string]*task{},
 		faultedStreams: map[string]bool{},
 		faultedTasks:   map[string]bool{},
-		messages:       map[string]*seenMsg{},
+		messages:       map[msgKey]seenMsg{},
+		seed:           maphash.MakeSeed(),
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -172,7 +180,7 @@ func (c *Checker) Add(rec traces.Record) {
 		c.sseEvent(rec)
 	case traces.KindMessage, traces.KindStdioLine:
 		if rec.RPC != nil {
-			c.message(rec, rec.Raw, "")
+			c.message(rec, rec.Raw)
 		}
 	case traces.KindBodyEnd:
 		if rec.Dir == traces.DirServerToClient && rec.Note != "eof" {
@@ -258,11 +266,28 @@ func (c *Checker) requestHead(rec traces.Record) {
 	ex := &exchange{conn: rec.Conn, id: rec.Exchange, rec: rec.Index, offset: rec.Offset}
 	if h := rec.HTTP; h != nil {
 		ex.method = h.Method
-		ex.sessionID = headerValue(h, "Mcp-Session-Id")
-		ex.lastEventID = headerValue(h, "Last-Event-ID")
-		ex.hasLastEventID = ex.lastEventID != "" || slices.ContainsFunc(h.Header, func(f traces.HeaderField) bool { return strings.EqualFold(f.Name, "Last-Event-ID") })
-		ex.origin = headerValue(h, "Origin")
-		ex.host = headerValue(h, "Host")
+		// One pass over the header; the first field of a name counts.
+		var seen [4]bool
+		for _, f := range h.Header {
+			var i int
+			var v *string
+			switch {
+			case strings.EqualFold(f.Name, "Mcp-Session-Id"):
+				i, v = 0, &ex.sessionID
+			case strings.EqualFold(f.Name, "Last-Event-ID"):
+				i, v = 1, &ex.lastEventID
+				ex.hasLastEventID = true
+			case strings.EqualFold(f.Name, "Origin"):
+				i, v = 2, &ex.origin
+			case strings.EqualFold(f.Name, "Host"):
+				i, v = 3, &ex.host
+			default:
+				continue
+			}
+			if !seen[i] {
+				seen[i], *v = true, f.Value
+			}
+		}
 	}
 	if ex.sessionID != "" {
 		ex.sess = c.session(ex.sessionID)
@@ -350,12 +375,14 @@ func (c *Checker) sseEvent(rec traces.Record) {
 			st.retry = rec.SSE.Retry
 			st.hasRetry = true
 		}
-		if rec.SSE.HasID && rec.SSE.ID != "" {
-			c.eventID(st, rec)
+		if rec.SSE.HasID && rec.SSE.ID != "" && c.eventID(st, rec) {
+			// A replay of an event judged when it first came: its
+			// message is not the server's second sending.
+			return
 		}
 	}
 	if rec.RPC != nil && rec.SSE != nil {
-		c.message(rec, []byte(rec.SSE.Data), rec.SSE.ID)
+		c.message(rec, []byte(rec.SSE.Data))
 	}
 }
 
@@ -392,7 +419,7 @@ func (c *Checker) streamCut(rec traces.Record) {
 }
 
 // message handles one JSON-RPC message, from either side.
-func (c *Checker) message(rec traces.Record, raw []byte, eventID string) {
+func (c *Checker) message(rec traces.Record, raw []byte) {
 	ex := c.exchangeOf(rec)
 	if ex == nil {
 		return
@@ -406,7 +433,7 @@ func (c *Checker) message(rec traces.Record, raw []byte, eventID string) {
 		return
 	}
 	st := c.streamOf(ex, rec)
-	c.serverMessage(ex, st, rec, w, eventID)
+	c.serverMessage(ex, st, rec, w, raw)
 }
 
 // finish judges what waits for the end of the history.

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"hash/maphash"
 	"net"
 	"strings"
 
@@ -42,8 +43,10 @@ func (c *Checker) openGet(ex *exchange, rec traces.Record) {
 }
 
 // eventID judges an SSE event id: HTTP-EVENT-ID-UNIQUE across the streams
-// of a session, and HTTP-RESUME-SAME-STREAM for replays.
-func (c *Checker) eventID(st *stream, rec traces.Record) {
+// of a session, and HTTP-RESUME-SAME-STREAM for replays. It reports
+// whether the event is a replay, on a resumption, of one seen before (on
+// its own stream or, wrongly, on another).
+func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 	s := st.sess
 	id := rec.SSE.ID
 	first := s.eventIDs[id]
@@ -61,39 +64,52 @@ func (c *Checker) eventID(st *stream, rec traces.Record) {
 			c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" twice on one stream", first.lastEventRec, rec.Index)
 		} else {
 			c.ok("HTTP-EVENT-ID-UNIQUE")
+			replay = first != st
 		}
 	default:
 		if st.resumes != nil {
 			c.fail("HTTP-RESUME-SAME-STREAM", "a replay after Last-Event-ID "+st.ex.lastEventID+" carried event "+id+" of another stream", rec.Index)
+			// Its message was judged when first sent: the fault is
+			// only where it is replayed.
+			replay = true
 		} else {
 			c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" on two streams of session "+s.id, rec.Index)
 		}
 	}
 	st.lastEventID, st.lastEventRec = id, rec.Index
+	return replay
 }
 
 // checkBroadcast: HTTP-NO-BROADCAST (Transports › Multiple Connections:
-// the server MUST send each message on only one stream). Responses are
-// keyed by id, partials by task and seq; a message repeated on a stream
-// and its resumptions is a replay, not a broadcast.
-func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) {
+// the server MUST send each message on only one stream). Responses and
+// partials are keyed by a hash of their text, white space between tokens
+// left out; a message repeated on a stream and its resumptions is a
+// replay, not a broadcast.
+func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg, raw []byte) {
 	if !st.sess.http || st.kind == "STDIO" {
 		return
 	}
-	var key string
+	if !st.carries {
+		// The session's streams that carried a message: once two do,
+		// each first sending is an observation of the rule.
+		st.carries = true
+		st.sess.carriers++
+	}
 	switch {
-	case w.Method == "" && len(w.ID) > 0:
-		key = "r:" + canonical(w.ID) + ":" + canonical(w.Result)
+	case w.Method == "" && len(w.ID) > 0 && string(w.ID) != "null":
+		// An error answering no request (id null) is no message sent
+		// twice.
 	case w.Method == "notifications/tasks/partial":
-		p := decodeParams(w.Params)
-		key = "p:" + p.TaskID + ":" + string(p.Seq)
 	default:
 		return
 	}
-	key = st.sess.id + "|" + key
-	prev := c.messages[key]
-	if prev == nil {
-		c.messages[key] = &seenMsg{stream: st, rec: rec.Index}
+	key := msgKey{sess: st.sess.id, hash: c.fingerprint(raw)}
+	prev, seen := c.messages[key]
+	if !seen {
+		c.messages[key] = seenMsg{stream: st, rec: rec.Index}
+		if st.sess.carriers > 1 {
+			c.ok("HTTP-NO-BROADCAST")
+		}
 		return
 	}
 	if prev.stream.root() == st.root() || c.faulted(st, "") || c.faulted(prev.stream, "") {
@@ -101,6 +117,36 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) {
 		return
 	}
 	c.fail("HTTP-NO-BROADCAST", "the same message on "+prev.stream.name+" and "+st.name, prev.rec, rec.Index)
+}
+
+// fingerprint hashes JSON text without the white space between tokens, so
+// that two encodings of one message that differ only in white space hash
+// alike.
+func (c *Checker) fingerprint(raw []byte) uint64 {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	inStr, esc := false, false
+	start := 0
+	for i, b := range raw {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case b == '\\':
+				esc = true
+			case b == '"':
+				inStr = false
+			}
+		case b == '"':
+			inStr = true
+		case b == ' ' || b == '\t' || b == '\n' || b == '\r':
+			h.Write(raw[start:i])
+			start = i + 1
+		}
+	}
+	h.Write(raw[start:])
+	return h.Sum64()
 }
 
 // checkOrigin: HTTP-ORIGIN (Transports › Streamable HTTP › Security

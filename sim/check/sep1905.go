@@ -37,8 +37,8 @@ func (c *Checker) segments(s *session, st *stream, r *request, t *task, rec trac
 		if t == nil {
 			continue
 		}
-		content := canonical(seg.Content)
-		if old, seen := t.segments[n]; seen && old != content {
+		content := seg.Raw
+		if old, seen := t.segments[n]; seen && old != content && segmentBlock(old) != segmentBlock(content) {
 			c.judgeExcusable("S1905-SEQNR", faulted, false, "seqNr "+strconv.FormatInt(n, 10)+" of task "+t.id+" was sent again with other content", t.segRecs[n], rec.Index)
 		}
 		if _, seen := t.segments[n]; !seen {
@@ -130,10 +130,11 @@ func (c *Checker) tasksResultAnswer(s *session, st *stream, r *request, rec trac
 	if t.isComplete && t.maxSeqNr > 0 && !res.HasPartial {
 		merged, whole := t.merged()
 		if whole {
-			if c.faulted(nil, t.id) && merged != canonical(res.Content) {
+			got := canonicalBlocks(res.Content)
+			if c.faulted(nil, t.id) && merged != got {
 				c.excused("S1905-MERGE")
 			} else {
-				c.judge("S1905-MERGE", merged == canonical(res.Content), "tasks/result of task "+t.id+" is not its segments 1.."+strconv.FormatInt(t.maxSeqNr, 10)+" merged", t.segRecs[1], rec.Index)
+				c.judge("S1905-MERGE", merged == got, "tasks/result of task "+t.id+" is not its segments 1.."+strconv.FormatInt(t.maxSeqNr, 10)+" merged", t.segRecs[1], rec.Index)
 			}
 		}
 	}
@@ -141,8 +142,8 @@ func (c *Checker) tasksResultAnswer(s *session, st *stream, r *request, rec trac
 
 func strconvQuote(s string) string { return strconv.Quote(s) }
 
-// merged joins the content arrays of segments 1..max, and reports whether
-// every one was seen.
+// merged joins the blocks of segments 1..max into one content array, and
+// reports whether every one was seen.
 func (t *task) merged() (string, bool) {
 	var parts []string
 	for n := int64(1); n <= t.maxSeqNr; n++ {
@@ -150,11 +151,7 @@ func (t *task) merged() (string, bool) {
 		if !ok {
 			return "", false
 		}
-		inner := strings.TrimSpace(seg)
-		inner = strings.TrimPrefix(strings.TrimSuffix(inner, "]"), "[")
-		if inner != "" {
-			parts = append(parts, inner)
-		}
+		parts = append(parts, segmentBlock(seg))
 	}
 	return "[" + strings.Join(parts, ",") + "]", true
 }

@@ -32,6 +32,8 @@ type session struct {
 	cutStreams []*stream
 	// resumes are the GETs that resumed a stream, by the root stream.
 	resumes map[*stream][]*stream
+	// carriers counts the streams that carried a response or a partial.
+	carriers int
 }
 
 func newSession(id string) *session {
@@ -81,6 +83,8 @@ type stream struct {
 	cutRec       uint64
 	cutAt        time.Duration
 	final        bool // the request's final response arrived on it
+	// carries: the stream carried a response or a partial.
+	carries bool
 	// resumedBy is what resumed the stream after it was cut: a GET with
 	// Last-Event-ID or a tasks/result with lastSeqNr.
 	resumedBy     any
@@ -155,7 +159,7 @@ type task struct {
 	status     string
 	statusRec  uint64
 	terminalAt uint64
-	// segments: the content of each seqNr seen, canonical.
+	// segments: the text of each seqNr seen (segmentBlock gives its block).
 	segments   map[int64]string
 	segRecs    map[int64]uint64
 	maxSeqNr   int64
