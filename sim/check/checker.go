@@ -200,8 +200,21 @@ func (c *Checker) addFault(rec traces.Record) {
 		c.faultAll = true
 		return
 	}
-	if stream != "" {
+	// The fault layer names its streams itself ("post:s1/7": the stream
+	// answering request 7; "get:s1/2": a GET stream; "stdout"): a POST
+	// stream is matched by its request id, GET streams and stdio as a whole.
+	switch kind, rest, _ := strings.Cut(stream, ":"); {
+	case kind == "post":
+		if i := strings.LastIndex(rest, "/"); i >= 0 {
+			c.faultedStreams["post:"+rest[i+1:]] = true
+		}
+	case kind == "get":
+		c.faultedStreams["get"] = true
+	case stream != "":
 		c.faultedStreams[stream] = true
+	}
+	if f := rec.Fault; f != nil && f.Target.RPCID != "" {
+		c.faultedStreams["post:"+strings.Trim(f.Target.RPCID, `"`)] = true
 	}
 	if task != "" {
 		c.faultedTasks[task] = true
@@ -243,8 +256,19 @@ func (c *Checker) faulted(s *stream, taskID string) bool {
 		return true
 	}
 	for ; s != nil; s = s.resumes {
-		if c.faultedStreams[s.faultName()] {
-			return true
+		switch s.kind {
+		case "POST":
+			if c.faultedStreams["post:"+strings.Trim(s.rpcID, `"`)] {
+				return true
+			}
+		case "GET":
+			if c.faultedStreams["get"] {
+				return true
+			}
+		default:
+			if c.faultedStreams["stdout"] || c.faultedStreams["stdin"] {
+				return true
+			}
 		}
 	}
 	return false

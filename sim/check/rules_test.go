@@ -1,13 +1,10 @@
 package check
 
 import (
-	"flag"
 	"os"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite docs/rules.md's generated table")
 
 const rulesDoc = "../../docs/rules.md"
 const generatedMark = "<!-- generated from sim/check/rules.go: do not edit below -->\n"
@@ -21,7 +18,8 @@ func renderCatalog() string {
 	return b.String()
 }
 
-// TestRulesDoc keeps docs/rules.md's table in step with the catalog.
+// TestRulesDoc keeps docs/rules.md's table in step with the catalog; -update
+// (shared with the fixture generator) rewrites it.
 func TestRulesDoc(t *testing.T) {
 	data, err := os.ReadFile(rulesDoc)
 	if err != nil {

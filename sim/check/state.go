@@ -1,8 +1,6 @@
 package check
 
 import (
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -98,25 +96,6 @@ func (s *stream) root() *stream {
 		s = s.resumes
 	}
 	return s
-}
-
-// faultName is the stream's name as the fault layer calls it:
-// "post:<session>/<request id>" or "get:<session>/<n>".
-func (s *stream) faultName() string {
-	switch s.kind {
-	case "POST":
-		return "post:" + s.sess.id + "/" + strings.Trim(s.rpcID, `"`)
-	case "GET":
-		return "get:" + s.sess.id + "/" + strconv.Itoa(s.getIndex())
-	}
-	return "stdout"
-}
-
-func (s *stream) getIndex() int {
-	if s.ex == nil {
-		return 0
-	}
-	return int(s.ex.id)
 }
 
 // request is one JSON-RPC request of the client.
