@@ -228,6 +228,13 @@ func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
 	}
 	ct := mediaType(resp.Header.Get("Content-Type"))
 	switch {
+	case resp.StatusCode != http.StatusAccepted && resp.ContentLength == 0 && ct != "text/event-stream" && msg.Kind() == mcp.KindRequest:
+		// A request answered 200 with nothing: its answer is lost, and
+		// waiting for it would wait forever ("Sending Messages to the
+		// Server": a request is answered by a JSON object or an SSE
+		// stream).
+		cleanup()
+		return fmt.Errorf("POST %s: %s with an empty body: the answer to request %s is lost", c.t.URL, resp.Status, msg.ID)
 	case resp.StatusCode == http.StatusAccepted || resp.ContentLength == 0 && ct != "text/event-stream":
 		cleanup()
 	case ct == "application/json":

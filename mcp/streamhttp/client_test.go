@@ -739,3 +739,29 @@ func TestClientStandaloneWaitBounded(t *testing.T) {
 		t.Fatalf("read %v, %v; want the answer to ping", m, err)
 	}
 }
+
+// TestClientRequestAnsweredEmpty: a request answered 200 with an empty
+// body has lost its answer; Write says so rather than leave the caller
+// waiting for a response that cannot come (it hung the reference client's
+// poll loop under a drop-response fault).
+func TestClientRequestAnsweredEmpty(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	conn, err := (&streamhttp.ClientTransport{URL: srv.URL, NoStandaloneStream: true}).Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	req, _ := mcp.NewRequest(mcp.IntID(3), mcp.MethodTasksGet, map[string]any{"taskId": "t"})
+	if err := conn.Write(context.Background(), req); err == nil || !strings.Contains(err.Error(), "the answer to request 3 is lost") {
+		t.Fatalf("Write of a request answered 200 with nothing = %v", err)
+	}
+	note, _ := mcp.NewNotification(mcp.NotificationInitialized, nil)
+	if err := conn.Write(context.Background(), note); err != nil {
+		t.Fatalf("Write of a notification answered 200 with nothing = %v", err)
+	}
+}

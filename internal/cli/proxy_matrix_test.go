@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tasksim/tasksim/internal/refserver"
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/client"
+	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/stdio"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
+	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/traces"
+)
+
+// proxyFaults are the faults the matrix puts between the reference client
+// and server, each bounded to act a few times so that the call can still
+// complete: the client must resume, refetch or deduplicate its way to the
+// complete, correct result. http-status acts on HTTP requests and a stall
+// on the standalone GET stream only.
+var proxyFaults = []struct {
+	spec       string
+	httpOnly   bool
+	modesOnly  []client.Mode // nil: every mode
+	stdioSkips string        // why stdio is left out, if it is
+}{
+	{spec: ""},
+	{spec: "drop-sse-event:nth=2,count=1", httpOnly: true},
+	{spec: "duplicate-seqnr:count=2"},
+	{spec: "disconnect:stream=post,after=2,count=1", httpOnly: true},
+	{spec: "delay:d=5ms,jitter=5ms,count=6"},
+	{spec: "reorder:stream=post,nth=2,count=1", httpOnly: true},
+	{spec: "http-status:code=503,method=tasks/get,count=1", httpOnly: true},
+	{spec: "drop-partial:count=1"},
+	{spec: "stall:stream=get,count=1", httpOnly: true},
+	{spec: "drop-response:method=tasks/get,count=1"},
+	{spec: "disconnect:stream=request,method=tasks/get,count=1", httpOnly: true},
+}
+
+var matrixModes = []client.Mode{client.ModeStreaming, client.ModeTask, client.ModePartial, client.ModePoll}
+
+const matrixChunks = 4
+
+func matrixWant() string {
+	var b strings.Builder
+	for i := 1; i <= matrixChunks; i++ {
+		b.WriteString(server.ChunkText(i, 10))
+	}
+	return b.String()
+}
+
+// TestProxyFaultMatrix: the reference client and server through tasksim
+// proxy under each fault, in each mode, over HTTP and stdio. The client
+// still gets the complete, correct result, and tasksim trace check on the
+// recorded trace fails no rule.
+func TestProxyFaultMatrix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the fault matrix runs every fault in every mode")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asTasksimEnv, "1") // the children (proxy, serve) run this binary as tasksim
+	upstream, _ := refserver.Start(t, &server.Options{PollInterval: 20 * time.Millisecond})
+	for _, f := range proxyFaults {
+		fired := 0
+		for _, mode := range matrixModes {
+			name := f.spec
+			if name == "" {
+				name = "no-fault"
+			}
+			t.Run("http/"+name+"/"+string(mode), func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "run.trace")
+				args := []string{"--upstream", upstream, "--seed", "1", "--record", out}
+				if f.spec != "" {
+					args = append(args, "--fault", f.spec)
+				}
+				u, stop, stderr := startProxy(t, args...)
+				runMatrixCall(t, &streamhttp.ClientTransport{URL: u}, mode)
+				if code := stop(); code != ExitOK {
+					t.Fatalf("proxy exit code %d: %s", code, stderr.String())
+				}
+				fired += judgeMatrixTrace(t, out)
+			})
+			if f.httpOnly {
+				continue
+			}
+			t.Run("stdio/"+name+"/"+string(mode), func(t *testing.T) {
+				out := filepath.Join(t.TempDir(), "run.trace")
+				args := []string{"proxy", "--seed", "1", "--record", out}
+				if f.spec != "" {
+					args = append(args, "--fault", f.spec)
+				}
+				args = append(args, "--", exe, "serve", "--stdio", "--poll-interval", "20ms", "--log-level", "error")
+				runMatrixCall(t, &stdio.CommandTransport{Command: exe, Args: args, Stderr: os.Stderr}, mode)
+				fired += judgeMatrixTrace(t, out)
+			})
+		}
+		// A fault need not find its message in every mode (a POST stream
+		// to cut exists only in streaming mode), but in some it must.
+		if f.spec != "" && fired == 0 {
+			t.Errorf("fault %s never fired in any mode: the matrix does not test it", f.spec)
+		}
+	}
+}
+
+func runMatrixCall(t *testing.T, tr mcp.Transport, mode client.Mode) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sess, err := client.New(nil).Connect(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	res, err := sess.CallTool(ctx, client.CallOptions{Name: server.ToolSlowText, Mode: mode,
+		Args: map[string]any{"chunks": matrixChunks, "chunkSize": 10, "intervalMs": 5}})
+	if err != nil {
+		t.Fatalf("call: %v", err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		text.WriteString(c.Text)
+	}
+	if !res.Complete || text.String() != matrixWant() {
+		t.Fatalf("result %q (complete %v), want %q", text.String(), res.Complete, matrixWant())
+	}
+}
+
+// judgeMatrixTrace checks the trace at path and returns how many fault
+// records it holds.
+func judgeMatrixTrace(t *testing.T, path string) int {
+	t.Helper()
+	r, err := traces.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	v, err := check.Check(r.Records(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if testing.Verbose() {
+		t.Logf("%d fault records", v.Faults)
+	}
+	if v.Failed() {
+		var b strings.Builder
+		_ = v.WriteText(&b)
+		t.Errorf("trace check failed:\n%s", b.String())
+	}
+	return v.Faults
+}
+
+// TestProxyTTLExpiry: ttl-expiry rewrites the call's ttl to 30 ms while
+// its tool runs for 400 ms: the task expires mid-stream, and the client
+// ends the call with a correct, explained outcome (the task failed as
+// expired, or ErrTaskExpired), never a result it did not get.
+func TestProxyTTLExpiry(t *testing.T) {
+	upstream, _ := refserver.Start(t, &server.Options{PollInterval: 20 * time.Millisecond})
+	for _, mode := range matrixModes {
+		t.Run(string(mode), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "run.trace")
+			u, stop, stderr := startProxy(t, "--upstream", upstream, "--seed", "1", "--record", out, "--fault", "ttl-expiry:ttl=30ms,method=tools/call")
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			sess, err := client.New(nil).Connect(ctx, &streamhttp.ClientTransport{URL: u})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sess.CallTool(ctx, client.CallOptions{Name: server.ToolSlowText, Mode: mode,
+				Args: map[string]any{"chunks": 4, "chunkSize": 10, "intervalMs": 100}})
+			sess.Close()
+			switch {
+			case errors.Is(err, client.ErrTaskExpired):
+			case err == nil && res.Task != nil && res.Task.Status == mcp.StatusFailed && res.IsError:
+			default:
+				t.Fatalf("call under ttl-expiry ended with %v (result %+v); want the task expired", err, res)
+			}
+			if code := stop(); code != ExitOK {
+				t.Fatalf("proxy exit code %d: %s", code, stderr.String())
+			}
+			if n := judgeMatrixTrace(t, out); n != 1 {
+				t.Errorf("%d fault records, want the one rewrite", n)
+			}
+		})
+	}
+}
