@@ -182,7 +182,9 @@ func loadFaults(o *ProxyOptions) (set *faults.Set, random bool, err error) {
 // it is taken: a fault record with the structured fault, in order with the
 // traffic the pipeline records.
 func recordFaults(set *faults.Set, p *recorder.Pipeline) {
-	set.Observe(func(a faults.Applied) { p.AddFault(a.TraceFault(), a.Spec+" "+a.Target.String()+": "+a.Action.String()) })
+	set.Observe(func(a faults.Applied) {
+		p.AddFault(a.TraceFault(), a.Spec+" "+a.Target.String()+": "+a.Action.String())
+	})
 }
 
 func proxyHTTP(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set, h traces.Header) error {
