@@ -124,6 +124,11 @@ func runProxy(ctx context.Context, st *State, o *ProxyOptions) error {
 	for _, s := range set.Specs() {
 		h.Labels = append(h.Labels, traces.Label{Key: "fault", Value: s})
 	}
+	if len(set.Specs()) > 0 {
+		// Decisions are drawn per message as traffic passes, so the
+		// resolved schedule is the trace's fault records.
+		h.Faults = &traces.Schedule{Specs: set.Specs(), Note: "decisions are the fault records, drawn from the seed and each message's identity"}
+	}
 	if len(o.Command) > 0 {
 		err = proxyStdio(ctx, st, o, set, h)
 	} else {

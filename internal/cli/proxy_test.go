@@ -88,6 +88,9 @@ func TestProxyDropSSEEvent(t *testing.T) {
 	if hdr.Seed != 1 {
 		t.Errorf("trace seed %d, want 1", hdr.Seed)
 	}
+	if hdr.Faults == nil || len(hdr.Faults.Specs) != 1 || hdr.Faults.Specs[0] != "drop-sse-event:method=tools/call,nth=2" {
+		t.Errorf("trace header schedule %+v", hdr.Faults)
+	}
 	var notes []string
 	for _, r := range recs {
 		if testing.Verbose() {
