@@ -16,7 +16,16 @@ import (
 // with SIGINT and returns its exit error.
 func startRecorder(t *testing.T, upstream, trace string) (string, func() error) {
 	t.Helper()
-	cmd := exec.Command(tasksimBinary(t), "record", "--upstream", upstream, "--listen", "127.0.0.1:0", "-o", trace)
+	return startTasksimHTTP(t, "record", "record", "--upstream", upstream, "--listen", "127.0.0.1:0", "-o", trace)
+}
+
+// startTasksimHTTP runs tasksim with args (record or proxy in front of an
+// upstream, on a free loopback port), waits for the URL it logs, and
+// returns it with a function that stops it with SIGINT and returns its exit
+// error; it is stopped when the test ends at the latest.
+func startTasksimHTTP(t *testing.T, name string, args ...string) (string, func() error) {
+	t.Helper()
+	cmd := exec.Command(tasksimBinary(t), args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -37,11 +46,11 @@ func startRecorder(t *testing.T, upstream, trace string) (string, func() error) 
 			return err
 		case <-time.After(20 * time.Second):
 			_ = cmd.Process.Kill()
-			return errors.New("tasksim record did not stop within 20s of SIGINT")
+			return errors.New("tasksim " + name + " did not stop within 20s of SIGINT")
 		}
 	}
 	t.Cleanup(func() { _ = stop() })
-	url, drained := awaitURL(t, stderr, urlLine, "record")
+	url, drained := awaitURL(t, stderr, urlLine, name)
 	go func() {
 		<-drained
 		waited <- cmd.Wait()
