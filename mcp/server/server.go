@@ -11,9 +11,9 @@ import (
 // Server is the reference server. It implements mcp.Endpoint: hand it to a
 // transport (mcp/stdio, mcp/streamhttp) to serve it.
 type Server struct {
-	opts  Options
-	tools map[string]*Tool
-	order []*Tool
+	opts   Options
+	tools  map[string]*Tool
+	order  []*Tool
 	store  *store
 	budget *budget
 
