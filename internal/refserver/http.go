@@ -87,6 +87,10 @@ func Listen(o *Options) (*HTTP, error) {
 	return s, nil
 }
 
+// Transport returns the Streamable HTTP handler serving the server, for
+// its Stats.
+func (s *HTTP) Transport() *streamhttp.Handler { return s.handler }
+
 // Done is closed when the server stops serving: after Close, or when
 // accepting connections failed (see Err).
 func (s *HTTP) Done() <-chan struct{} { return s.done }

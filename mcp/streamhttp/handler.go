@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -25,6 +26,14 @@ const (
 	DefaultRetry            = time.Second
 	DefaultKeepAlive        = 15 * time.Second
 	DefaultSessionIdle      = 30 * time.Minute
+	// Byte budgets of the replay buffers: per stream, per session (all its
+	// streams) and per handler (all sessions).
+	DefaultMaxStreamBytes        = 8 << 20
+	DefaultMaxSessionReplayBytes = 32 << 20
+	DefaultMaxReplayBytes        = 512 << 20
+	// DefaultStreamRetention is how long a finished POST stream can be
+	// resumed.
+	DefaultStreamRetention = 5 * time.Minute
 )
 
 // codeTransport is the JSON-RPC error code of the bodies of HTTP errors the
@@ -66,6 +75,23 @@ type Options struct {
 	// events; 0 means DefaultEventStoreEvents. It also bounds the messages
 	// the Outbox queues while no GET is connected (oldest dropped first).
 	EventStoreEvents int
+	// MaxStreamBytes bounds each stream's replay buffer in bytes (encoded
+	// events); 0 means DefaultMaxStreamBytes (8 MiB). MaxSessionReplayBytes
+	// bounds the buffers of one session's streams together (0: 32 MiB) and
+	// MaxReplayBytes those of every session (0: 512 MiB). Past a bound the
+	// stream that appends drops its oldest events, never its newest one,
+	// so the bounds hold to within one event per stream. A connection that
+	// falls behind the events kept is closed, and resuming it gets 409: the
+	// client then asks tasks/result, which has the whole result.
+	MaxStreamBytes        int64
+	MaxSessionReplayBytes int64
+	MaxReplayBytes        int64
+	// StreamRetention is how long a finished POST stream (its final
+	// response stored) can still be resumed with Last-Event-ID; its events
+	// are released after, and a GET naming it gets 409. 0 means
+	// DefaultStreamRetention (5 min); negative keeps finished streams
+	// until the session ends (still at most 64 per session).
+	StreamRetention time.Duration
 	// Retry is the reconnection time sent in the retry field of every
 	// priming event; 0 means DefaultRetry (1s); negative sends none. A
 	// connection the server closes on purpose always ends with a retry
@@ -122,6 +148,8 @@ type Handler struct {
 
 	randMu sync.Mutex // serialises reads of opts.Rand
 
+	replayBytes atomic.Int64 // held by every stream's replay buffer
+
 	mu       sync.RWMutex
 	sessions map[string]*session
 	closed   bool
@@ -144,6 +172,18 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	}
 	if o.Retry == 0 {
 		o.Retry = DefaultRetry
+	}
+	if o.MaxStreamBytes <= 0 {
+		o.MaxStreamBytes = DefaultMaxStreamBytes
+	}
+	if o.MaxSessionReplayBytes <= 0 {
+		o.MaxSessionReplayBytes = DefaultMaxSessionReplayBytes
+	}
+	if o.MaxReplayBytes <= 0 {
+		o.MaxReplayBytes = DefaultMaxReplayBytes
+	}
+	if o.StreamRetention == 0 {
+		o.StreamRetention = DefaultStreamRetention
 	}
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = DefaultSessionIdle
@@ -178,20 +218,29 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	r.HandleFunc(o.Path, h.serveDELETE).Methods(http.MethodDelete)
 	r.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
 	h.router = r
-	if o.SessionIdleTimeout > 0 {
-		go h.expireIdle(o.SessionIdleTimeout)
+	if o.SessionIdleTimeout > 0 || o.StreamRetention > 0 {
+		go h.sweep()
 	}
 	return h
 }
 
-// expireIdle ends sessions idle for longer than idle, until Close. It
-// looks every idle/4 (within 1 ms and 1 min) on the handler's clock, with
-// one timer re-armed after each round rather than a ticker, which a
-// simulated clock has not. The sessions are ended on this goroutine, not in
-// the timer's function: ending one calls into the endpoint (Session.Close),
-// and a clock.Sim runs timer functions in the goroutine that advances it.
-func (h *Handler) expireIdle(idle time.Duration) {
-	period := min(max(idle/4, time.Millisecond), time.Minute)
+// sweep, until Close, ends sessions idle for longer than
+// SessionIdleTimeout and releases finished streams older than
+// StreamRetention. It looks every quarter of the shorter of the two
+// (within 1 ms and 1 min) on the handler's clock, with one timer re-armed
+// after each round rather than a ticker, which a simulated clock has not.
+// The sessions are ended on this goroutine, not in the timer's function:
+// ending one calls into the endpoint (Session.Close), and a clock.Sim runs
+// timer functions in the goroutine that advances it. Ended sessions are
+// logged as one line per round, not one per session.
+func (h *Handler) sweep() {
+	idle, keep := h.opts.SessionIdleTimeout, h.opts.StreamRetention
+	period := time.Minute
+	for _, d := range []time.Duration{idle, keep} {
+		if d > 0 {
+			period = min(period, max(d/4, time.Millisecond))
+		}
+	}
 	t := clock.NewTimer(h.clock, period)
 	defer t.Stop()
 	for {
@@ -199,17 +248,24 @@ func (h *Handler) expireIdle(idle time.Duration) {
 		case <-h.ctx.Done():
 			return
 		case now := <-t.C():
-			var idleOnes []*session
+			var idleOnes, all []*session
 			h.mu.RLock()
 			for _, s := range h.sessions {
-				if s.idleSince(now.Add(-idle)) {
+				if idle > 0 && s.idleSince(now.Add(-idle)) {
 					idleOnes = append(idleOnes, s)
+				} else if keep > 0 {
+					all = append(all, s)
 				}
 			}
 			h.mu.RUnlock()
 			for _, s := range idleOnes {
-				h.log.Info("streamhttp: ending idle session", "session", s.id, "idle", idle)
 				h.endSession(s)
+			}
+			if len(idleOnes) > 0 {
+				h.log.Info("streamhttp: ended idle sessions", "count", len(idleOnes), "idle", idle)
+			}
+			for _, s := range all {
+				s.retireFinished(now.Add(-keep))
 			}
 			t.Reset(period)
 		}
@@ -359,4 +415,18 @@ func (h *Handler) primingEvent(id string) []byte {
 		h.log.Error("streamhttp: encode priming event", "id", id, "err", err)
 	}
 	return b
+}
+
+// Stats is what a Handler holds at one moment.
+type Stats struct {
+	Sessions    int   // sessions registered
+	ReplayBytes int64 // bytes in every stream's replay buffer
+}
+
+// Stats returns what the handler holds now.
+func (h *Handler) Stats() Stats {
+	h.mu.RLock()
+	n := len(h.sessions)
+	h.mu.RUnlock()
+	return Stats{Sessions: n, ReplayBytes: h.replayBytes.Load()}
 }

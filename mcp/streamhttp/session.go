@@ -49,6 +49,9 @@ type session struct {
 	// the session is idle.
 	inUse    atomic.Int64
 	lastUsed atomic.Int64
+	// replayBytes is what the session's streams hold in their replay
+	// buffers (Options.MaxSessionReplayBytes).
+	replayBytes atomic.Int64
 
 	mu         sync.Mutex
 	closed     bool
@@ -154,8 +157,26 @@ func (s *session) streamFinished(st *stream) {
 		return
 	}
 	st.finished = true
+	st.finishedAt = s.h.clock.Now()
 	s.finished = append(s.finished, st)
 	s.trimLocked()
+}
+
+// retireFinished releases the finished streams that finished before
+// cutoff: they can no longer be resumed (Options.StreamRetention), and a
+// GET that names them gets 409.
+func (s *session) retireFinished(cutoff time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for n < len(s.finished) && s.finished[n].finishedAt.Before(cutoff) {
+		st := s.finished[n]
+		delete(s.streams, st.num)
+		st.retire()
+		s.finished[n] = nil
+		n++
+	}
+	s.finished = s.finished[n:]
 }
 
 // streamDelivered records that every event of st, its final one included,
@@ -177,6 +198,7 @@ func (s *session) trimLocked() {
 		if st := s.finished[i]; st.deliveredAll {
 			if delivered++; delivered > keepDeliveredStreams {
 				delete(s.streams, st.num)
+				st.retire()
 				s.finished[i] = nil
 			}
 		}
@@ -191,6 +213,7 @@ func (s *session) trimLocked() {
 	for len(s.finished) > maxFinishedStreams {
 		st := s.finished[0]
 		delete(s.streams, st.num)
+		st.retire()
 		s.finished[0] = nil
 		s.finished = s.finished[1:]
 		s.h.log.Warn("streamhttp: evicted a finished stream never fully delivered",
