@@ -34,6 +34,15 @@ const (
 	// DefaultStreamRetention is how long a finished POST stream can be
 	// resumed.
 	DefaultStreamRetention = 5 * time.Minute
+	// Caps on what clients may open (2025-11-25 Tasks, "Security
+	// Considerations": receivers SHOULD rate-limit task operations and
+	// bound what a requestor may consume). Past one, the request gets 503
+	// with a Retry-After header and a JSON-RPC error body.
+	DefaultMaxSessions          = 10_000
+	DefaultMaxSessionRequests   = 1024
+	DefaultMaxResumesPerMinute  = 600
+	// retryAfterSeconds is the Retry-After of a 503 past a cap.
+	retryAfterSeconds = "1"
 )
 
 // codeTransport is the JSON-RPC error code of the bodies of HTTP errors the
@@ -92,6 +101,19 @@ type Options struct {
 	// DefaultStreamRetention (5 min); negative keeps finished streams
 	// until the session ends (still at most 64 per session).
 	StreamRetention time.Duration
+	// MaxSessions caps the sessions open at once; an initialize past it
+	// gets 503. 0 means DefaultMaxSessions (10,000); negative, no cap.
+	MaxSessions int
+	// MaxSessionRequests caps the HTTP requests of one session served at
+	// once, open SSE connections (POST answers and GETs) included; one
+	// more gets 503. 0 means DefaultMaxSessionRequests (1,024); negative,
+	// no cap.
+	MaxSessionRequests int
+	// MaxResumesPerMinute caps the GETs with Last-Event-ID of one session:
+	// a bucket of this many that refills at this rate per minute; a GET
+	// finding it empty gets 503. 0 means DefaultMaxResumesPerMinute (600);
+	// negative, no cap.
+	MaxResumesPerMinute int
 	// Retry is the reconnection time sent in the retry field of every
 	// priming event; 0 means DefaultRetry (1s); negative sends none. A
 	// connection the server closes on purpose always ends with a retry
@@ -150,9 +172,10 @@ type Handler struct {
 
 	replayBytes atomic.Int64 // held by every stream's replay buffer
 
-	mu       sync.RWMutex
-	sessions map[string]*session
-	closed   bool
+	mu              sync.RWMutex
+	sessions        map[string]*session
+	closed          bool
+	refusedSessions int // initializes refused past MaxSessions
 }
 
 // NewHandler returns a Handler serving ep. opts may be nil.
@@ -184,6 +207,15 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	}
 	if o.StreamRetention == 0 {
 		o.StreamRetention = DefaultStreamRetention
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionRequests == 0 {
+		o.MaxSessionRequests = DefaultMaxSessionRequests
+	}
+	if o.MaxResumesPerMinute == 0 {
+		o.MaxResumesPerMinute = DefaultMaxResumesPerMinute
 	}
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = DefaultSessionIdle
@@ -307,15 +339,26 @@ func (h *Handler) Close() {
 	}
 }
 
-// register makes s reachable by its id; it fails after Close.
-func (h *Handler) register(s *session) bool {
+// register makes s reachable by its id. It fails after Close, and when
+// MaxSessions are open; the message says which.
+func (h *Handler) register(s *session) (ok bool, why string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return false
+		return false, "Service Unavailable: the server is shutting down"
+	}
+	if max := h.opts.MaxSessions; max > 0 && len(h.sessions) >= max {
+		h.refusedSessions++
+		return false, fmt.Sprintf("Service Unavailable: the server has %d sessions open, its limit; end unused ones with DELETE", max)
 	}
 	h.sessions[s.id] = s
-	return true
+	return true, ""
+}
+
+// busy answers 503 with a Retry-After header: a cap was reached.
+func (h *Handler) busy(w http.ResponseWriter, id mcp.ID, why string) {
+	w.Header()["Retry-After"] = []string{retryAfterSeconds}
+	h.fail(w, http.StatusServiceUnavailable, codeTransport, id, why)
 }
 
 // endSession unregisters s and closes it.

@@ -85,7 +85,12 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	} else if s = h.sessionOf(w, r); s == nil {
 		return
 	}
-	defer s.hold()()
+	release, ok := s.acquire()
+	if !ok {
+		h.busy(w, msg.ID, s.tooManyRequests())
+		return
+	}
+	defer release()
 
 	if kind != mcp.KindRequest {
 		s.ms.Handle(s.ctx, msg, nil)
@@ -154,9 +159,9 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, p *
 		if created {
 			if isError {
 				s.close()
-			} else if !h.register(s) {
+			} else if ok, why := h.register(s); !ok {
 				s.close()
-				h.fail(w, http.StatusServiceUnavailable, codeTransport, mcp.ID{}, "Service Unavailable: the server is shutting down")
+				h.busy(w, mcp.ID{}, why)
 				return
 			} else {
 				hdr[headerSession] = s.idHeader
@@ -169,10 +174,12 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, p *
 		_, _ = w.Write(body)
 
 	case replyStream:
-		if created && !h.register(s) {
-			s.close()
-			h.fail(w, http.StatusServiceUnavailable, codeTransport, mcp.ID{}, "Service Unavailable: the server is shutting down")
-			return
+		if created {
+			if ok, why := h.register(s); !ok {
+				s.close()
+				h.busy(w, mcp.ID{}, why)
+				return
+			}
 		}
 		c := newLiveConn()
 		st.mu.Lock()

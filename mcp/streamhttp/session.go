@@ -58,6 +58,9 @@ type session struct {
 	streams    map[uint64]*stream // every stream that can be resumed, 0 included
 	nextStream uint64             // number of the next POST stream
 	finished   []*stream          // finished POST streams still kept, oldest first
+	// resumes is the bucket of MaxResumesPerMinute, as of resumesAt.
+	resumes   float64
+	resumesAt time.Time
 }
 
 // newSession makes a session with a fresh id and asks the endpoint for its
@@ -246,15 +249,48 @@ func (s *session) close() {
 
 var errNilMessage = errors.New("streamhttp: nil message")
 
-// hold marks the session in use for one HTTP request; the returned
-// function ends that.
-func (s *session) hold() func() {
-	s.inUse.Add(1)
+// acquire marks the session in use for one HTTP request, within
+// MaxSessionRequests; the returned function ends that. It fails, holding
+// nothing, when that many requests of the session are being served.
+func (s *session) acquire() (release func(), ok bool) {
+	if max := s.h.opts.MaxSessionRequests; max > 0 && s.inUse.Add(1) > int64(max) {
+		s.inUse.Add(-1)
+		return nil, false
+	} else if max <= 0 {
+		s.inUse.Add(1)
+	}
 	s.lastUsed.Store(s.h.clock.Now().UnixNano())
 	return func() {
 		s.lastUsed.Store(s.h.clock.Now().UnixNano())
 		s.inUse.Add(-1)
+	}, true
+}
+
+func (s *session) tooManyRequests() string {
+	return fmt.Sprintf("Service Unavailable: this session has %d requests open, its limit", s.h.opts.MaxSessionRequests)
+}
+
+// takeResume takes one resume from the session's bucket, which holds up
+// to MaxResumesPerMinute and refills at that rate on the handler's clock.
+func (s *session) takeResume() bool {
+	max := float64(s.h.opts.MaxResumesPerMinute)
+	if max <= 0 {
+		return true
 	}
+	now := s.h.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.resumesAt.IsZero() {
+		s.resumes = max
+	} else {
+		s.resumes = min(max, s.resumes+now.Sub(s.resumesAt).Minutes()*max)
+	}
+	s.resumesAt = now
+	if s.resumes < 1 {
+		return false
+	}
+	s.resumes--
+	return true
 }
 
 // idleSince reports whether no request of the session has been served
