@@ -38,9 +38,9 @@ const (
 	// Considerations": receivers SHOULD rate-limit task operations and
 	// bound what a requestor may consume). Past one, the request gets 503
 	// with a Retry-After header and a JSON-RPC error body.
-	DefaultMaxSessions          = 10_000
-	DefaultMaxSessionRequests   = 1024
-	DefaultMaxResumesPerMinute  = 600
+	DefaultMaxSessions         = 10_000
+	DefaultMaxSessionRequests  = 1024
+	DefaultMaxResumesPerMinute = 600
 	// retryAfterSeconds is the Retry-After of a 503 past a cap.
 	retryAfterSeconds = "1"
 )
