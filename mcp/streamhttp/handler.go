@@ -41,6 +41,8 @@ const (
 	DefaultMaxSessions         = 10_000
 	DefaultMaxSessionRequests  = 1024
 	DefaultMaxResumesPerMinute = 600
+	// DefaultBodyReadTimeout bounds the reading of a POST body.
+	DefaultBodyReadTimeout = 30 * time.Second
 	// retryAfterSeconds is the Retry-After of a 503 past a cap.
 	retryAfterSeconds = "1"
 )
@@ -80,6 +82,13 @@ type Options struct {
 	// MaxBodyBytes caps a POST body; 0 means DefaultMaxBodyBytes (4 MiB).
 	// A larger body gets 413.
 	MaxBodyBytes int64
+	// BodyReadTimeout bounds the time to read a POST body, from when the
+	// handler starts reading it; a slower body gets 408 and its
+	// connection is closed. 0 means DefaultBodyReadTimeout (30 s);
+	// negative, no limit. Wall time whatever Clock is: the kernel enforces
+	// it (a ResponseWriter without deadlines, the in-memory transport's,
+	// ignores it).
+	BodyReadTimeout time.Duration
 	// EventStoreEvents is the replay buffer of each logical stream, in
 	// events; 0 means DefaultEventStoreEvents. It also bounds the messages
 	// the Outbox queues while no GET is connected (oldest dropped first).
@@ -195,6 +204,9 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	}
 	if o.Retry == 0 {
 		o.Retry = DefaultRetry
+	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = DefaultBodyReadTimeout
 	}
 	if o.MaxStreamBytes <= 0 {
 		o.MaxStreamBytes = DefaultMaxStreamBytes
