@@ -43,7 +43,7 @@ const (
 	soakCooldown   = 3 * time.Minute // longest wait for the server to drain after the run
 	soakIdle       = 20 * time.Second
 	soakTTL        = 20 * time.Second
-	soakMaxSession = 2000
+	soakMaxSession = 500
 	// Abusers, each bounded.
 	soakNeverReading = 16  // streaming answers held open, never read
 	soakSlowBodies   = 300 // connections trickling a body
