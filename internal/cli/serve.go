@@ -57,6 +57,7 @@ type ServeOptions struct {
 // (docs/server.md, "Limits"; docs/security.md, "Caps and budgets").
 type ServeBudgets struct {
 	MaxTasks, MaxSessions, MaxSessionRequests, MaxResumes, MaxConns int
+	MaxTaskOps                                                      int
 	TaskBytes, SessionBytes, ServerBytes                            int64
 	StreamBytes, SessionReplayBytes, ReplayBytes                    int64
 	StreamRetention, BodyTimeout, IdleTimeout                       time.Duration
@@ -64,6 +65,7 @@ type ServeBudgets struct {
 
 func (b *ServeBudgets) flags(f *pflag.FlagSet) {
 	f.IntVar(&b.MaxTasks, "max-tasks", server.DefaultMaxTasks, "tasks stored at once, all sessions, live or finished (-32603 above)")
+	f.IntVar(&b.MaxTaskOps, "max-task-ops-per-second", server.DefaultMaxTaskOpsPerSecond, "task operations (tools/call, tasks/*) per session and second (-32603 above)")
 	f.Int64Var(&b.TaskBytes, "max-task-bytes", server.DefaultMaxTaskBytes, "result bytes one task may hold (-32602 for arguments asking more)")
 	f.Int64Var(&b.SessionBytes, "max-session-bytes", server.DefaultMaxSessionBytes, "result bytes the tasks of one session may hold (-32603 above)")
 	f.Int64Var(&b.ServerBytes, "max-server-bytes", server.DefaultMaxServerBytes, "result bytes all tasks may hold (-32603 above)")
@@ -80,10 +82,10 @@ func (b *ServeBudgets) flags(f *pflag.FlagSet) {
 }
 
 func (b *ServeBudgets) check() error {
-	if b.MaxTasks <= 0 || b.MaxSessions <= 0 || b.MaxSessionRequests <= 0 || b.MaxResumes <= 0 || b.MaxConns < 0 ||
+	if b.MaxTasks <= 0 || b.MaxTaskOps <= 0 || b.MaxSessions <= 0 || b.MaxSessionRequests <= 0 || b.MaxResumes <= 0 || b.MaxConns < 0 ||
 		b.TaskBytes <= 0 || b.SessionBytes <= 0 || b.ServerBytes <= 0 || b.StreamBytes <= 0 || b.SessionReplayBytes <= 0 ||
 		b.ReplayBytes <= 0 || b.StreamRetention == 0 || b.BodyTimeout <= 0 || b.IdleTimeout <= 0 {
-		return usagef("--max-tasks, --max-*-bytes, --max-sessions, --max-session-requests, --max-resumes-per-minute, --stream-retention, --body-timeout and --idle-timeout must be positive (--max-conns 0 or more)")
+		return usagef("--max-tasks, --max-task-ops-per-second, --max-*-bytes, --max-sessions, --max-session-requests, --max-resumes-per-minute, --stream-retention, --body-timeout and --idle-timeout must be positive (--max-conns: 0 or more)")
 	}
 	return nil
 }
@@ -197,6 +199,7 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 		PollInterval:          o.Poll,
 		MaxTasksPerSession:    o.MaxTasks,
 		MaxTasks:              o.Budgets.MaxTasks,
+		MaxTaskOpsPerSecond:   o.Budgets.MaxTaskOps,
 		MaxTaskBytes:          o.Budgets.TaskBytes,
 		MaxSessionBytes:       o.Budgets.SessionBytes,
 		MaxServerBytes:        o.Budgets.ServerBytes,

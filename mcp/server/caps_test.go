@@ -201,3 +201,35 @@ func TestIdleExpiryLogsOneLine(t *testing.T) {
 		}
 	})
 }
+
+// Task operations are rate-limited per session (MaxTaskOpsPerSecond, a
+// bucket on the server's clock, frozen here), as the spec's Tasks
+// security section says receivers SHOULD: past the bucket, -32603; other
+// requests and other sessions are not affected; it refills with time.
+func TestTaskOpsRateLimited(t *testing.T) {
+	clk := clock.NewSim(time.Unix(1_700_000_000, 0))
+	url, _ := serve(t, &server.Options{Clock: clk, MaxTaskOpsPerSecond: 5})
+	c := connect(t, url, mcp.ClientCapabilities{})
+	get := map[string]any{"taskId": "no-such-task"}
+	for i := range 5 {
+		if e := rpcError(c, mcp.MethodTasksGet, get); e.Code != mcp.CodeInvalidParams {
+			t.Fatalf("tasks/get %d: %d %q, want not found", i, e.Code, e.Message)
+		}
+	}
+	for _, method := range []string{mcp.MethodTasksGet, mcp.MethodTasksList, mcp.MethodToolsCall} {
+		if e := rpcError(c, method, get); e.Code != mcp.CodeInternalError || !strings.Contains(e.Message, "rate limited") {
+			t.Errorf("%s past the rate: %d %q, want -32603 rate limited", method, e.Code, e.Message)
+		}
+	}
+	if a := c.post(mcp.MethodPing, nil); a.last().Error != nil {
+		t.Errorf("ping is not a task operation: %v", a.last().Error)
+	}
+	other := connect(t, url, mcp.ClientCapabilities{})
+	if e := rpcError(other, mcp.MethodTasksGet, get); e.Code != mcp.CodeInvalidParams {
+		t.Errorf("another session: %d %q; the limit is per session", e.Code, e.Message)
+	}
+	clk.Advance(time.Second / 5)
+	if e := rpcError(c, mcp.MethodTasksGet, get); e.Code != mcp.CodeInvalidParams {
+		t.Errorf("after a fifth of a second: %d %q, want one more operation", e.Code, e.Message)
+	}
+}

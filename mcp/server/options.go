@@ -29,6 +29,9 @@ const (
 	DefaultMaxTaskBytes    = 64 << 20
 	DefaultMaxSessionBytes = 256 << 20
 	DefaultMaxServerBytes  = 1 << 30
+	// DefaultMaxTaskOpsPerSecond is the per-session rate of task
+	// operations.
+	DefaultMaxTaskOpsPerSecond = 5000
 	// expiredMemory is how long an expired task's id is remembered, so that
 	// a lookup can say "expired" rather than "not found".
 	expiredMemory = 10 * time.Minute
@@ -76,6 +79,13 @@ type Options struct {
 	// over gets -32603, a running task that would fails with ErrBudget.
 	MaxSessionBytes int64
 	MaxServerBytes  int64
+	// MaxTaskOpsPerSecond rate-limits the task operations of a session
+	// (tools/call, tasks/get, tasks/result, tasks/list, tasks/cancel): a
+	// bucket of this many that refills at this rate on Clock; a request
+	// finding it empty gets -32603 (2025-11-25 Tasks, "Security
+	// Considerations": receivers SHOULD rate-limit task operations).
+	// 0 means DefaultMaxTaskOpsPerSecond; negative, no limit.
+	MaxTaskOpsPerSecond int
 	// ListPageSize is the page size of tasks/list.
 	ListPageSize int
 	// ImmediateWindow is how long a call negotiated as immediate may run
@@ -138,6 +148,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.MaxServerBytes <= 0 {
 		out.MaxServerBytes = DefaultMaxServerBytes
+	}
+	if out.MaxTaskOpsPerSecond == 0 {
+		out.MaxTaskOpsPerSecond = DefaultMaxTaskOpsPerSecond
 	}
 	if out.ListPageSize <= 0 {
 		out.ListPageSize = DefaultListPageSize
