@@ -118,8 +118,9 @@ func (h *Handler) newSessionID() (string, error) {
 
 // Send implements mcp.Outbox: msg goes to the standalone stream's event
 // store, and to the connected GET, if any, without waiting for it. While no
-// GET is connected messages queue in the store (EventStoreEvents of them;
-// beyond that the oldest are dropped, with a log line).
+// GET is connected messages queue in the store (EventStoreEvents of them,
+// within the byte budgets; beyond that the oldest are dropped, with a log
+// line).
 func (s *session) Send(_ context.Context, msg *mcp.Message) error {
 	if msg == nil {
 		return errNilMessage
