@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
@@ -40,6 +41,7 @@ type ServeOptions struct {
 	Retry             time.Duration
 	MaxStreamDuration time.Duration
 	SessionIdle       time.Duration
+	Budgets           ServeBudgets
 
 	// ReadyFD, when positive, is a file descriptor inherited from the
 	// parent: once the server listens, its endpoint URL and a newline are
@@ -49,6 +51,43 @@ type ServeOptions struct {
 	// Ready, if set, is called with the address once the server listens
 	// (tests).
 	Ready func(addr string)
+}
+
+// ServeBudgets are the flags of serve's caps and byte budgets
+// (docs/server.md, "Limits"; docs/security.md, "Caps and budgets").
+type ServeBudgets struct {
+	MaxTasks, MaxSessions, MaxSessionRequests, MaxResumes, MaxConns int
+	MaxTaskOps                                                      int
+	TaskBytes, SessionBytes, ServerBytes                            int64
+	StreamBytes, SessionReplayBytes, ReplayBytes                    int64
+	StreamRetention, BodyTimeout, IdleTimeout                       time.Duration
+}
+
+func (b *ServeBudgets) flags(f *pflag.FlagSet) {
+	f.IntVar(&b.MaxTasks, "max-tasks", server.DefaultMaxTasks, "tasks stored at once, all sessions, live or finished (-32603 above)")
+	f.IntVar(&b.MaxTaskOps, "max-task-ops-per-second", server.DefaultMaxTaskOpsPerSecond, "task operations (tools/call, tasks/*) per session and second (-32603 above)")
+	f.Int64Var(&b.TaskBytes, "max-task-bytes", server.DefaultMaxTaskBytes, "result bytes one task may hold (-32602 for arguments asking more)")
+	f.Int64Var(&b.SessionBytes, "max-session-bytes", server.DefaultMaxSessionBytes, "result bytes the tasks of one session may hold (-32603 above)")
+	f.Int64Var(&b.ServerBytes, "max-server-bytes", server.DefaultMaxServerBytes, "result bytes all tasks may hold (-32603 above)")
+	f.Int64Var(&b.StreamBytes, "max-stream-bytes", streamhttp.DefaultMaxStreamBytes, "SSE replay buffer per stream, bytes (oldest events dropped above)")
+	f.Int64Var(&b.SessionReplayBytes, "max-session-replay-bytes", streamhttp.DefaultMaxSessionReplayBytes, "SSE replay buffers of one session, bytes")
+	f.Int64Var(&b.ReplayBytes, "max-replay-bytes", streamhttp.DefaultMaxReplayBytes, "SSE replay buffers of all sessions, bytes")
+	f.DurationVar(&b.StreamRetention, "stream-retention", streamhttp.DefaultStreamRetention, "how long a finished SSE stream can be resumed (negative: until its session ends)")
+	f.IntVar(&b.MaxSessions, "max-sessions", streamhttp.DefaultMaxSessions, "sessions open at once (503 above)")
+	f.IntVar(&b.MaxSessionRequests, "max-session-requests", streamhttp.DefaultMaxSessionRequests, "requests of one session open at once, SSE streams included (503 above)")
+	f.IntVar(&b.MaxResumes, "max-resumes-per-minute", streamhttp.DefaultMaxResumesPerMinute, "GETs with Last-Event-ID per session and minute (503 above)")
+	f.IntVar(&b.MaxConns, "max-conns", 0, "connections open at once (503 above; 0: 8192, lowered to the open-file limit less 64)")
+	f.DurationVar(&b.BodyTimeout, "body-timeout", streamhttp.DefaultBodyReadTimeout, "time to read a POST body (408 above)")
+	f.DurationVar(&b.IdleTimeout, "idle-timeout", refserver.DefaultIdleTimeout, "close a keep-alive connection idle this long")
+}
+
+func (b *ServeBudgets) check() error {
+	if b.MaxTasks <= 0 || b.MaxTaskOps <= 0 || b.MaxSessions <= 0 || b.MaxSessionRequests <= 0 || b.MaxResumes <= 0 || b.MaxConns < 0 ||
+		b.TaskBytes <= 0 || b.SessionBytes <= 0 || b.ServerBytes <= 0 || b.StreamBytes <= 0 || b.SessionReplayBytes <= 0 ||
+		b.ReplayBytes <= 0 || b.StreamRetention == 0 || b.BodyTimeout <= 0 || b.IdleTimeout <= 0 {
+		return usagef("--max-tasks, --max-task-ops-per-second, --max-*-bytes, --max-sessions, --max-session-requests, --max-resumes-per-minute, --stream-retention, --body-timeout and --idle-timeout must be positive (--max-conns: 0 or more)")
+	}
+	return nil
 }
 
 // NewCmdServe builds tasksim serve. runF replaces the run function in tests.
@@ -100,6 +139,7 @@ its file descriptor N (a pipe the parent passes, e.g. --addr 127.0.0.1:0
 	f.DurationVar(&o.Retry, "retry", time.Second, "SSE retry field sent in each stream's priming event (0: none; a connection closed by --max-stream-duration still ends with one)")
 	f.DurationVar(&o.MaxStreamDuration, "max-stream-duration", 0, "close SSE connections after this long and let clients resume (0: never)")
 	f.DurationVar(&o.SessionIdle, "session-idle-timeout", streamhttp.DefaultSessionIdle, "end a session with no request and no open stream for this long (negative: never)")
+	o.Budgets.flags(f)
 	f.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
 	f.IntVar(&o.ReadyFD, "ready-fd", 0, "once listening, write the endpoint URL and a newline to this inherited file descriptor and close it (0: none)")
 	return cmd
@@ -142,6 +182,9 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 	if o.MaxTasks <= 0 || o.Poll <= 0 || o.TTL <= 0 || o.MaxTTL <= 0 || o.MaxBody <= 0 {
 		return usagef("--max-tasks-per-session, --poll-interval, --default-ttl, --max-ttl and --max-body must be positive")
 	}
+	if err := o.Budgets.check(); err != nil {
+		return err
+	}
 	if o.ReadyFD < 0 || o.ReadyFD > 0 && o.Stdio {
 		return usagef("--ready-fd: want a file descriptor for the URL of an HTTP server (not with --stdio)")
 	}
@@ -155,6 +198,11 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 		MaxTTL:                o.MaxTTL,
 		PollInterval:          o.Poll,
 		MaxTasksPerSession:    o.MaxTasks,
+		MaxTasks:              o.Budgets.MaxTasks,
+		MaxTaskOpsPerSecond:   o.Budgets.MaxTaskOps,
+		MaxTaskBytes:          o.Budgets.TaskBytes,
+		MaxSessionBytes:       o.Budgets.SessionBytes,
+		MaxServerBytes:        o.Budgets.ServerBytes,
 		Logger:                log,
 	}
 	if o.Stdio {
@@ -174,8 +222,19 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 			MaxStreamDuration:  o.MaxStreamDuration,
 			SessionIdleTimeout: o.SessionIdle,
 			Logger:             log,
+
+			BodyReadTimeout:       o.Budgets.BodyTimeout,
+			MaxStreamBytes:        o.Budgets.StreamBytes,
+			MaxSessionReplayBytes: o.Budgets.SessionReplayBytes,
+			MaxReplayBytes:        o.Budgets.ReplayBytes,
+			StreamRetention:       o.Budgets.StreamRetention,
+			MaxSessions:           o.Budgets.MaxSessions,
+			MaxSessionRequests:    o.Budgets.MaxSessionRequests,
+			MaxResumesPerMinute:   o.Budgets.MaxResumes,
 		},
-		Addr: o.Addr,
+		Addr:        o.Addr,
+		IdleTimeout: o.Budgets.IdleTimeout,
+		MaxConns:    o.Budgets.MaxConns,
 	})
 	if err != nil {
 		return err

@@ -17,6 +17,16 @@ import (
 // free loopback port.
 const DefaultAddr = "127.0.0.1:0"
 
+// Defaults of the connection limits (Options).
+const (
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultIdleTimeout   = 30 * time.Second
+	DefaultMaxConns      = 8192
+	// fdReserve is kept free below the process's file limit when MaxConns
+	// is clamped to it: the listener, logs, a child's pipes.
+	fdReserve = 64
+)
+
 // shutdownTimeout bounds the wait for open requests when an HTTP server
 // closes; SSE streams are ended first, so only slow writes are left.
 const shutdownTimeout = 5 * time.Second
@@ -31,6 +41,18 @@ type Options struct {
 	HTTP *streamhttp.Options
 	// Addr is the TCP address to listen on; "" means DefaultAddr.
 	Addr string
+	// HeaderTimeout bounds the reading of a request's head; 0 means
+	// DefaultHeaderTimeout (10 s). (The body's is
+	// streamhttp.Options.BodyReadTimeout.)
+	HeaderTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection with no request for this
+	// long; 0 means DefaultIdleTimeout (30 s).
+	IdleTimeout time.Duration
+	// MaxConns caps the connections open at once; one more is answered 503
+	// and closed. 0 means DefaultMaxConns (8,192), lowered to the
+	// process's open-file limit less 64 where that is smaller; negative,
+	// no cap.
+	MaxConns int
 }
 
 // HTTP is a reference server serving Streamable HTTP in this process.
@@ -47,7 +69,50 @@ type HTTP struct {
 	done    chan struct{} // closed when Serve returns
 	err     error         // Serve's error, once done is closed
 
+	limit     *limitListener // nil: no connection cap
 	closeOnce sync.Once
+}
+
+// newHTTPServer is the http.Server of a reference server: timeouts on
+// reading a request's head and on idle keep-alive connections (Hardening
+// item 4: only a header timeout was set, and idle connections stayed
+// open). No ReadTimeout or WriteTimeout: they would cut SSE streams,
+// which live as long as their task; the body has its own deadline
+// (streamhttp.Options.BodyReadTimeout) and SSE writes theirs.
+func newHTTPServer(h http.Handler, o *Options) *http.Server {
+	hdr, idle := o.HeaderTimeout, o.IdleTimeout
+	if hdr <= 0 {
+		hdr = DefaultHeaderTimeout
+	}
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	return &http.Server{Handler: h, ReadHeaderTimeout: hdr, IdleTimeout: idle}
+}
+
+// maxConns resolves Options.MaxConns: 0 is the default, clamped to the
+// open-file limit; negative is no cap (0 returned).
+func maxConns(n int) int {
+	switch {
+	case n < 0:
+		return 0
+	case n > 0:
+		return n
+	}
+	n = DefaultMaxConns
+	if lim := openFileLimit(); lim > 0 && lim-fdReserve < n {
+		n = max(lim-fdReserve, 1)
+	}
+	return n
+}
+
+// Conns returns the connections open (0 without a cap) and those refused
+// past MaxConns so far.
+func (s *HTTP) Conns() (open int, refused int64) {
+	if s.limit == nil {
+		return 0, 0
+	}
+	return s.limit.open(), s.limit.refused.Load()
 }
 
 // Listen starts a reference server behind Streamable HTTP and returns
@@ -75,8 +140,12 @@ func Listen(o *Options) (*HTTP, error) {
 		Addr:    ln.Addr().String(),
 		Server:  srv,
 		handler: h,
-		hs:      &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second},
+		hs:      newHTTPServer(h, o),
 		done:    make(chan struct{}),
+	}
+	if max := maxConns(o.MaxConns); max > 0 {
+		s.limit = newLimitListener(ln, max)
+		ln = s.limit
 	}
 	go func() {
 		defer close(s.done)
@@ -86,6 +155,10 @@ func Listen(o *Options) (*HTTP, error) {
 	}()
 	return s, nil
 }
+
+// Transport returns the Streamable HTTP handler serving the server, for
+// its Stats.
+func (s *HTTP) Transport() *streamhttp.Handler { return s.handler }
 
 // Done is closed when the server stops serving: after Close, or when
 // accepting connections failed (see Err).

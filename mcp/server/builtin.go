@@ -81,6 +81,14 @@ func slowText() *Tool {
 			Execution:   &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional, StreamPartial: true},
 		},
 		Incremental: true,
+		Size: func(raw json.RawMessage) int64 {
+			a := SlowTextArgs{Chunks: 5, ChunkSize: 32}
+			if decodeArgs(raw, &a) != nil {
+				return 0
+			}
+			// Each chunk is one stored block: its text and its overhead.
+			return int64(a.Chunks) * (int64(a.ChunkSize) + blockOverhead + 4)
+		},
 		Prepare: func(raw json.RawMessage) (RunFunc, error) {
 			a := SlowTextArgs{Chunks: 5, ChunkSize: 32}
 			if err := decodeArgs(raw, &a); err != nil {

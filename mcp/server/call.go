@@ -48,6 +48,17 @@ func (ss *session) toolsCall(msg *mcp.Message, r mcp.Replier) {
 		replyError(ss.ctx, r, msg.ID, e)
 		return
 	}
+	var size int64
+	if tool.Size != nil {
+		size = tool.Size(p.Arguments)
+	}
+	if limit := ss.srv.opts.MaxTaskBytes; size > limit {
+		// Refused before anything runs or is stored: one call must not
+		// hold more than a task may (docs/server.md, "Limits").
+		replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams,
+			"invalid arguments for %s: the result would hold %d bytes, over the server's limit of %d bytes per task", p.Name, size, limit))
+		return
+	}
 	var token json.RawMessage
 	if p.Meta != nil {
 		token = p.Meta.ProgressToken
@@ -56,7 +67,7 @@ func (ss *session) toolsCall(msg *mcp.Message, r mcp.Replier) {
 		ss.plainCall(msg.ID, run, token, r)
 		return
 	}
-	ss.taskCall(msg.ID, tool, p.Task, run, token, r)
+	ss.taskCall(msg.ID, tool, p.Task, run, token, size, r)
 }
 
 // plainCall runs a call without a task and answers with its result.
@@ -64,10 +75,17 @@ func (ss *session) toolsCall(msg *mcp.Message, r mcp.Replier) {
 func (ss *session) plainCall(id mcp.ID, run RunFunc, token json.RawMessage, r mcp.Replier) {
 	ctx, done := ss.track(id)
 	var emitted []mcp.ContentBlock
+	var held int64 // bytes of emitted, charged to the session's budget
+	b := ss.srv.budget
 	c := &Call{
 		clock: ss.srv.opts.Clock,
 		conn:  r,
 		emit: func(_ context.Context, blocks []mcp.ContentBlock) error {
+			n := blocksBytes(blocks)
+			if held+n > ss.srv.opts.MaxTaskBytes || !b.reserve(ss, n) {
+				return ErrBudget
+			}
+			held += n
 			emitted = append(emitted, blocks...)
 			return nil
 		},
@@ -85,6 +103,7 @@ func (ss *session) plainCall(id mcp.ID, run RunFunc, token json.RawMessage, r mc
 	}
 	go func() {
 		defer done()
+		defer func() { b.release(ss, held) }()
 		res, err := run(ctx, c)
 		if ctx.Err() != nil && ss.ctx.Err() == nil {
 			// Cancelled by notifications/cancelled: the request gets no
@@ -117,7 +136,7 @@ func (ss *session) plainCall(id mcp.ID, run RunFunc, token json.RawMessage, r mc
 
 // taskCall creates a task for a task-augmented call and answers in the
 // response mode SEP-1905 negotiation picks.
-func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFunc, token json.RawMessage, r mcp.Replier) {
+func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFunc, token json.RawMessage, size int64, r mcp.Replier) {
 	o := &ss.srv.opts
 	dec := mcp.DecideMode(tp.ResponseModes, o.Modes, true, tool.Incremental)
 	now := o.Clock.Now()
@@ -149,9 +168,20 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 		firstEmit:     make(chan struct{}),
 		status:        mcp.StatusWorking,
 		updatedAt:     now,
+		charged:       size,
 	}
-	if err := ss.srv.store.add(t, o.MaxTasksPerSession); err != nil {
+	// The bytes the arguments ask for are reserved up front, so that
+	// calls that together would overrun the budgets are refused at once
+	// rather than failing halfway.
+	if !ss.srv.budget.reserve(ss, size) {
 		cancel()
+		replyError(ss.ctx, r, id, mcp.Errorf(mcp.CodeInternalError,
+			"server busy: a result of %d bytes does not fit the memory budget (%d bytes per session, %d in all)", size, o.MaxSessionBytes, o.MaxServerBytes))
+		return
+	}
+	if err := ss.srv.store.add(t, o.MaxTasksPerSession, o.MaxTasks); err != nil {
+		cancel()
+		ss.srv.budget.release(ss, size)
 		replyError(ss.ctx, r, id, err)
 		return
 	}
@@ -266,6 +296,9 @@ func (t *task) emit(ctx context.Context, blocks []mcp.ContentBlock) error {
 	if t.status.IsTerminal() {
 		return ErrTaskEnded // SEP-2679 §1.3 rule 2; SEP-1905 cancellation
 	}
+	if err := t.chargeLocked(blocksBytes(blocks)); err != nil {
+		return err
+	}
 	if len(t.segments) == 0 {
 		close(t.firstEmit)
 	}
@@ -363,6 +396,7 @@ func (t *task) finish(res *mcp.CallToolResult, err error) {
 			t.statusMessage = "Tool execution failed"
 		}
 	}
+	t.forceChargeLocked(blocksBytes(extra))
 	var segs []mcp.Segment
 	if !failed {
 		// The rest of the result: segments like the emitted ones, and
@@ -429,6 +463,7 @@ func (t *task) setStatusLocked(s mcp.TaskStatus) {
 	if s.IsTerminal() {
 		t.completedAt = now
 		close(t.done)
+		t.trimChargeLocked()
 	}
 }
 
@@ -492,6 +527,7 @@ func (t *task) end() {
 	if running {
 		t.statusMessage = "Task has expired"
 		msg := []mcp.ContentBlock{mcp.TextBlock("Task has expired")}
+		t.forceChargeLocked(blocksBytes(msg))
 		var segs []mcp.Segment
 		if len(t.segments) > 0 {
 			segs = t.appendSegmentsLocked(msg)
@@ -508,6 +544,9 @@ func (t *task) end() {
 		t.ended()
 	}
 	t.cancelRun()
+	// The expiry already unlisted the task; its bytes go back now that it
+	// produces nothing more.
+	t.releaseCharge()
 }
 
 // stop ends a task whose session closed, without messages: nobody is left
@@ -524,4 +563,5 @@ func (t *task) stop() {
 	t.stream = nil
 	t.mu.Unlock()
 	t.cancelRun()
+	t.releaseCharge()
 }

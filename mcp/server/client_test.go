@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/tasksim/tasksim/mcp/clock"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tasksim/tasksim/internal/refserver"
@@ -30,6 +32,7 @@ func serve(t testing.TB, opts *server.Options) (string, *server.Server) {
 
 type client struct {
 	t    testing.TB
+	hc   *http.Client // nil: http.DefaultClient
 	url  string
 	sid  string
 	next int64
@@ -41,7 +44,13 @@ var wantPartials = mcp.ClientCapabilities{Tasks: &mcp.TasksCapability{Streaming:
 // connect initializes a session with the given capabilities.
 func connect(t testing.TB, url string, caps mcp.ClientCapabilities) *client {
 	t.Helper()
-	c := &client{t: t, url: url}
+	return connectVia(t, nil, url, caps)
+}
+
+// connectVia is connect over hc (the in-memory transport, say).
+func connectVia(t testing.TB, hc *http.Client, url string, caps mcp.ClientCapabilities) *client {
+	t.Helper()
+	c := &client{t: t, hc: hc, url: url}
 	a := c.post(mcp.MethodInitialize, mcp.InitializeParams{ProtocolVersion: mcp.LatestProtocolVersion, Capabilities: caps, ClientInfo: mcp.Implementation{Name: "test", Version: "1"}})
 	if a.status != http.StatusOK || a.last().Error != nil {
 		t.Fatalf("initialize: %d %v", a.status, a.last().Error)
@@ -124,7 +133,7 @@ func (c *client) do(req *http.Request) *answer {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	resp, err := c.httpClient().Do(req.WithContext(ctx))
 	if err != nil {
 		c.t.Fatalf("%s: %v", req.Method, err)
 	}
@@ -219,7 +228,7 @@ func (c *client) resume(lastID string) *stream {
 func (c *client) openReq(req *http.Request) *stream {
 	c.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	resp, err := c.httpClient().Do(req.WithContext(ctx))
 	if err != nil {
 		cancel()
 		c.t.Fatalf("%s: %v", req.Method, err)
@@ -406,3 +415,29 @@ func callParams(tool string, args map[string]any, task *mcp.TaskParams) map[stri
 func modes(m ...mcp.ResponseMode) *mcp.TaskParams { return &mcp.TaskParams{ResponseModes: m} }
 
 func ptr[T any](v T) *T { return &v }
+
+func (c *client) httpClient() *http.Client {
+	if c.hc != nil {
+		return c.hc
+	}
+	return http.DefaultClient
+}
+
+// advance moves the simulated clock by d once the synctest bubble is idle,
+// so that every goroutine about to wait on the clock (a tool between two
+// chunks) waits on it before it moves.
+func advance(c *clock.Sim, d time.Duration) {
+	synctest.Wait()
+	c.Advance(d)
+}
+
+// advanceWhenIdle moves the simulated clock by d once every goroutine of
+// the bubble but the caller's waits. Call it just before a request that
+// waits on the clock: a streaming call's first answer waits for the
+// immediate window.
+func advanceWhenIdle(c *clock.Sim, d time.Duration) {
+	go func() {
+		synctest.Wait()
+		c.Advance(d)
+	}()
+}

@@ -20,6 +20,17 @@ const (
 	DefaultMaxTasksPerSession = 10000
 	DefaultListPageSize       = 50
 	DefaultImmediateWindow    = 20 * time.Millisecond
+	// DefaultMaxTasks caps the tasks the server stores, all sessions
+	// together, live or finished (until their ttl).
+	DefaultMaxTasks = 100_000
+	// DefaultMaxTaskBytes, DefaultMaxSessionBytes and DefaultMaxServerBytes
+	// bound the result bytes a task, a session and the server may hold.
+	DefaultMaxTaskBytes    = 64 << 20
+	DefaultMaxSessionBytes = 256 << 20
+	DefaultMaxServerBytes  = 1 << 30
+	// DefaultMaxTaskOpsPerSecond is the per-session rate of task
+	// operations.
+	DefaultMaxTaskOpsPerSecond = 5000
 	// expiredMemory is how long an expired task's id is remembered, so that
 	// a lookup can say "expired" rather than "not found".
 	expiredMemory = 10 * time.Minute
@@ -53,6 +64,27 @@ type Options struct {
 	// MaxTasksPerSession caps the live (non-terminal) tasks of a session;
 	// a task-augmented call over it gets a -32603 error.
 	MaxTasksPerSession int
+	// MaxTasks caps the tasks the server stores across all sessions, live
+	// or finished; a task-augmented call over it gets a -32603 error
+	// (2025-11-25 Tasks, "Security Considerations": receivers SHOULD limit
+	// the resources a requestor may consume).
+	MaxTasks int
+	// MaxTaskBytes bounds the result a task (or a plain call) may hold:
+	// arguments that ask for more (Tool.Size) get -32602 before anything
+	// runs, and a tool that emits more fails with ErrBudget.
+	MaxTaskBytes int64
+	// MaxSessionBytes and MaxServerBytes bound the result bytes held by
+	// the tasks of one session and of all sessions: a call that would go
+	// over gets -32603, a running task that would fails with ErrBudget.
+	MaxSessionBytes int64
+	MaxServerBytes  int64
+	// MaxTaskOpsPerSecond rate-limits the task operations of a session
+	// (tools/call, tasks/get, tasks/result, tasks/list, tasks/cancel): a
+	// bucket of this many that refills at this rate on Clock; a request
+	// finding it empty gets -32603 (2025-11-25 Tasks, "Security
+	// Considerations": receivers SHOULD rate-limit task operations).
+	// 0 means DefaultMaxTaskOpsPerSecond; negative, no limit.
+	MaxTaskOpsPerSecond int
 	// ListPageSize is the page size of tasks/list.
 	ListPageSize int
 	// ImmediateWindow is how long a call negotiated as immediate (or
@@ -111,6 +143,21 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.MaxTasksPerSession <= 0 {
 		out.MaxTasksPerSession = DefaultMaxTasksPerSession
+	}
+	if out.MaxTasks <= 0 {
+		out.MaxTasks = DefaultMaxTasks
+	}
+	if out.MaxTaskBytes <= 0 {
+		out.MaxTaskBytes = DefaultMaxTaskBytes
+	}
+	if out.MaxSessionBytes <= 0 {
+		out.MaxSessionBytes = DefaultMaxSessionBytes
+	}
+	if out.MaxServerBytes <= 0 {
+		out.MaxServerBytes = DefaultMaxServerBytes
+	}
+	if out.MaxTaskOpsPerSecond == 0 {
+		out.MaxTaskOpsPerSecond = DefaultMaxTaskOpsPerSecond
 	}
 	if out.ListPageSize <= 0 {
 		out.ListPageSize = DefaultListPageSize

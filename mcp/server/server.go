@@ -11,11 +11,12 @@ import (
 // Server is the reference server. It implements mcp.Endpoint: hand it to a
 // transport (mcp/stdio, mcp/streamhttp) to serve it.
 type Server struct {
-	opts  Options
-	tools map[string]*Tool
-	order []*Tool
-	store *store
-	ids   ids
+	opts   Options
+	tools  map[string]*Tool
+	order  []*Tool
+	store  *store
+	ids    ids
+	budget *budget
 
 	mu       sync.Mutex
 	sessions map[*session]struct{}
@@ -25,7 +26,7 @@ type Server struct {
 // New returns a server. A nil opts gives every default.
 func New(opts *Options) *Server {
 	o := opts.withDefaults()
-	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand}, sessions: map[*session]struct{}{}}
+	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), sessions: map[*session]struct{}{}}
 	tools := o.Tools
 	if tools == nil {
 		tools = BuiltinTools()
@@ -99,4 +100,21 @@ func (s *Server) forget(ss *session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.sessions, ss)
+}
+
+// Stats is what the server holds at one moment.
+type Stats struct {
+	Sessions int   // sessions open
+	Tasks    int   // tasks stored, live or finished
+	Live     int   // tasks not yet terminal
+	Bytes    int64 // result bytes held by tasks (Options.MaxServerBytes)
+}
+
+// Stats returns what the server holds now.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	n := len(s.sessions)
+	s.mu.Unlock()
+	tasks, live := s.store.counts()
+	return Stats{Sessions: n, Tasks: tasks, Live: live, Bytes: s.budget.Held(nil)}
 }

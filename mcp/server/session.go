@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/tasksim/tasksim/mcp"
 )
@@ -23,6 +24,9 @@ type session struct {
 	// on, for notifications/cancelled.
 	inflight map[mcp.ID]context.CancelFunc
 	closed   bool
+	// ops is the bucket of MaxTaskOpsPerSecond, as of opsAt.
+	ops   float64
+	opsAt time.Time
 }
 
 // Handle implements mcp.Session.
@@ -38,6 +42,14 @@ func (ss *session) Handle(ctx context.Context, msg *mcp.Message, r mcp.Replier) 
 }
 
 func (ss *session) request(msg *mcp.Message, r mcp.Replier) {
+	switch msg.Method {
+	case mcp.MethodToolsCall, mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksList, mcp.MethodTasksCancel:
+		if !ss.takeTaskOp() {
+			replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeInternalError,
+				"rate limited: more than %d task operations a second in this session, its limit; retry later", ss.srv.opts.MaxTaskOpsPerSecond))
+			return
+		}
+	}
 	switch msg.Method {
 	case mcp.MethodInitialize:
 		ss.initialize(msg, r)
@@ -112,6 +124,30 @@ func (ss *session) notification(msg *mcp.Message) {
 			cancel()
 		}
 	}
+}
+
+// takeTaskOp takes one task operation from the session's bucket, which
+// holds up to MaxTaskOpsPerSecond and refills at that rate on the
+// server's clock.
+func (ss *session) takeTaskOp() bool {
+	max := float64(ss.srv.opts.MaxTaskOpsPerSecond)
+	if max <= 0 {
+		return true
+	}
+	now := ss.srv.opts.Clock.Now()
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.opsAt.IsZero() {
+		ss.ops = max
+	} else {
+		ss.ops = min(max, ss.ops+now.Sub(ss.opsAt).Seconds()*max)
+	}
+	ss.opsAt = now
+	if ss.ops < 1 {
+		return false
+	}
+	ss.ops--
+	return true
 }
 
 // clientWantsPartials reports whether the client declared

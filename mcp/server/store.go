@@ -28,16 +28,32 @@ func newStore(c clock.Clock) *store {
 	return &store{clock: c, tasks: map[string]*task{}, expired: map[string]time.Time{}, live: map[*session]int{}}
 }
 
-// add registers t, unless its session already has max live tasks.
-func (s *store) add(t *task, max int) error {
+// add registers t, unless its session already has max live tasks or the
+// server stores maxAll tasks.
+func (s *store) add(t *task, max, maxAll int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.live[t.owner] >= max {
 		return mcp.Errorf(mcp.CodeInternalError, "too many live tasks in this session (the limit is %d)", max)
 	}
+	if len(s.tasks) >= maxAll {
+		// 2025-11-25 Tasks, "Security Considerations": receivers SHOULD
+		// limit concurrent tasks; past it the caller is refused, not queued.
+		return mcp.Errorf(mcp.CodeInternalError, "server busy: it holds %d tasks, its limit; retry after some expire", maxAll)
+	}
 	s.tasks[t.id] = t
 	s.live[t.owner]++
 	return nil
+}
+
+// counts returns the tasks stored and the live ones.
+func (s *store) counts() (tasks, live int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, n := range s.live {
+		live += n
+	}
+	return len(s.tasks), live
 }
 
 // ended records that t reached a terminal status.

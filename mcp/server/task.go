@@ -43,6 +43,9 @@ type task struct {
 	rpcErr        *mcp.Error // the underlying request ended in this JSON-RPC error
 	nextSeq       int64      // next SEP-2679 seq
 	expired       bool
+	// charged is what the task has taken from its session's and the
+	// server's budgets; used is what its result holds (budget.go).
+	charged, used int64
 	expiry        clock.Timer
 	// stream is the open SEP-1905 streaming answer of the creating request;
 	// nil once its final response was sent (or in other modes).

@@ -21,6 +21,10 @@ type Tool struct {
 	// Prepare checks the arguments and returns what runs the call. An error
 	// becomes the call's -32602 error; nothing runs.
 	Prepare func(args json.RawMessage) (RunFunc, error)
+	// Size, when set, says how many bytes of result the arguments ask for
+	// (after Prepare accepted them), so that a call asking for more than
+	// Options.MaxTaskBytes is refused before it runs.
+	Size func(args json.RawMessage) int64
 }
 
 // RunFunc runs one call. Its result is everything it emitted through

@@ -20,7 +20,10 @@
 // standalone stream, fed by the mcp.Outbox. A stream outlives the HTTP
 // connection carrying it: replies keep going to its buffer, and the client
 // resumes with GET and Last-Event-ID, getting exactly the events of that
-// stream after that id.
+// stream after that id. Buffers are bounded in events and bytes (per
+// stream, per session, in all); a finished stream can be resumed for
+// Options.StreamRetention, then its events are released. Sessions,
+// requests per session and resumes are capped: past a cap, 503.
 //
 //	POST ─▶ Session.Handle(ctx=session's, msg, replier)
 //	          replier.Reply ─┬─ first final ──────────────▶ 200 application/json

@@ -1,6 +1,7 @@
 package streamhttp
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -42,13 +43,22 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	defer s.hold()()
+	release, ok := s.acquire()
+	if !ok {
+		h.busy(w, mcp.ID{}, s.tooManyRequests())
+		return
+	}
+	defer release()
 	c := newLiveConn()
 	var st *stream
 	var cursor uint64
 	var prelude []byte
 	if ids := r.Header[headerLastEventID]; len(ids) > 0 && strings.TrimSpace(ids[0]) != "" {
 		id := strings.TrimSpace(ids[0])
+		if !s.takeResume() {
+			h.busy(w, mcp.ID{}, fmt.Sprintf("Service Unavailable: more than %d resumed GETs a minute in this session, its limit", h.opts.MaxResumesPerMinute))
+			return
+		}
 		num, ev, ok := parseEventID(id)
 		if !ok {
 			h.fail(w, http.StatusBadRequest, codeTransport, mcp.ID{}, "Bad Request: malformed Last-Event-ID "+quoteHeader(id))

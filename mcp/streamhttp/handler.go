@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -25,6 +26,25 @@ const (
 	DefaultRetry            = time.Second
 	DefaultKeepAlive        = 15 * time.Second
 	DefaultSessionIdle      = 30 * time.Minute
+	// Byte budgets of the replay buffers: per stream, per session (all its
+	// streams) and per handler (all sessions).
+	DefaultMaxStreamBytes        = 8 << 20
+	DefaultMaxSessionReplayBytes = 32 << 20
+	DefaultMaxReplayBytes        = 512 << 20
+	// DefaultStreamRetention is how long a finished POST stream can be
+	// resumed.
+	DefaultStreamRetention = 5 * time.Minute
+	// Caps on what clients may open (2025-11-25 Tasks, "Security
+	// Considerations": receivers SHOULD rate-limit task operations and
+	// bound what a requestor may consume). Past one, the request gets 503
+	// with a Retry-After header and a JSON-RPC error body.
+	DefaultMaxSessions         = 10_000
+	DefaultMaxSessionRequests  = 1024
+	DefaultMaxResumesPerMinute = 600
+	// DefaultBodyReadTimeout bounds the reading of a POST body.
+	DefaultBodyReadTimeout = 30 * time.Second
+	// retryAfterSeconds is the Retry-After of a 503 past a cap.
+	retryAfterSeconds = "1"
 )
 
 // codeTransport is the JSON-RPC error code of the bodies of HTTP errors the
@@ -62,10 +82,47 @@ type Options struct {
 	// MaxBodyBytes caps a POST body; 0 means DefaultMaxBodyBytes (4 MiB).
 	// A larger body gets 413.
 	MaxBodyBytes int64
+	// BodyReadTimeout bounds the time to read a POST body, from when the
+	// handler starts reading it; a slower body gets 408 and its
+	// connection is closed. 0 means DefaultBodyReadTimeout (30 s);
+	// negative, no limit. Wall time whatever Clock is: the kernel enforces
+	// it (a ResponseWriter without deadlines, the in-memory transport's,
+	// ignores it).
+	BodyReadTimeout time.Duration
 	// EventStoreEvents is the replay buffer of each logical stream, in
 	// events; 0 means DefaultEventStoreEvents. It also bounds the messages
 	// the Outbox queues while no GET is connected (oldest dropped first).
 	EventStoreEvents int
+	// MaxStreamBytes bounds each stream's replay buffer in bytes (encoded
+	// events); 0 means DefaultMaxStreamBytes (8 MiB). MaxSessionReplayBytes
+	// bounds the buffers of one session's streams together (0: 32 MiB) and
+	// MaxReplayBytes those of every session (0: 512 MiB). Past a bound the
+	// stream that appends drops its oldest events, never its newest one,
+	// so the bounds hold to within one event per stream. A connection that
+	// falls behind the events kept is closed, and resuming it gets 409: the
+	// client then asks tasks/result, which has the whole result.
+	MaxStreamBytes        int64
+	MaxSessionReplayBytes int64
+	MaxReplayBytes        int64
+	// StreamRetention is how long a finished POST stream (its final
+	// response stored) can still be resumed with Last-Event-ID; its events
+	// are released after, and a GET naming it gets 409. 0 means
+	// DefaultStreamRetention (5 min); negative keeps finished streams
+	// until the session ends (still at most 64 per session).
+	StreamRetention time.Duration
+	// MaxSessions caps the sessions open at once; an initialize past it
+	// gets 503. 0 means DefaultMaxSessions (10,000); negative, no cap.
+	MaxSessions int
+	// MaxSessionRequests caps the HTTP requests of one session served at
+	// once, open SSE connections (POST answers and GETs) included; one
+	// more gets 503. 0 means DefaultMaxSessionRequests (1,024); negative,
+	// no cap.
+	MaxSessionRequests int
+	// MaxResumesPerMinute caps the GETs with Last-Event-ID of one session:
+	// a bucket of this many that refills at this rate per minute; a GET
+	// finding it empty gets 503. 0 means DefaultMaxResumesPerMinute (600);
+	// negative, no cap.
+	MaxResumesPerMinute int
 	// Retry is the reconnection time sent in the retry field of every
 	// priming event; 0 means DefaultRetry (1s); negative sends none. A
 	// connection the server closes on purpose always ends with a retry
@@ -122,9 +179,12 @@ type Handler struct {
 
 	randMu sync.Mutex // serialises reads of opts.Rand
 
-	mu       sync.RWMutex
-	sessions map[string]*session
-	closed   bool
+	replayBytes atomic.Int64 // held by every stream's replay buffer
+
+	mu              sync.RWMutex
+	sessions        map[string]*session
+	closed          bool
+	refusedSessions int // initializes refused past MaxSessions
 }
 
 // NewHandler returns a Handler serving ep. opts may be nil.
@@ -144,6 +204,30 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	}
 	if o.Retry == 0 {
 		o.Retry = DefaultRetry
+	}
+	if o.BodyReadTimeout == 0 {
+		o.BodyReadTimeout = DefaultBodyReadTimeout
+	}
+	if o.MaxStreamBytes <= 0 {
+		o.MaxStreamBytes = DefaultMaxStreamBytes
+	}
+	if o.MaxSessionReplayBytes <= 0 {
+		o.MaxSessionReplayBytes = DefaultMaxSessionReplayBytes
+	}
+	if o.MaxReplayBytes <= 0 {
+		o.MaxReplayBytes = DefaultMaxReplayBytes
+	}
+	if o.StreamRetention == 0 {
+		o.StreamRetention = DefaultStreamRetention
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.MaxSessionRequests == 0 {
+		o.MaxSessionRequests = DefaultMaxSessionRequests
+	}
+	if o.MaxResumesPerMinute == 0 {
+		o.MaxResumesPerMinute = DefaultMaxResumesPerMinute
 	}
 	if o.SessionIdleTimeout == 0 {
 		o.SessionIdleTimeout = DefaultSessionIdle
@@ -178,20 +262,29 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	r.HandleFunc(o.Path, h.serveDELETE).Methods(http.MethodDelete)
 	r.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
 	h.router = r
-	if o.SessionIdleTimeout > 0 {
-		go h.expireIdle(o.SessionIdleTimeout)
+	if o.SessionIdleTimeout > 0 || o.StreamRetention > 0 {
+		go h.sweep()
 	}
 	return h
 }
 
-// expireIdle ends sessions idle for longer than idle, until Close. It
-// looks every idle/4 (within 1 ms and 1 min) on the handler's clock, with
-// one timer re-armed after each round rather than a ticker, which a
-// simulated clock has not. The sessions are ended on this goroutine, not in
-// the timer's function: ending one calls into the endpoint (Session.Close),
-// and a clock.Sim runs timer functions in the goroutine that advances it.
-func (h *Handler) expireIdle(idle time.Duration) {
-	period := min(max(idle/4, time.Millisecond), time.Minute)
+// sweep, until Close, ends sessions idle for longer than
+// SessionIdleTimeout and releases finished streams older than
+// StreamRetention. It looks every quarter of the shorter of the two
+// (within 1 ms and 1 min) on the handler's clock, with one timer re-armed
+// after each round rather than a ticker, which a simulated clock has not.
+// The sessions are ended on this goroutine, not in the timer's function:
+// ending one calls into the endpoint (Session.Close), and a clock.Sim runs
+// timer functions in the goroutine that advances it. Ended sessions are
+// logged as one line per round, not one per session.
+func (h *Handler) sweep() {
+	idle, keep := h.opts.SessionIdleTimeout, h.opts.StreamRetention
+	period := time.Minute
+	for _, d := range []time.Duration{idle, keep} {
+		if d > 0 {
+			period = min(period, max(d/4, time.Millisecond))
+		}
+	}
 	t := clock.NewTimer(h.clock, period)
 	defer t.Stop()
 	for {
@@ -199,17 +292,24 @@ func (h *Handler) expireIdle(idle time.Duration) {
 		case <-h.ctx.Done():
 			return
 		case now := <-t.C():
-			var idleOnes []*session
+			var idleOnes, all []*session
 			h.mu.RLock()
 			for _, s := range h.sessions {
-				if s.idleSince(now.Add(-idle)) {
+				if idle > 0 && s.idleSince(now.Add(-idle)) {
 					idleOnes = append(idleOnes, s)
+				} else if keep > 0 {
+					all = append(all, s)
 				}
 			}
 			h.mu.RUnlock()
 			for _, s := range idleOnes {
-				h.log.Info("streamhttp: ending idle session", "session", s.id, "idle", idle)
 				h.endSession(s)
+			}
+			if len(idleOnes) > 0 {
+				h.log.Info("streamhttp: ended idle sessions", "count", len(idleOnes), "idle", idle)
+			}
+			for _, s := range all {
+				s.retireFinished(now.Add(-keep))
 			}
 			t.Reset(period)
 		}
@@ -251,15 +351,26 @@ func (h *Handler) Close() {
 	}
 }
 
-// register makes s reachable by its id; it fails after Close.
-func (h *Handler) register(s *session) bool {
+// register makes s reachable by its id. It fails after Close, and when
+// MaxSessions are open; the message says which.
+func (h *Handler) register(s *session) (ok bool, why string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return false
+		return false, "Service Unavailable: the server is shutting down"
+	}
+	if max := h.opts.MaxSessions; max > 0 && len(h.sessions) >= max {
+		h.refusedSessions++
+		return false, fmt.Sprintf("Service Unavailable: the server has %d sessions open, its limit; end unused ones with DELETE", max)
 	}
 	h.sessions[s.id] = s
-	return true
+	return true, ""
+}
+
+// busy answers 503 with a Retry-After header: a cap was reached.
+func (h *Handler) busy(w http.ResponseWriter, id mcp.ID, why string) {
+	w.Header()["Retry-After"] = []string{retryAfterSeconds}
+	h.fail(w, http.StatusServiceUnavailable, codeTransport, id, why)
 }
 
 // endSession unregisters s and closes it.
@@ -359,4 +470,18 @@ func (h *Handler) primingEvent(id string) []byte {
 		h.log.Error("streamhttp: encode priming event", "id", id, "err", err)
 	}
 	return b
+}
+
+// Stats is what a Handler holds at one moment.
+type Stats struct {
+	Sessions    int   // sessions registered
+	ReplayBytes int64 // bytes in every stream's replay buffer
+}
+
+// Stats returns what the handler holds now.
+func (h *Handler) Stats() Stats {
+	h.mu.RLock()
+	n := len(h.sessions)
+	h.mu.RUnlock()
+	return Stats{Sessions: n, ReplayBytes: h.replayBytes.Load()}
 }

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/tasksim/tasksim/mcp"
 )
@@ -36,8 +38,12 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 			"Unsupported Media Type: Content-Type must be application/json")
 		return
 	}
-	bp, status := h.readBody(r)
+	bp, status := h.readBody(w, r)
 	switch status {
+	case http.StatusRequestTimeout:
+		w.Header()["Connection"] = []string{"close"}
+		h.fail(w, status, codeTransport, mcp.ID{}, "Request Timeout: the body did not arrive in time")
+		return
 	case http.StatusRequestEntityTooLarge:
 		h.fail(w, status, codeTransport, mcp.ID{}, "Request Entity Too Large: the body exceeds the server's limit")
 		return
@@ -85,7 +91,12 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	} else if s = h.sessionOf(w, r); s == nil {
 		return
 	}
-	defer s.hold()()
+	release, ok := s.acquire()
+	if !ok {
+		h.busy(w, msg.ID, s.tooManyRequests())
+		return
+	}
+	defer release()
 
 	if kind != mcp.KindRequest {
 		s.ms.Handle(s.ctx, msg, nil)
@@ -154,9 +165,9 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, p *
 		if created {
 			if isError {
 				s.close()
-			} else if !h.register(s) {
+			} else if ok, why := h.register(s); !ok {
 				s.close()
-				h.fail(w, http.StatusServiceUnavailable, codeTransport, mcp.ID{}, "Service Unavailable: the server is shutting down")
+				h.busy(w, mcp.ID{}, why)
 				return
 			} else {
 				hdr[headerSession] = s.idHeader
@@ -169,10 +180,12 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, p *
 		_, _ = w.Write(body)
 
 	case replyStream:
-		if created && !h.register(s) {
-			s.close()
-			h.fail(w, http.StatusServiceUnavailable, codeTransport, mcp.ID{}, "Service Unavailable: the server is shutting down")
-			return
+		if created {
+			if ok, why := h.register(s); !ok {
+				s.close()
+				h.busy(w, mcp.ID{}, why)
+				return
+			}
 		}
 		c := newLiveConn()
 		st.mu.Lock()
@@ -203,14 +216,29 @@ func putBody(bp *[]byte) {
 	}
 }
 
-// readBody reads the request body into a pooled buffer. A non-zero status
-// is the failure: 413 beyond MaxBodyBytes, 400 when reading failed.
-func (h *Handler) readBody(r *http.Request) (*[]byte, int) {
+// readBody reads the request body into a pooled buffer, within
+// BodyReadTimeout. A non-zero status is the failure: 413 beyond
+// MaxBodyBytes, 408 past the timeout, 400 when reading failed.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) (bp *[]byte, status int) {
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
 		return nil, http.StatusRequestEntityTooLarge
 	}
-	bp := bodyPool.Get().(*[]byte)
+	if d := h.opts.BodyReadTimeout; d > 0 {
+		// Wall time: a socket deadline (see BodyReadTimeout). Lifted once
+		// the body is in, so that the connection can serve on; left past
+		// after a failure, so that net/http does not wait to drain the
+		// rest of the body but closes the connection.
+		rc := http.NewResponseController(w)
+		if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+			defer func() {
+				if status == 0 {
+					_ = rc.SetReadDeadline(time.Time{})
+				}
+			}()
+		}
+	}
+	bp = bodyPool.Get().(*[]byte)
 	b := (*bp)[:0]
 	if r.ContentLength > 0 {
 		b = slices.Grow(b, int(r.ContentLength)+1) // +1: room to read EOF
@@ -231,6 +259,9 @@ func (h *Handler) readBody(r *http.Request) (*[]byte, int) {
 		}
 		if err != nil {
 			putBody(bp)
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return nil, http.StatusRequestTimeout
+			}
 			return nil, http.StatusBadRequest
 		}
 	}

@@ -49,12 +49,18 @@ type session struct {
 	// the session is idle.
 	inUse    atomic.Int64
 	lastUsed atomic.Int64
+	// replayBytes is what the session's streams hold in their replay
+	// buffers (Options.MaxSessionReplayBytes).
+	replayBytes atomic.Int64
 
 	mu         sync.Mutex
 	closed     bool
 	streams    map[uint64]*stream // every stream that can be resumed, 0 included
 	nextStream uint64             // number of the next POST stream
 	finished   []*stream          // finished POST streams still kept, oldest first
+	// resumes is the bucket of MaxResumesPerMinute, as of resumesAt.
+	resumes   float64
+	resumesAt time.Time
 }
 
 // newSession makes a session with a fresh id and asks the endpoint for its
@@ -112,8 +118,9 @@ func (h *Handler) newSessionID() (string, error) {
 
 // Send implements mcp.Outbox: msg goes to the standalone stream's event
 // store, and to the connected GET, if any, without waiting for it. While no
-// GET is connected messages queue in the store (EventStoreEvents of them;
-// beyond that the oldest are dropped, with a log line).
+// GET is connected messages queue in the store (EventStoreEvents of them,
+// within the byte budgets; beyond that the oldest are dropped, with a log
+// line).
 func (s *session) Send(_ context.Context, msg *mcp.Message) error {
 	if msg == nil {
 		return errNilMessage
@@ -154,8 +161,26 @@ func (s *session) streamFinished(st *stream) {
 		return
 	}
 	st.finished = true
+	st.finishedAt = s.h.clock.Now()
 	s.finished = append(s.finished, st)
 	s.trimLocked()
+}
+
+// retireFinished releases the finished streams that finished before
+// cutoff: they can no longer be resumed (Options.StreamRetention), and a
+// GET that names them gets 409.
+func (s *session) retireFinished(cutoff time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for n < len(s.finished) && s.finished[n].finishedAt.Before(cutoff) {
+		st := s.finished[n]
+		delete(s.streams, st.num)
+		st.retire()
+		s.finished[n] = nil
+		n++
+	}
+	s.finished = s.finished[n:]
 }
 
 // streamDelivered records that every event of st, its final one included,
@@ -177,6 +202,7 @@ func (s *session) trimLocked() {
 		if st := s.finished[i]; st.deliveredAll {
 			if delivered++; delivered > keepDeliveredStreams {
 				delete(s.streams, st.num)
+				st.retire()
 				s.finished[i] = nil
 			}
 		}
@@ -191,6 +217,7 @@ func (s *session) trimLocked() {
 	for len(s.finished) > maxFinishedStreams {
 		st := s.finished[0]
 		delete(s.streams, st.num)
+		st.retire()
 		s.finished[0] = nil
 		s.finished = s.finished[1:]
 		s.h.log.Warn("streamhttp: evicted a finished stream never fully delivered",
@@ -223,15 +250,48 @@ func (s *session) close() {
 
 var errNilMessage = errors.New("streamhttp: nil message")
 
-// hold marks the session in use for one HTTP request; the returned
-// function ends that.
-func (s *session) hold() func() {
-	s.inUse.Add(1)
+// acquire marks the session in use for one HTTP request, within
+// MaxSessionRequests; the returned function ends that. It fails, holding
+// nothing, when that many requests of the session are being served.
+func (s *session) acquire() (release func(), ok bool) {
+	if max := s.h.opts.MaxSessionRequests; max > 0 && s.inUse.Add(1) > int64(max) {
+		s.inUse.Add(-1)
+		return nil, false
+	} else if max <= 0 {
+		s.inUse.Add(1)
+	}
 	s.lastUsed.Store(s.h.clock.Now().UnixNano())
 	return func() {
 		s.lastUsed.Store(s.h.clock.Now().UnixNano())
 		s.inUse.Add(-1)
+	}, true
+}
+
+func (s *session) tooManyRequests() string {
+	return fmt.Sprintf("Service Unavailable: this session has %d requests open, its limit", s.h.opts.MaxSessionRequests)
+}
+
+// takeResume takes one resume from the session's bucket, which holds up
+// to MaxResumesPerMinute and refills at that rate on the handler's clock.
+func (s *session) takeResume() bool {
+	max := float64(s.h.opts.MaxResumesPerMinute)
+	if max <= 0 {
+		return true
 	}
+	now := s.h.clock.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.resumesAt.IsZero() {
+		s.resumes = max
+	} else {
+		s.resumes = min(max, s.resumes+now.Sub(s.resumesAt).Minutes()*max)
+	}
+	s.resumesAt = now
+	if s.resumes < 1 {
+		return false
+	}
+	s.resumes--
+	return true
 }
 
 // idleSince reports whether no request of the session has been served

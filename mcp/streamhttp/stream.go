@@ -2,6 +2,7 @@ package streamhttp
 
 import (
 	"sync"
+	"time"
 
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/sse"
@@ -27,6 +28,7 @@ type eventRing struct {
 	n     int      // events held
 	first uint64   // number of the oldest event held (next, when n == 0)
 	max   int      // capacity limit
+	bytes int64    // the events' total length
 }
 
 func newEventRing(max int, first uint64) eventRing {
@@ -37,8 +39,8 @@ func newEventRing(max int, first uint64) eventRing {
 func (r *eventRing) next() uint64 { return r.first + uint64(r.n) }
 
 // push appends an event and reports whether the oldest one was dropped to
-// make room.
-func (r *eventRing) push(ev []byte) (dropped bool) {
+// make room, and how long it was.
+func (r *eventRing) push(ev []byte) (dropped bool, droppedBytes int64) {
 	if r.n == len(r.buf) {
 		if r.n < r.max {
 			grown := make([][]byte, min(max(2*len(r.buf), 4), r.max))
@@ -47,16 +49,36 @@ func (r *eventRing) push(ev []byte) (dropped bool) {
 			}
 			r.buf, r.head = grown, 0
 		} else {
-			r.buf[r.head] = nil
-			r.head = (r.head + 1) % len(r.buf)
-			r.n--
-			r.first++
+			droppedBytes = r.dropOldest()
 			dropped = true
 		}
 	}
 	r.buf[(r.head+r.n)%len(r.buf)] = ev
 	r.n++
-	return dropped
+	r.bytes += int64(len(ev))
+	return dropped, droppedBytes
+}
+
+// dropOldest drops the oldest event, if any, and returns its length.
+func (r *eventRing) dropOldest() int64 {
+	if r.n == 0 {
+		return 0
+	}
+	n := int64(len(r.buf[r.head]))
+	r.buf[r.head] = nil
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
+	r.first++
+	r.bytes -= n
+	return n
+}
+
+// clear drops every event and frees the buffer; numbering goes on.
+func (r *eventRing) clear() int64 {
+	n := r.bytes
+	r.first += uint64(r.n)
+	r.buf, r.head, r.n, r.bytes = nil, 0, 0, 0
+	return n
 }
 
 // since appends to dst the events numbered from cursor on and returns them
@@ -92,10 +114,12 @@ type stream struct {
 	delivered uint64    // number of the first event not yet written to any connection
 	drops     int       // events dropped before they were delivered
 	primings  uint64    // priming events sent (standalone stream only)
+	retired   bool      // no longer resumable: its events go once no connection carries it
 
 	// Guarded by sess.mu: bookkeeping for keeping finished streams.
-	finished     bool // done, and counted in sess.finished
-	deliveredAll bool // every event, the final one included, was written
+	finished     bool      // done, and counted in sess.finished
+	deliveredAll bool      // every event, the final one included, was written
+	finishedAt   time.Time // when finished became true, on the handler's clock
 }
 
 func newStream(s *session, num uint64, capacity int) *stream {
@@ -128,12 +152,7 @@ func (st *stream) appendMessage(data []byte, final bool) error {
 			st.mu.Unlock()
 			return err
 		}
-		first := st.ring.first
-		if st.ring.push(ev) && first >= st.delivered {
-			dropped = true
-			st.drops++
-			drops = st.drops
-		}
+		dropped, drops = st.pushLocked(ev)
 	}
 	st.done = final
 	c := st.conn
@@ -149,6 +168,56 @@ func (st *stream) appendMessage(data []byte, final bool) error {
 		st.sess.streamFinished(st)
 	}
 	return nil
+}
+
+// pushLocked stores ev and drops the oldest events while the stream, its
+// session or the handler holds more than its byte budget
+// (Options.MaxStreamBytes, MaxSessionReplayBytes, MaxReplayBytes) or the
+// stream more than EventStoreEvents events. The newest event always stays:
+// it has not been written yet. It reports whether an event nobody was
+// given was dropped, and the count of such drops so far. st.mu must be held.
+func (st *stream) pushLocked(ev []byte) (dropped bool, drops int) {
+	h := st.sess.h
+	o := &h.opts
+	undelivered := func() {
+		if st.ring.first-1 >= st.delivered {
+			dropped = true
+			st.drops++
+		}
+	}
+	if st.retired {
+		return false, st.drops // nobody can resume it any more
+	}
+	lost, n := st.ring.push(ev)
+	st.account(int64(len(ev)) - n)
+	if lost {
+		undelivered()
+	}
+	for st.ring.n > 1 && (st.ring.bytes > o.MaxStreamBytes ||
+		st.sess.replayBytes.Load() > o.MaxSessionReplayBytes || h.replayBytes.Load() > o.MaxReplayBytes) {
+		st.account(-st.ring.dropOldest())
+		undelivered()
+	}
+	return dropped, st.drops
+}
+
+// account adds n bytes to the session's and the handler's replay totals.
+func (st *stream) account(n int64) {
+	if n != 0 {
+		st.sess.replayBytes.Add(n)
+		st.sess.h.replayBytes.Add(n)
+	}
+}
+
+// retire makes the stream unresumable: its events are released now, or
+// when the connection still writing them detaches.
+func (st *stream) retire() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.retired = true
+	if st.conn == nil {
+		st.account(-st.ring.clear())
+	}
 }
 
 // attachLocked makes c the stream's connection, replacing (and waking, so that
@@ -168,6 +237,9 @@ func (st *stream) detach(c *liveConn) {
 	if st.conn == c {
 		st.conn = nil
 		st.closeReq = false
+		if st.retired {
+			st.account(-st.ring.clear())
+		}
 	}
 	st.mu.Unlock()
 }
@@ -196,6 +268,7 @@ func (st *stream) end() {
 	if c != nil {
 		c.wake()
 	}
+	st.retire()
 }
 
 // liveConn is an HTTP response currently carrying a stream. The goroutine

@@ -10,7 +10,7 @@ func TestEventRing(t *testing.T) {
 	ev := func(n int) []byte { return []byte(fmt.Sprint(n)) }
 	names := func(evs [][]byte) string { return fmt.Sprintf("%s", evs) }
 	for n := 1; n <= 3; n++ {
-		if r.push(ev(n)) {
+		if dropped, _ := r.push(ev(n)); dropped {
 			t.Fatalf("push %d dropped an event", n)
 		}
 	}
@@ -21,7 +21,7 @@ func TestEventRing(t *testing.T) {
 		t.Fatalf("since(4) = %s, %d, %v", names(got), next, gap)
 	}
 	for n := 4; n <= 6; n++ {
-		if dropped := r.push(ev(n)); dropped != (n > 4) {
+		if dropped, _ := r.push(ev(n)); dropped != (n > 4) {
 			t.Fatalf("push %d: dropped %v", n, dropped)
 		}
 	}
@@ -47,5 +47,28 @@ func TestEventRingGrowsOnDemand(t *testing.T) {
 	}
 	if len(r.buf) != 4096 || r.n != 4096 || r.next() != 5002 {
 		t.Fatalf("capacity %d, held %d, next %d", len(r.buf), r.n, r.next())
+	}
+}
+
+func TestEventRingCountsBytes(t *testing.T) {
+	r := newEventRing(3, 1)
+	for _, ev := range []string{"aa", "bbb", "c"} {
+		r.push([]byte(ev))
+	}
+	if r.bytes != 6 {
+		t.Fatalf("bytes %d, want 6", r.bytes)
+	}
+	if dropped, n := r.push([]byte("dddd")); !dropped || n != 2 || r.bytes != 8 {
+		t.Fatalf("push over capacity: dropped %v %d bytes, holds %d", dropped, n, r.bytes)
+	}
+	if n := r.dropOldest(); n != 3 || r.bytes != 5 || r.first != 3 {
+		t.Fatalf("dropOldest: %d, holds %d, first %d", n, r.bytes, r.first)
+	}
+	if n := r.clear(); n != 5 || r.bytes != 0 || r.next() != 5 || r.buf != nil {
+		t.Fatalf("clear: %d, holds %d, next %d", n, r.bytes, r.next())
+	}
+	r.push([]byte("e"))
+	if got, next, gap := r.since(5, nil); len(got) != 1 || next != 6 || gap {
+		t.Fatalf("after clear: since(5) = %q, %d, %v", got, next, gap)
 	}
 }
