@@ -113,6 +113,12 @@ func (t *memoryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	go w.serve(t.h, serverRequest(req, srvCtx), cancelSrv, req.Body)
 	select {
 	case head := <-w.ready:
+		if err := ctx.Err(); err != nil {
+			// The request was cancelled while the head came: the
+			// cancellation wins, whichever the select saw first.
+			body.abort(err)
+			return nil, err
+		}
 		if head.err != nil {
 			body.abort(head.err)
 			return nil, head.err
