@@ -140,6 +140,11 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 				c.ok("S1905-MODE-SELECT")
 			case mode == "task" && res.hasFallbackWarning():
 				c.ok("S1905-MODE-SELECT")
+			case mode == "task" && !lacks(r.modes, "immediate"):
+				// Immediate negotiated but the result not ready: task is
+				// the fallback of the decision process (Case 2), no
+				// warning needed.
+				c.ok("S1905-MODE-SELECT")
 			case mode == "task":
 				c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
 			default:
@@ -153,6 +158,13 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 		t = c.observeTask(s, st, res.Task, rec, r)
 	} else if r.task != nil {
 		t = r.task
+	} else if rt := res.relatedTask(); rt != "" {
+		// An immediate answer names its task in the related-task meta
+		// only: the id is given out all the same.
+		t = c.task(s, rt, rec)
+		if t.createdBy == nil && t.sess == s {
+			t.createdBy, r.task = r, t
+		}
 	}
 	if mode == "immediate" && res.Task != nil {
 		c.judge("S1905-IMMEDIATE", res.Task.status() == "completed", "an immediate answer carries a task in status "+res.Task.status()+", want completed", rec.Index)
