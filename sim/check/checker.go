@@ -192,6 +192,12 @@ func (c *Checker) addFault(rec traces.Record) {
 		c.faultAll = true
 		return
 	}
+	if strings.HasPrefix(stream, "stdout:") || strings.HasPrefix(stream, "stdin:") {
+		// An in-process fault layer names logical streams of one
+		// connection (faults.ConnOptions.Split); the checker knows the
+		// connection's output as one stream.
+		stream = "stdout"
+	}
 	if stream != "" {
 		c.faultedStreams[stream] = true
 	}
