@@ -168,3 +168,10 @@ func checkSpecs(specs []string) ([]*faults.Bound, error) {
 	}
 	return bound, nil
 }
+
+// CheckFaults reports the first spec that does not parse or cannot act
+// in-process.
+func CheckFaults(specs []string) error {
+	_, err := checkSpecs(specs)
+	return err
+}

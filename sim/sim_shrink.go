@@ -91,6 +91,9 @@ func Shrink(ctx context.Context, s Schedule, rule string, o *ShrinkOptions) (*Sh
 		c.Faults = f
 		return fails(c)
 	})
+	if cur.Faults == nil {
+		cur.Faults = []string{}
+	}
 	cur.Workload.Calls = ddmin(cur.Workload.Calls, func(calls []Call) bool {
 		c := cur
 		c.Workload.Calls = calls
@@ -127,8 +130,8 @@ func ddmin[T any](items []T, test func([]T) bool) []T {
 	if len(items) == 0 {
 		return items
 	}
-	if test(nil) {
-		return nil
+	if test(items[:0:0]) {
+		return items[:0:0]
 	}
 	n := 2
 	for len(items) >= 2 {

@@ -19,7 +19,7 @@ func TestDdmin(t *testing.T) {
 	if calls > 40 {
 		t.Errorf("%d tests for 8 items", calls)
 	}
-	if got := ddmin([]int{1, 2}, func([]int) bool { return true }); got != nil {
+	if got := ddmin([]int{1, 2}, func([]int) bool { return true }); len(got) != 0 {
 		t.Errorf("ddmin with an always-failing test = %v, want none", got)
 	}
 }
