@@ -62,6 +62,8 @@ func drawFaults(r *rand.Rand, rate float64) []string {
 			p = min(1, 4*rate) // they address few messages: partials, segments
 		case "server-restart", "ttl-expiry":
 			p = min(1, 3*rate) // at most count times
+		case "drop-response", "stall", "disconnect":
+			p = min(1, 2*rate) // responses only; a stall or a cut acts once
 		}
 		// No count=: which messages a count lets through depends on the
 		// order they arrive in, which over HTTP is partly the
