@@ -17,9 +17,12 @@
 //
 // Example:
 //
-//	s := sim.Draw(7, nil)
+//	s := sim.Draw(7, nil, nil) // seed 7: workload and faults
 //	res, err := sim.Run(ctx, s, nil)
-//	if err == nil && res.Failed() { min, _ := sim.Shrink(ctx, s, res, nil) }
+//	if err == nil && res.Failed() {
+//		sh, _ := sim.Shrink(ctx, s, res.FailedRules()[0], nil)
+//		data, _ := sim.MarshalSchedule(sh.Schedule) // tasksim sim --schedule FILE
+//	}
 //
 // What is deterministic, and where Go's scheduler can still choose, is in
 // docs/sim.md.
