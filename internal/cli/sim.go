@@ -77,7 +77,7 @@ that is not a number, a schedule file that is not one, an unknown fault),
 	f.IntVar(&o.Seeds, "seeds", 100, "how many seeds to run: 1..N, or from --seed on")
 	f.StringVar(&o.Seed, "seed", "", "the seed (a uint64) to run, or to start from with --seeds")
 	f.StringArrayVar(&o.Faults, "fault", nil, "run these faults (a spec, repeatable) instead of drawing them per seed")
-	f.Float64Var(&o.FaultRate, "fault-rate", 0, "probability of each drawn fault on each message it addresses (0: 0.25)")
+	f.Float64Var(&o.FaultRate, "fault-rate", 0, "probability of each drawn fault on each message it addresses (0: 0.05; more for faults that address few messages)")
 	f.BoolVar(&o.NoFaults, "no-faults", false, "run without faults")
 	f.StringSliceVar(&o.Modes, "mode", nil, "call modes to draw from (plain, immediate, streaming, task, poll, partial; default all)")
 	f.IntVar(&o.Tasks, "tasks", 5, "at most this many calls per run")
