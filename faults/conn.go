@@ -22,6 +22,14 @@ type ConnOptions struct {
 	// Advance moves the simulated clock (ttl-expiry:advance=D); nil
 	// ignores the fault.
 	Advance func(time.Duration)
+	// Split, when set, names the logical stream a message belongs to
+	// (a request id, a task), and messages are numbered within it: their
+	// stream is "stdout:<name>" or "stdin:<name>". A Conn over Streamable
+	// HTTP merges several HTTP streams in an order that is the
+	// scheduler's; numbered within a logical stream, a message keeps its
+	// identity, hence its fault decisions, from run to run. nil numbers
+	// every message of a direction in one stream ("stdout", "stdin").
+	Split func(dir traces.Direction, rpc *traces.RPCFields) string
 }
 
 // ErrCut is the error a Conn gives after a disconnect fault cut it.
@@ -48,6 +56,7 @@ type faultConn struct {
 
 	// Read side: one reader at a time.
 	nRead    int
+	nKey     map[string]int // per logical stream, both directions; under mu
 	queue    []*mcp.Message
 	heldRead *mcp.Message
 	cutRead  bool
@@ -138,7 +147,7 @@ func (c *faultConn) read(ctx context.Context, inner mcp.Conn) (*mcp.Message, err
 		if err != nil {
 			return msg, nil
 		}
-		acts := c.set.Decide(NewMsg(PlaceConn, StreamStdout, StreamStdout, c.nRead, traces.DirServerToClient, raw))
+		acts := c.set.Decide(c.msg(StreamStdout, c.nRead, traces.DirServerToClient, raw))
 		msg, fate, err := c.effects(ctx, msg, acts)
 		if err != nil {
 			return nil, err
@@ -187,7 +196,7 @@ func (c *faultConn) write(ctx context.Context, inner mcp.Conn, msg *mcp.Message)
 	c.nWrite++
 	n := c.nWrite
 	c.mu.Unlock()
-	acts := c.set.Decide(NewMsg(PlaceConn, StreamStdin, StreamStdin, n, traces.DirClientToServer, raw))
+	acts := c.set.Decide(c.msg(StreamStdin, n, traces.DirClientToServer, raw))
 	msg, fate, err := c.effects(ctx, msg, acts)
 	if err != nil {
 		return err
@@ -228,6 +237,25 @@ func (c *faultConn) write(ctx context.Context, inner mcp.Conn, msg *mcp.Message)
 		c.cutNow()
 	}
 	return nil
+}
+
+// msg describes a message of stream kind (StreamStdin, StreamStdout) at
+// position n of its direction, or of its logical stream with Split.
+func (c *faultConn) msg(kind string, n int, dir traces.Direction, raw []byte) *Msg {
+	m := NewMsg(PlaceConn, kind, kind, n, dir, raw)
+	if c.opts.Split == nil {
+		return m
+	}
+	key := kind + ":" + c.opts.Split(dir, m.RPC)
+	c.mu.Lock()
+	if c.nKey == nil {
+		c.nKey = map[string]int{}
+	}
+	c.nKey[key]++
+	m.N = c.nKey[key]
+	c.mu.Unlock()
+	m.StreamID = key
+	return m
 }
 
 func (c *faultConn) cutNow() {

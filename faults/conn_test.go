@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/traces"
 )
 
 // recordedStream is what a SEP-1905 streaming call with SEP-2679 partials
@@ -240,5 +242,55 @@ func TestSameSeedSameDecisions(t *testing.T) {
 	}
 	if run(8) == first {
 		t.Fatal("seeds 7 and 8 took the same 64 decisions")
+	}
+}
+
+// With Split, messages are numbered within their logical stream, so a
+// spec's nth names the same message whatever came between; after Stop
+// every message passes.
+func TestConnSplitAndStop(t *testing.T) {
+	b, err := Builtin().Parse("drop-response:id=2,nth=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"n":1}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"n":2}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"n":3}}`,
+	}
+	byID := func(_ traces.Direction, rpc *traces.RPCFields) string { return "id:" + rpc.ID }
+	read := func(set *Set, stopAfter int) []string {
+		inner := &scriptConn{}
+		for _, r := range raws {
+			m, err := mcp.DecodeMessage([]byte(r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inner.msgs = append(inner.msgs, m)
+		}
+		c := Conn(inner, set, &ConnOptions{Split: byID})
+		var got []string
+		for {
+			m, err := c.Read(context.Background())
+			if err != nil {
+				return got
+			}
+			got = append(got, string(m.Result))
+			if len(got) == stopAfter {
+				set.Stop()
+			}
+		}
+	}
+	set := NewSet(1, b)
+	if got := strings.Join(read(set, 0), " "); got != `{} {"n":1} {} {"n":3}` {
+		t.Errorf("with Split: %s; want the second message of id 2 (the 4th read) dropped", got)
+	}
+	if a := set.Applied(); len(a) != 1 || a[0].Target.Stream != "stdout:id:2" || a[0].Target.N != 2 {
+		t.Errorf("decisions %+v: want one, on stdout:id:2 #2", a)
+	}
+	if got := strings.Join(read(NewSet(1, b), 2), " "); got != `{} {"n":1} {} {"n":2} {"n":3}` {
+		t.Errorf("stopped after two messages: %s; want every message", got)
 	}
 }

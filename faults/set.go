@@ -4,6 +4,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tasksim/tasksim/traces"
 )
@@ -14,6 +15,8 @@ import (
 type Set struct {
 	seed   uint64
 	faults []*Bound
+
+	stopped atomic.Bool
 
 	mu      sync.Mutex
 	fired   []int64
@@ -67,7 +70,7 @@ func (s *Set) Observe(f func(Applied)) {
 // same seed gets the same decision (a count= limit depends on the order
 // messages arrive in, where several streams run at once).
 func (s *Set) Decide(m *Msg) []Applied {
-	if s == nil || len(s.faults) == 0 {
+	if s == nil || len(s.faults) == 0 || s.stopped.Load() {
 		return nil
 	}
 	var out []Applied
@@ -106,6 +109,11 @@ func (s *Set) Decide(m *Msg) []Applied {
 	}
 	return out
 }
+
+// Stop ends the faults: from now on Decide lets every message pass. A
+// simulation stops its faults to judge liveness: once the faults stop,
+// every call must come to its end.
+func (s *Set) Stop() { s.stopped.Store(true) }
 
 // Applied returns every decision taken so far, in order.
 func (s *Set) Applied() []Applied {

@@ -45,6 +45,9 @@ var flagBounds = map[string]bound{
 	"tasksim demo --rate":                   positive,
 	"tasksim demo --duration":               positive,
 	"tasksim report merge --interval":       positive,
+	"tasksim sim --seeds":                   positive,
+	"tasksim sim --tasks":                   positive,
+	"tasksim sim --fault-rate":              fraction,
 }
 
 // validateNumbers checks every numeric flag of cmd against its bound, in

@@ -200,6 +200,12 @@ func (c *Checker) addFault(rec traces.Record) {
 		c.faultAll = true
 		return
 	}
+	if strings.HasPrefix(stream, "stdout:") || strings.HasPrefix(stream, "stdin:") {
+		// An in-process fault layer names logical streams of one
+		// connection (faults.ConnOptions.Split); the checker knows the
+		// connection's output as one stream.
+		stream = "stdout"
+	}
 	// The fault layer names its streams itself ("post:s1/7": the stream
 	// answering request 7; "get:s1/2": a GET stream; "stdout"): a POST
 	// stream is matched by its request id, GET streams and stdio as a whole.

@@ -60,6 +60,12 @@ func (c *Checker) segments(s *session, st *stream, r *request, t *task, rec trac
 			if isErr {
 				want = "failed"
 			}
+			if res.Task.status() == "cancelled" {
+				// "If the task is cancelled during streaming ... If a
+				// final response is sent, it MUST have isComplete: true"
+				// (SEP-1905, TTL and cancellation).
+				want = "cancelled"
+			}
 			c.judge("S1905-COMPLETE", res.Task.status() == want, "the response with isComplete: true carries task status "+res.Task.status()+", want "+want, rec.Index)
 		} else {
 			c.ok("S1905-COMPLETE")

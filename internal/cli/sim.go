@@ -1,0 +1,373 @@
+package cli
+
+import (
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tasksim/tasksim/mcp/client"
+	"github.com/tasksim/tasksim/sim"
+)
+
+// SimOptions are the flags of tasksim sim.
+type SimOptions struct {
+	Seeds     int
+	Seed      string
+	Faults    []string
+	FaultRate float64
+	NoFaults  bool
+	Modes     []string
+	Tasks     int
+	Transport string
+	JSON      string
+	JUnit     string
+	Out       string
+	Schedule  string
+	Corpus    string
+	Shrink    string
+	Trace     string
+}
+
+// NewCmdSim builds tasksim sim.
+func NewCmdSim(st *State) *cobra.Command {
+	o := &SimOptions{}
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Seeded in-process simulation of the reference client and server under fault schedules, with shrinking",
+		Long: `Run the reference server and reference clients in one process, over the
+in-memory transports (Streamable HTTP and stdio), through the in-process
+fault layer, on a simulated clock. Each seed draws a workload (tools, modes,
+chunk counts, ttls, cancels, concurrent calls on one session) and a fault
+schedule from the in-process catalog (every fault but http-status, which
+needs HTTP). Every run's trace is judged by the rule catalog (safety), and
+every call must end with its correct result or an error a fault explains,
+also once the faults stop (liveness: SIM-LIVENESS, SIM-RESULT).
+
+A line is printed per failing seed, then a summary: runs, failures by rule,
+how often each fault fired. A failing run is shrunk (delta debugging over
+the fault decisions, the calls and their chunks) to a minimal schedule that
+fails the same rule; its schedule and trace go to --out, with the command
+that reproduces it: tasksim sim --seed S --schedule FILE. A directory of
+kept schedules re-runs as a regression corpus (--corpus).
+
+The same seed gives the same workload, fault schedule, ids and verdict;
+docs/sim.md says where Go's scheduler may still order two things.
+
+Exit codes: 0 every run passed, 1 a run failed a rule, 2 bad input (a seed
+that is not a number, a schedule file that is not one, an unknown fault),
+3 runtime failure (a run past its wall-time bound, an output not written).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("shrink") && (o.Schedule != "" || o.Corpus != "") {
+				o.Shrink = "none" // a kept schedule is small already
+			}
+			return runSim(st, o, cmd.Flags().Changed("seeds"))
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&o.Seeds, "seeds", 100, "how many seeds to run: 1..N, or from --seed on")
+	f.StringVar(&o.Seed, "seed", "", "the seed (a uint64) to run, or to start from with --seeds")
+	f.StringArrayVar(&o.Faults, "fault", nil, "run these faults (a spec, repeatable) instead of drawing them per seed")
+	f.Float64Var(&o.FaultRate, "fault-rate", 0, "probability of each drawn fault on each message it addresses (0: 0.05; more for faults that address few messages)")
+	f.BoolVar(&o.NoFaults, "no-faults", false, "run without faults")
+	f.StringSliceVar(&o.Modes, "mode", nil, "call modes to draw from (plain, immediate, streaming, task, poll, partial; default all)")
+	f.IntVar(&o.Tasks, "tasks", 5, "at most this many calls per run")
+	f.StringVar(&o.Transport, "transport", "", "http or stdio (default: drawn per seed, http 3 in 4)")
+	f.StringVar(&o.JSON, "json", "", "also write the summary and failures as JSON to this file (- for stdout)")
+	f.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report: one testcase per run")
+	f.StringVar(&o.Out, "out", "sim-failures", "directory for the shrunk schedules and traces of failures")
+	f.StringVar(&o.Schedule, "schedule", "", "run this schedule file (from --out) instead of drawing one")
+	f.StringVar(&o.Corpus, "corpus", "", "re-run every *.json schedule in this directory (a regression corpus)")
+	f.StringVar(&o.Shrink, "shrink", "first", "which failures to shrink: first (of each rule), all, none (default none with --schedule, --corpus)")
+	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule)")
+	return cmd
+}
+
+// simFailure is one failing run in the JSON output.
+type simFailure struct {
+	Seed     uint64   `json:"seed"`
+	Rules    []string `json:"rules"`
+	Finding  string   `json:"finding"`
+	Schedule string   `json:"schedule,omitempty"`
+	Trace    string   `json:"trace,omitempty"`
+	Repro    string   `json:"repro,omitempty"`
+	// ShrunkFrom and ShrunkTo count calls and faults before and after.
+	Shrunk string `json:"shrunk,omitempty"`
+}
+
+// simCase is one run in the JUnit output.
+type simCase struct {
+	name  string
+	rules []string
+	text  string
+	wall  time.Duration
+}
+
+func runSim(st *State, o *SimOptions, seedsGiven bool) error {
+	schedules, err := simSchedules(o, seedsGiven)
+	if err != nil {
+		return err
+	}
+	if o.Trace != "" && len(schedules) != 1 {
+		return usagef("--trace writes the trace of one run: give --seed or --schedule, not %d runs", len(schedules))
+	}
+	if o.Shrink != "first" && o.Shrink != "all" && o.Shrink != "none" {
+		return usagef("--shrink %q: want first, all or none", o.Shrink)
+	}
+	ctx := st.Context
+	var sum sim.Summary
+	var failures []simFailure
+	var cases []simCase
+	shrunkRules := map[string]bool{}
+	start := time.Now()
+	runOpts := &sim.RunOptions{Version: Version}
+	for _, s := range schedules {
+		runOpts.Command = simCommand(s)
+		t0 := time.Now()
+		res, err := sim.Run(ctx, s, runOpts)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("seed %d: %w", s.Seed, err)
+		}
+		sum.Add(res)
+		c := simCase{name: "seed " + strconv.FormatUint(s.Seed, 10), wall: time.Since(t0)}
+		if o.Trace != "" {
+			if err := writeOutput(st, o.Trace, func(w io.Writer) error { _, err := w.Write(res.Trace); return err }); err != nil {
+				return fmt.Errorf("--trace %s: %w", o.Trace, err)
+			}
+		}
+		rules := res.FailedRules()
+		if len(rules) == 0 {
+			cases = append(cases, c)
+			continue
+		}
+		finding := res.Finding(rules[0])
+		fmt.Fprintf(st.Stdout, "seed %d: FAIL %s: %s\n", s.Seed, strings.Join(rules, ","), finding)
+		c.rules, c.text = rules, finding
+		cases = append(cases, c)
+		fail := simFailure{Seed: s.Seed, Rules: rules, Finding: finding}
+		if o.Shrink == "all" || o.Shrink == "first" && !shrunkRules[rules[0]] {
+			shrunkRules[rules[0]] = true
+			if err := simShrink(st, o, s, res, rules[0], &fail); err != nil {
+				return err
+			}
+		}
+		failures = append(failures, fail)
+	}
+	sum.Wall = time.Since(start)
+	if err := sum.WriteText(st.Stdout); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if o.JSON != "" {
+		err := writeOutput(st, o.JSON, func(w io.Writer) error {
+			return writeJSON(w, map[string]any{"schema": "tasksim.sim/v1", "summary": sum, "runsPerMinute": sum.RunsPerMinute(), "failures": failures})
+		})
+		if err != nil {
+			return fmt.Errorf("--json %s: %w", o.JSON, err)
+		}
+	}
+	if o.JUnit != "" {
+		if err := writeOutput(st, o.JUnit, func(w io.Writer) error { return writeSimJUnit(w, cases, sum) }); err != nil {
+			return fmt.Errorf("--junit %s: %w", o.JUnit, err)
+		}
+	}
+	if sum.Failures > 0 {
+		return &FindingsError{Summary: fmt.Sprintf("%d of %d runs failed a rule", sum.Failures, sum.Runs)}
+	}
+	return nil
+}
+
+// simSchedules makes the schedules the flags ask for.
+func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
+	var seed uint64
+	hasSeed := o.Seed != ""
+	if hasSeed {
+		var err error
+		if seed, err = strconv.ParseUint(strings.TrimSpace(o.Seed), 10, 64); err != nil {
+			return nil, usagef("--seed %q: not a seed (want a number from 0 to %d)", o.Seed, uint64(1<<64-1))
+		}
+	}
+	if o.Seeds < 1 {
+		return nil, usagef("--seeds %d: want at least 1", o.Seeds)
+	}
+	if o.Tasks < 1 || o.Tasks > 1000 {
+		return nil, usagef("--tasks %d: want 1 to 1000", o.Tasks)
+	}
+	if o.FaultRate < 0 || o.FaultRate > 1 {
+		return nil, usagef("--fault-rate %v: want a probability from 0 to 1", o.FaultRate)
+	}
+	if o.Transport != "" && o.Transport != sim.TransportHTTP && o.Transport != sim.TransportStdio {
+		return nil, usagef("--transport %q: want http or stdio", o.Transport)
+	}
+	if o.NoFaults && len(o.Faults) > 0 {
+		return nil, usagef("--no-faults and --fault: choose one")
+	}
+	if err := sim.CheckFaults(o.Faults); err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	var modes []client.Mode
+	for _, m := range o.Modes {
+		mode, err := client.ParseMode(m)
+		if err != nil {
+			return nil, usagef("--mode: %v", err)
+		}
+		modes = append(modes, mode)
+	}
+	switch {
+	case o.Schedule != "" && o.Corpus != "":
+		return nil, usagef("--schedule and --corpus: choose one")
+	case o.Schedule != "":
+		s, err := readSchedule(o.Schedule)
+		if err != nil {
+			return nil, err
+		}
+		if hasSeed {
+			s.Seed = seed
+		}
+		return []sim.Schedule{s}, nil
+	case o.Corpus != "":
+		paths, err := filepath.Glob(filepath.Join(o.Corpus, "*.json"))
+		if err != nil || len(paths) == 0 {
+			return nil, usagef("--corpus %s: no *.json schedules there", o.Corpus)
+		}
+		slices.Sort(paths)
+		var out []sim.Schedule
+		for _, p := range paths {
+			s, err := readSchedule(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	n := o.Seeds
+	if hasSeed && !seedsGiven {
+		n = 1
+	}
+	if !hasSeed {
+		seed = 1
+	}
+	wo := &sim.WorkloadOptions{Modes: modes, Tasks: o.Tasks, Transport: o.Transport}
+	fo := &sim.FaultOptions{Specs: o.Faults, Rate: o.FaultRate, None: o.NoFaults}
+	out := make([]sim.Schedule, 0, n)
+	for i := range n {
+		out = append(out, sim.Draw(seed+uint64(i), wo, fo))
+	}
+	return out, nil
+}
+
+func readSchedule(path string) (sim.Schedule, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return sim.Schedule{}, usagef("--schedule %s: %v", path, pe.Err)
+		}
+		return sim.Schedule{}, err
+	}
+	s, err := sim.ParseSchedule(path, data)
+	if err != nil {
+		return sim.Schedule{}, &UsageError{Err: err}
+	}
+	return s, nil
+}
+
+// simShrink shrinks a failure, writes its schedule and trace to --out and
+// prints how to reproduce it.
+func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule string, fail *simFailure) error {
+	t0 := time.Now()
+	sh, err := sim.Shrink(st.Context, s, rule, &sim.ShrinkOptions{Run: &sim.RunOptions{Version: Version}})
+	keep, trace := s, res.Trace
+	switch {
+	case err == nil:
+		keep, trace = sh.Schedule, sh.Result.Trace
+		fail.Shrunk = fmt.Sprintf("%d calls, %d faults -> %d calls, %d faults in %d runs (%v)",
+			len(s.Workload.Calls), len(s.Faults), len(keep.Workload.Calls), len(keep.Faults), sh.Runs, time.Since(t0).Round(time.Millisecond))
+	case errors.Is(err, sim.ErrNotFailing):
+		keep.Fails = rule
+		fail.Shrunk = "not shrunk: the run did not fail the same way again (docs/sim.md, Determinism)"
+	default:
+		if st.Context.Err() != nil {
+			return st.Context.Err()
+		}
+		return fmt.Errorf("seed %d: shrink: %w", s.Seed, err)
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	base := filepath.Join(o.Out, fmt.Sprintf("seed-%d-%s", s.Seed, rule))
+	sched, err := sim.MarshalSchedule(keep)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(base+".json", sched, 0o644); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := os.WriteFile(base+".trace", trace, 0o644); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	fail.Schedule, fail.Trace = base+".json", base+".trace"
+	fail.Repro = fmt.Sprintf("tasksim sim --seed %d --schedule %s", s.Seed, base+".json")
+	fmt.Fprintf(st.Stdout, "  shrunk: %s\n  trace: %s\n  reproduce: %s\n", fail.Shrunk, fail.Trace, fail.Repro)
+	return nil
+}
+
+// simCommand is the command line that reproduces a schedule's run, for
+// its trace header.
+func simCommand(s sim.Schedule) []string {
+	return []string{"tasksim", "sim", "--seed", strconv.FormatUint(s.Seed, 10)}
+}
+
+type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name    string        `xml:"name,attr"`
+	Class   string        `xml:"classname,attr"`
+	Time    string        `xml:"time,attr"`
+	Failure *junitFailure `xml:"failure,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func writeSimJUnit(w io.Writer, cases []simCase, sum sim.Summary) error {
+	s := junitSuite{Name: "tasksim sim", Tests: len(cases), Failures: sum.Failures, Time: fmt.Sprintf("%.3f", sum.Wall.Seconds())}
+	for _, c := range cases {
+		jc := junitCase{Name: c.name, Class: "tasksim.sim", Time: fmt.Sprintf("%.3f", c.wall.Seconds())}
+		if len(c.rules) > 0 {
+			jc.Failure = &junitFailure{Message: strings.Join(c.rules, ","), Text: c.text}
+		}
+		s.Cases = append(s.Cases, jc)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(s); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

@@ -1,0 +1,29 @@
+// Package sim is tasksim's deterministic simulator: the reference server
+// and reference clients in one process, over the in-memory transports
+// (Streamable HTTP and stdio), through the in-process fault layer
+// (faults.Conn), on a simulated clock (clock.Sim). A seed draws a workload
+// and a fault schedule; the run's trace is judged by the rule catalog
+// (safety), and every call must end with its correct result or an error a
+// fault explains, also once the faults stop (liveness). A failing run is
+// shrunk to a minimal schedule that fails the same way.
+//
+//	seed ─▶ Draw ─▶ Schedule{Workload, Faults}
+//	                  │
+//	                  ▼
+//	client ─rec(side 1)─ faults.Conn ─rec(side 2)─ transport ─▶ server   (clock.Sim, RunUntil)
+//	                  │
+//	                  ▼
+//	trace ─▶ check (server view, client view) + liveness ─▶ Result ─▶ Shrink
+//
+// Example:
+//
+//	s := sim.Draw(7, nil, nil) // seed 7: workload and faults
+//	res, err := sim.Run(ctx, s, nil)
+//	if err == nil && res.Failed() {
+//		sh, _ := sim.Shrink(ctx, s, res.FailedRules()[0], nil)
+//		data, _ := sim.MarshalSchedule(sh.Schedule) // tasksim sim --schedule FILE
+//	}
+//
+// What is deterministic, and where Go's scheduler can still choose, is in
+// docs/sim.md.
+package sim

@@ -1,0 +1,20 @@
+package sim
+
+import (
+	"context"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestRunLeavesNoGoroutines: a run ends every goroutine it started, faults
+// (stalls, cuts, restarts) or not; a thousand runs in one process must not
+// pile up.
+func TestRunLeavesNoGoroutines(t *testing.T) {
+	for seed := uint64(1); seed <= 60; seed++ {
+		if _, err := Run(context.Background(), Draw(seed, nil, nil), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goleak.VerifyNone(t)
+}

@@ -1,0 +1,335 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/tasksim/tasksim/faults"
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/client"
+	"github.com/tasksim/tasksim/mcp/clock"
+	"github.com/tasksim/tasksim/mcp/stdio"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
+	"github.com/tasksim/tasksim/recorder"
+	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/traces"
+)
+
+// simStart is where every run's simulated clock starts.
+var simStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Simulated bounds of a run.
+const (
+	// callSlack is how long past its fault-free duration a call may run
+	// before the simulation gives up on it (a stalled stream, a lost
+	// response: the reference client waits as long as its caller lets it).
+	callSlack = 30 * time.Second
+	// recoverBudget bounds each step after the faults stopped.
+	recoverBudget = 60 * time.Second
+)
+
+// DefaultMaxWall bounds the wall time of one run when RunOptions.MaxWall
+// is 0.
+const DefaultMaxWall = 30 * time.Second
+
+// RunOptions configure Run. Zero values are defaults.
+type RunOptions struct {
+	// Command and Version go into the trace header.
+	Command []string
+	Version string
+	// MaxWall bounds the run's wall time; 0 means DefaultMaxWall. A run
+	// past it is a runtime error, not a finding.
+	MaxWall time.Duration
+}
+
+// Result is what one run showed.
+type Result struct {
+	Schedule Schedule
+	// Verdict judges the trace: server and transport rules on the
+	// server's view, client rules on the client's view.
+	Verdict *check.Verdict
+	// Liveness holds the findings about calls: hung, unexplained errors,
+	// wrong results, no recovery once the faults stopped.
+	Liveness []Finding
+	Calls    []CallOutcome
+	// Applied is every fault decision, in order.
+	Applied []faults.Applied
+	// Restarts counts server restarts.
+	Restarts int
+	// SimTime is how much simulated time the run took.
+	SimTime time.Duration
+	// Trace is the run's trace file.
+	Trace []byte
+}
+
+// CallOutcome is how one call of the workload ended.
+type CallOutcome struct {
+	Call     int    `json:"call"`
+	Expected string `json:"expected"`
+	Got      string `json:"got"`
+	Detail   string `json:"detail,omitempty"`
+	TaskID   string `json:"taskId,omitempty"`
+	// Faulted says a fault may have changed the call: one acted on its
+	// session (or a restart or clock jump on any) before it ended.
+	Faulted bool `json:"faulted,omitempty"`
+	// Recovered is the outcome of tasks/result once the faults stopped,
+	// for a call that did not end as expected; "" when not asked.
+	Recovered string `json:"recovered,omitempty"`
+
+	start, end time.Time
+}
+
+// decision is a fault decision with when and where it acted.
+type decision struct {
+	at      time.Time
+	session int // -1: unknown
+	verb    faults.Verb
+}
+
+// Run runs one schedule: the workload over the in-memory transport
+// through the fault layer, until every call ended; then the faults stop,
+// calls that did not end as expected are recovered with tasks/result, and
+// a fresh session makes one more call. It returns an error only when the
+// run itself could not be made (bad schedule, runtime failure); what the
+// run found is in the Result.
+func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
+	var opts RunOptions
+	if o != nil {
+		opts = *o
+	}
+	if opts.MaxWall <= 0 {
+		opts.MaxWall = DefaultMaxWall
+	}
+	if err := s.Workload.Validate(); err != nil {
+		return nil, err
+	}
+	bound, err := checkSpecs(s.Faults)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.MaxWall)
+	defer cancel()
+
+	sim := clock.NewSim(simStart)
+	r := &run{ctx: ctx, sim: sim}
+	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)))
+	var buf bytes.Buffer
+	w, err := traces.NewWriter(&buf, traces.Header{
+		Created: sim.Now(), TasksimVersion: opts.Version, Command: opts.Command,
+		Protocol: mcp.LatestProtocolVersion, Seed: s.Seed,
+		Labels: []traces.Label{{Key: "sim", Value: "in-process"}, {Key: "transport", Value: s.Workload.Transport}},
+		Faults: &traces.Schedule{Specs: s.Faults, Note: "decisions are in the fault records"},
+	}, &traces.WriterOptions{Now: sim.Now, FlushInterval: -1})
+	if err != nil {
+		return nil, err
+	}
+	pipe := recorder.NewPipeline(w, &recorder.PipelineOptions{Clock: sim})
+	set := faults.NewSet(s.Seed, bound...)
+	var dmu sync.Mutex
+	var decisions []decision
+	set.Observe(func(a faults.Applied) {
+		f := a.TraceFault()
+		k := sessionOf(f.Target.Stream)
+		if k >= 0 {
+			f.Target.Conn = uint64(k + 1)
+		}
+		pipe.AddFault(f, a.Spec)
+		dmu.Lock()
+		decisions = append(decisions, decision{at: sim.Now(), session: k, verb: a.Action.Verb})
+		dmu.Unlock()
+	})
+
+	var base mcp.Transport
+	if s.Workload.Transport == TransportHTTP {
+		tr := streamhttp.Pipe(nd)
+		tr.Clock = sim
+		base = tr
+	} else {
+		base = stdio.Pipe(nd, nil)
+	}
+	transport := func(k int) mcp.Transport {
+		return mcp.DecorateTransport(base, func(c mcp.Conn) mcp.Conn {
+			id := uint64(k + 1)
+			if s.Workload.Transport == TransportStdio {
+				c = nd.stdio(c)
+			}
+			c = recorder.Conn(c, pipe, &recorder.ConnOptions{ID: id, Side: traces.SideServer, Note: "reference server"})
+			c = faults.Conn(c, set, &faults.ConnOptions{
+				Clock: sim, Restart: nd.restart, Split: split(k),
+				Advance: r.jump,
+			})
+			return recorder.Conn(c, pipe, &recorder.ConnOptions{ID: id, Side: traces.SideClient, Note: "reference client"})
+		})
+	}
+
+	// The sessions connect one after the other, then the calls start,
+	// each at its own instant from then on: two things never start at
+	// the same instant, where the scheduler would order them.
+	sessions := make([]*simSession, s.Workload.Sessions)
+	for k := range sessions {
+		sessions[k] = &simSession{ready: make(chan struct{})}
+	}
+	var t0 time.Time
+	allReady := make(chan struct{})
+	r.spawn(func() {
+		defer close(allReady)
+		for k, ss := range sessions {
+			r.connectNow(ss, transport(k))
+		}
+		t0 = sim.Now()
+	})
+	out := make([]CallOutcome, len(s.Workload.Calls))
+	for i, c := range s.Workload.Calls {
+		out[i] = CallOutcome{Call: i, Expected: c.expected()}
+		r.spawn(func() {
+			<-allReady
+			if !r.sleepUntil(t0.Add(time.Duration(c.StartMs) * time.Millisecond)) {
+				return
+			}
+			ss := sessions[c.Session]
+			out[i].start = sim.Now()
+			defer func() { out[i].end = sim.Now() }()
+			if ss.err != nil {
+				out[i].Got, out[i].Detail = OutcomeError, "connect: "+ss.err.Error()
+				return
+			}
+			cctx, cancel := r.within(time.Duration(c.durationMs())*time.Millisecond + callSlack)
+			defer cancel()
+			res, err := ss.s.CallTool(cctx, c.options())
+			out[i].Got, out[i].Detail = classify(c, res, err, cctx.Err() != nil && ctx.Err() == nil)
+			if res != nil {
+				out[i].TaskID = res.TaskID
+			}
+		})
+	}
+	if err := r.wait(); err != nil {
+		return nil, r.fail(err, nd, sessions, pipe, w)
+	}
+
+	// The faults stop: from here on every call must come to its end.
+	set.Stop()
+	dmu.Lock()
+	ds := append([]decision(nil), decisions...)
+	dmu.Unlock()
+	var live []Finding
+	restarted, ttlFault := false, false
+	for _, d := range ds {
+		restarted = restarted || d.verb == faults.Restart
+		ttlFault = ttlFault || d.verb == faults.Rewrite || d.verb == faults.Advance
+	}
+	var recoveries []func()
+	for i := range out {
+		oc := &out[i]
+		oc.Faulted = faulted(ds, s.Workload.Calls[i].Session, oc.end)
+		if oc.Got == oc.Expected || oc.Got == OutcomeWrong || oc.TaskID == "" || restarted {
+			continue
+		}
+		ss := sessions[s.Workload.Calls[i].Session]
+		if ss.err != nil || ss.s.Err() != nil || lostSession(ds, s.Workload.Calls[i].Session) {
+			continue
+		}
+		c := s.Workload.Calls[i]
+		recoveries = append(recoveries, func() {
+			rctx, cancel := r.within(recoverBudget)
+			defer cancel()
+			resp, err := ss.s.TaskResult(rctx, oc.TaskID, 0)
+			oc.Recovered, _ = classifyRecovery(c, resp, err, rctx.Err() != nil && ctx.Err() == nil)
+		})
+	}
+	// One recovery at a time, so that their messages never meet.
+	r.spawn(func() {
+		for _, f := range recoveries {
+			f()
+		}
+	})
+	if err := r.wait(); err != nil {
+		return nil, r.fail(err, nd, sessions, pipe, w)
+	}
+	probe := r.connect(transport(len(sessions)))
+	probeCall := Call{Tool: "slow_text", Mode: client.ModeTask, Chunks: 2, IntervalMs: 100, FailAfter: -1}
+	var probeGot, probeDetail string
+	r.spawn(func() {
+		<-probe.ready
+		if probe.err != nil {
+			probeGot, probeDetail = OutcomeError, "connect: "+probe.err.Error()
+			return
+		}
+		cctx, cancel := r.within(recoverBudget)
+		defer cancel()
+		res, err := probe.s.CallTool(cctx, probeCall.options())
+		probeGot, probeDetail = classify(probeCall, res, err, cctx.Err() != nil && ctx.Err() == nil)
+	})
+	if err := r.wait(); err != nil {
+		return nil, r.fail(err, nd, append(sessions, probe), pipe, w)
+	}
+	simTime := sim.Now().Sub(simStart)
+
+	for i, oc := range out {
+		live = append(live, judgeCall(s.Workload.Calls[i], oc, ttlFault)...)
+	}
+	if probeGot != OutcomeOK {
+		live = append(live, Finding{Rule: RuleLiveness, Message: fmt.Sprintf("after the faults stopped, a new session's call ended %s: %s", probeGot, probeDetail)})
+	}
+
+	// The trace ends here: what closing the sessions records would come
+	// from two goroutines at once (the closer and the reader).
+	pipe.Annotate("end of the run: the simulator closes the sessions")
+	if err := pipe.Close(); err != nil {
+		return nil, err
+	}
+	r.close(nd, append(sessions, probe))
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	v, err := judge(buf.Bytes(), s.Workload.Transport)
+	if err != nil {
+		return nil, err
+	}
+	nd.mu.Lock()
+	restarts := nd.restarts
+	nd.mu.Unlock()
+	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: set.Applied(), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes()}, nil
+}
+
+// seedKey is the ChaCha8 key of one of a run's random sources.
+func seedKey(seed uint64, tag byte) [32]byte {
+	var k [32]byte
+	binary.LittleEndian.PutUint64(k[:], seed)
+	k[8] = tag
+	return k
+}
+
+// faulted reports whether a fault may have changed a call of session sess
+// that ended at end: one acted on the session before, or a restart or a
+// clock jump acted anywhere before.
+func faulted(ds []decision, sess int, end time.Time) bool {
+	for _, d := range ds {
+		if d.at.After(end) {
+			continue
+		}
+		if d.session == sess || d.session < 0 || d.verb == faults.Restart || d.verb == faults.Advance {
+			return true
+		}
+	}
+	return false
+}
+
+// lostSession reports whether a fault cut or stalled the session's
+// connection: then its tasks are out of reach (they belong to the
+// session), and only a new session shows the server is alive.
+func lostSession(ds []decision, sess int) bool {
+	for _, d := range ds {
+		if d.session == sess {
+			switch d.verb {
+			case faults.Stall, faults.CutBefore, faults.CutMid, faults.CutAfter:
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,201 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp/client"
+	"github.com/tasksim/tasksim/mcp/server"
+)
+
+// Transports a workload runs over.
+const (
+	TransportHTTP  = "http"
+	TransportStdio = "stdio"
+)
+
+// Workload is what the clients of one run do: sessions over one transport,
+// and tool calls on them, each starting at its own simulated instant.
+type Workload struct {
+	Transport string `json:"transport"`
+	Sessions  int    `json:"sessions"`
+	Calls     []Call `json:"calls"`
+}
+
+// Call is one tool call of a workload. Times are simulated milliseconds
+// from the start of the run.
+type Call struct {
+	Session int         `json:"session"`
+	StartMs int64       `json:"startMs"`
+	Tool    string      `json:"tool"`
+	Mode    client.Mode `json:"mode"`
+	// Chunks and IntervalMs are slow_text's arguments.
+	Chunks     int   `json:"chunks,omitempty"`
+	IntervalMs int64 `json:"intervalMs,omitempty"`
+	// FailAfter, when >= 0, makes slow_text fail after that many chunks;
+	// -1 never.
+	FailAfter int `json:"failAfter"`
+	// TTLMs is the task ttl asked for (0: the server's default);
+	// CancelAfterMs cancels the call that long after it started (0: never).
+	TTLMs         int64 `json:"ttlMs,omitempty"`
+	CancelAfterMs int64 `json:"cancelAfterMs,omitempty"`
+}
+
+// chunkSize is the size of every slow_text chunk in a simulation.
+const chunkSize = 16
+
+// WorkloadOptions bound what Draw draws. Zero values are defaults.
+type WorkloadOptions struct {
+	// Modes are the call modes to draw from; nil means every mode.
+	Modes []client.Mode
+	// Tasks is the most calls in one run; 0 means 5.
+	Tasks int
+	// Transport forces a transport; "" draws one (http 3 in 4).
+	Transport string
+}
+
+// DrawWorkload draws a workload from r.
+func DrawWorkload(r *rand.Rand, o *WorkloadOptions) Workload {
+	var opts WorkloadOptions
+	if o != nil {
+		opts = *o
+	}
+	if len(opts.Modes) == 0 {
+		opts.Modes = client.Modes
+	}
+	if opts.Tasks <= 0 {
+		opts.Tasks = 5
+	}
+	w := Workload{Transport: opts.Transport, Sessions: 1 + r.IntN(2)}
+	if w.Transport == "" {
+		w.Transport = TransportHTTP
+		if r.IntN(4) == 0 {
+			w.Transport = TransportStdio
+		}
+	}
+	n := 1 + r.IntN(opts.Tasks)
+	var at int64
+	for i := range n {
+		// Each call starts at an instant of its own, so that the server
+		// creates tasks (and draws their ids) in call order.
+		if i > 0 {
+			at += 1 + r.Int64N(400)
+		}
+		c := Call{Session: r.IntN(w.Sessions), StartMs: at, Tool: server.ToolSlowText, Mode: opts.Modes[r.IntN(len(opts.Modes))], FailAfter: -1}
+		if r.IntN(8) == 0 {
+			c.Tool = server.ToolInstant
+			w.Calls = append(w.Calls, c)
+			continue
+		}
+		c.Chunks = r.IntN(7)
+		c.IntervalMs = 10 * (1 + r.Int64N(40))
+		d := c.durationMs()
+		switch k := r.IntN(20); {
+		case k < 2:
+			c.FailAfter = r.IntN(c.Chunks + 1)
+		case k < 4 && d >= 200 && c.Mode != client.ModePlain:
+			c.TTLMs = d / 2 // expires mid-call
+		case k < 6:
+			c.TTLMs = d + 60_000 // outlives the call
+		case k < 8 && d >= 200:
+			c.CancelAfterMs = d / 2
+		}
+		w.Calls = append(w.Calls, c)
+	}
+	return w
+}
+
+// durationMs is how long the tool runs, fault-free.
+func (c Call) durationMs() int64 {
+	if c.Tool != server.ToolSlowText {
+		return 0
+	}
+	return int64(c.Chunks) * c.IntervalMs
+}
+
+// args are the tool's arguments.
+func (c Call) args() map[string]any {
+	if c.Tool != server.ToolSlowText {
+		return nil
+	}
+	a := map[string]any{"chunks": c.Chunks, "chunkSize": chunkSize, "intervalMs": c.IntervalMs}
+	if c.FailAfter >= 0 {
+		a["failAfter"] = c.FailAfter
+	}
+	return a
+}
+
+// options are the reference client's CallOptions for the call.
+func (c Call) options() client.CallOptions {
+	return client.CallOptions{
+		Name: c.Tool, Args: c.args(), Mode: c.Mode,
+		TTL:         time.Duration(c.TTLMs) * time.Millisecond,
+		CancelAfter: time.Duration(c.CancelAfterMs) * time.Millisecond,
+	}
+}
+
+// Outcomes of a call.
+const (
+	OutcomeOK        = "ok"        // the complete, correct result
+	OutcomeFailed    = "failed"    // the tool failed: isError
+	OutcomeExpired   = "expired"   // the task's ttl elapsed first
+	OutcomeCancelled = "cancelled" // the client cancelled it
+	OutcomeWrong     = "wrong"     // a complete result that is not the tool's
+	OutcomeError     = "error"     // an error or an incomplete result
+	OutcomeHung      = "hung"      // it did not end by its deadline
+)
+
+// expected is the outcome the call has without faults.
+func (c Call) expected() string {
+	switch {
+	case c.FailAfter >= 0:
+		return OutcomeFailed
+	case c.TTLMs > 0 && c.TTLMs < c.durationMs():
+		return OutcomeExpired
+	case c.CancelAfterMs > 0 && c.CancelAfterMs < c.durationMs():
+		return OutcomeCancelled
+	}
+	return OutcomeOK
+}
+
+// wantText is the text of the tool's complete result, block by block.
+func (c Call) wantText() []string {
+	if c.Tool == server.ToolInstant {
+		return []string{"instant result"}
+	}
+	out := make([]string, c.Chunks)
+	for i := range out {
+		out[i] = server.ChunkText(i+1, chunkSize)
+	}
+	return out
+}
+
+// Validate reports the first thing that makes w unrunnable.
+func (w Workload) Validate() error {
+	if w.Transport != TransportHTTP && w.Transport != TransportStdio {
+		return fmt.Errorf("workload: transport %q (want http or stdio)", w.Transport)
+	}
+	if w.Sessions < 1 || w.Sessions > 64 {
+		return fmt.Errorf("workload: %d sessions (want 1 to 64)", w.Sessions)
+	}
+	if len(w.Calls) > 1000 {
+		return fmt.Errorf("workload: %d calls (at most 1000)", len(w.Calls))
+	}
+	for i, c := range w.Calls {
+		switch {
+		case c.Session < 0 || c.Session >= w.Sessions:
+			return fmt.Errorf("workload: call %d: session %d of %d", i, c.Session, w.Sessions)
+		case c.Tool != server.ToolSlowText && c.Tool != server.ToolInstant:
+			return fmt.Errorf("workload: call %d: tool %q (want slow_text or instant)", i, c.Tool)
+		case !slices.Contains(client.Modes, c.Mode):
+			return fmt.Errorf("workload: call %d: mode %q", i, c.Mode)
+		case c.Chunks < 0 || c.Chunks > 1000 || c.IntervalMs < 0 || c.IntervalMs > 3_600_000:
+			return fmt.Errorf("workload: call %d: chunks %d, intervalMs %d out of range", i, c.Chunks, c.IntervalMs)
+		case c.StartMs < 0 || c.StartMs > 3_600_000 || c.TTLMs < 0 || c.CancelAfterMs < 0 || c.FailAfter < -1:
+			return fmt.Errorf("workload: call %d: a negative or too large time", i)
+		}
+	}
+	return nil
+}
