@@ -83,13 +83,46 @@ func (c *call) run(parent context.Context, args json.RawMessage) error {
 	if c.o.Progress {
 		params.Meta = &mcp.RequestMeta{ProgressToken: json.RawMessage(c.id.String())}
 	}
-	resp, err := c.s.send(ctx, c.rec, c.id, mcp.MethodToolsCall, params)
-	if err != nil {
-		err = fmt.Errorf("tools/call %s: %w", c.o.Name, errors.Unwrap(err))
+	if c.o.CancelAfter > 0 {
+		// The timer runs from the moment the call is made: over
+		// Streamable HTTP a POST answered with JSON returns only with
+		// its answer, which for a plain call comes when the tool is done.
+		t := clock.NewTimer(c.s.opts.Clock, c.o.CancelAfter)
+		defer t.Stop()
+		c.cancelC = t.C()
+	}
+	type sendResult struct {
+		resp *inbox
+		err  error
+	}
+	sent := make(chan sendResult, 1)
+	go func() {
+		r, err := c.s.send(ctx, c.rec, c.id, mcp.MethodToolsCall, params)
+		sent <- sendResult{r, err}
+	}()
+	var r sendResult
+	select {
+	case r = <-sent:
+	case <-c.cancelC:
+		// Cancelled before the request was even answered: tell the
+		// server (notifications/cancelled), stop waiting for the write
+		// and end the call.
+		c.cancelC = nil
+		c.s.cancelRequest(c.id, "cancelled by the client")
+		c.rec.add(Event{Kind: EventCancel, Method: mcp.NotificationCancelled, RequestID: c.id})
+		stop()
+		if r = <-sent; r.err == nil {
+			c.s.unregister(c.id)
+		}
+		c.finishIncomplete(fmt.Errorf("tools/call %s: cancelled by the client after %v", c.o.Name, c.o.CancelAfter))
+		return c.err
+	}
+	if r.err != nil {
+		err := fmt.Errorf("tools/call %s: %w", c.o.Name, errors.Unwrap(r.err))
 		c.rec.add(Event{Kind: EventError, Method: mcp.MethodToolsCall, RequestID: c.id, Err: err})
 		return err
 	}
-	c.resp = resp
+	c.resp = r.resp
 	defer c.s.unregister(c.id)
 	defer func() {
 		if c.task != nil {
@@ -99,11 +132,6 @@ func (c *call) run(parent context.Context, args json.RawMessage) error {
 			c.pollTimer.Stop()
 		}
 	}()
-	if c.o.CancelAfter > 0 {
-		t := clock.NewTimer(c.s.opts.Clock, c.o.CancelAfter)
-		defer t.Stop()
-		c.cancelC = t.C()
-	}
 	for !c.done {
 		select {
 		case <-c.resp.ready():
