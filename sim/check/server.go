@@ -140,6 +140,12 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 				c.ok("S1905-MODE-SELECT")
 			case mode == "task" && res.hasFallbackWarning():
 				c.ok("S1905-MODE-SELECT")
+			case mode == "task" && !lacks(r.modes, "immediate"):
+				// Immediate negotiated but the result not available at
+				// once: task is the fallback the decision process
+				// prescribes; the warning is for unsupported modes
+				// (SEP-1905, Server Response Decision Process, step 2).
+				c.ok("S1905-MODE-SELECT")
 			case mode == "task":
 				c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
 			default:

@@ -60,6 +60,36 @@ type wireSegment struct {
 	Content json.RawMessage `json:"content"`
 }
 
+// UnmarshalJSON reads a segment as SEP-1905 shapes it: a ContentBlock
+// with a seqNr member ("Response Format"). Content is then the block
+// without seqNr, keys sorted, as it appears once merged; a segment that
+// wraps its block in a content member keeps that member.
+func (s *wireSegment) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	s.SeqNr = m["seqNr"]
+	if c, ok := m["content"]; ok {
+		s.Content = c
+		return nil
+	}
+	delete(m, "seqNr")
+	s.Content, _ = json.Marshal(m)
+	return nil
+}
+
+// sortedJSON is raw re-encoded with object keys sorted, to compare JSON
+// values whatever their key order.
+func sortedJSON(raw json.RawMessage) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return canonical(raw)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
 // wireResult is the union of the results the rules read: a tools/call
 // result (immediate, CreateTaskResult, SEP-1905 streaming), a tasks/get
 // result (a Task), a tasks/list result, a tasks/result result.
