@@ -282,6 +282,9 @@ func (t *task) emit(ctx context.Context, blocks []mcp.ContentBlock) error {
 func (t *task) appendSegmentsLocked(blocks []mcp.ContentBlock) []mcp.Segment {
 	segs := make([]mcp.Segment, len(blocks))
 	next := int64(len(t.segments)) + 1
+	if t.owner.srv.opts.Bugs.SeqNrFromZero {
+		next--
+	}
 	for i, b := range blocks {
 		segs[i] = mcp.Segment{SeqNr: next + int64(i), ContentBlock: b}
 	}
@@ -296,7 +299,7 @@ func (t *task) sendPartialLocked(blocks []mcp.ContentBlock) {
 	if !t.partial || len(blocks) == 0 {
 		return
 	}
-	n, err := mcp.NewNotification(mcp.NotificationTaskPartial, mcp.TaskPartialParams{TaskID: t.id, Content: blocks, Seq: t.nextSeq})
+	n, err := mcp.NewNotification(mcp.NotificationTaskPartial, mcp.TaskPartialParams{TaskID: t.id, Content: blocks, Seq: t.nextSeq + t.seqBug()})
 	if err != nil {
 		return
 	}
@@ -446,6 +449,11 @@ func (t *task) ended() {
 // isComplete.
 func (t *task) cancel() (mcp.Task, *mcp.Error) {
 	t.mu.Lock()
+	if t.status.IsTerminal() && t.owner.srv.opts.Bugs.CancelTerminal {
+		snap := t.snapshotLocked()
+		t.mu.Unlock()
+		return snap, nil
+	}
 	if t.status.IsTerminal() {
 		st := t.status
 		t.mu.Unlock()
@@ -506,4 +514,12 @@ func (t *task) stop() {
 	t.stream = nil
 	t.mu.Unlock()
 	t.cancelRun()
+}
+
+// seqBug is 1 under Bugs.SeqFromOne.
+func (t *task) seqBug() int64 {
+	if t.owner.srv.opts.Bugs.SeqFromOne {
+		return 1
+	}
+	return 0
 }

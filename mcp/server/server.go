@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tasksim/tasksim/mcp"
 )
@@ -16,7 +17,8 @@ type Server struct {
 	order []*Tool
 	store *store
 
-	randMu sync.Mutex // Options.Rand need not be safe for concurrent use
+	randMu sync.Mutex   // Options.Rand need not be safe for concurrent use
+	bugIDs atomic.Int64 // Bugs.SequentialIDs
 
 	mu       sync.Mutex
 	sessions map[*session]struct{}

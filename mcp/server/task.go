@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"github.com/tasksim/tasksim/mcp/clock"
 	"io"
 	"slices"
@@ -57,6 +58,9 @@ type task struct {
 // (2025-11-25 Tasks, "Security Considerations": cryptographically secure
 // ids with enough entropy to prevent guessing), or from Options.Rand.
 func (srv *Server) newTaskID() string {
+	if srv.opts.Bugs.SequentialIDs {
+		return fmt.Sprintf("task-%d", srv.bugIDs.Add(1))
+	}
 	var b [16]byte
 	if srv.opts.Rand == nil {
 		_, _ = rand.Read(b[:]) // crypto/rand.Read never fails

@@ -1,0 +1,40 @@
+package sim
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/tasksim/tasksim/internal/refserver"
+	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
+)
+
+// TestSuitePlantedServerBugs breaks the reference server one bug at a time:
+// the suite must fail exactly the rule that names the bug, and nothing else.
+func TestSuitePlantedServerBugs(t *testing.T) {
+	cases := []struct {
+		name string
+		bugs server.Bugs
+		http *streamhttp.Options
+		want string
+	}{
+		{name: "seqNr from 0", bugs: server.Bugs{SeqNrFromZero: true}, want: "S1905-SEQNR"},
+		{name: "seq from 1", bugs: server.Bugs{SeqFromOne: true}, want: "S2679-SEQ"},
+		{name: "sequential task ids", bugs: server.Bugs{SequentialIDs: true}, want: "TASK-ID-ENTROPY"},
+		{name: "cancel of a terminal task accepted", bugs: server.Bugs{CancelTerminal: true}, want: "TASK-CANCEL-TERMINAL"},
+		{name: "no Origin check", http: &streamhttp.Options{AllowedOrigins: []string{"*"}}, want: "HTTP-ORIGIN"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := refserver.StartHTTP(t, &refserver.Options{Server: &server.Options{Bugs: tc.bugs}, HTTP: tc.http})
+			res, err := RunSuite(context.Background(), Target{URL: s.URL}, &SuiteOptions{TraceDir: traceDir(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.FailedRules(); !slices.Equal(got, []string{tc.want}) {
+				t.Errorf("failed rules %v, want exactly [%s]\n%s", got, tc.want, describe(res))
+			}
+		})
+	}
+}
