@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -85,4 +86,50 @@ func traceDir(t *testing.T) string {
 		return filepath.Join(d, strings.ReplaceAll(t.Name(), "/", "_"))
 	}
 	return t.TempDir()
+}
+
+// TestSuiteSameSeedSameDecisions: the same seed against the same target
+// takes the same fault decisions and gives the same verdict.
+func TestSuiteSameSeedSameDecisions(t *testing.T) {
+	url, _ := refserver.Start(t, nil)
+	run := func() *SuiteResult {
+		res, err := RunSuite(context.Background(), Target{URL: url}, &SuiteOptions{Scenarios: []string{"sep1905-gap-fill"}, Seed: 7, TraceDir: traceDir(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	a, b := run(), run()
+	ra, rb := a.Scenarios[0], b.Scenarios[0]
+	if len(ra.Faults) == 0 {
+		t.Fatal("no fault decision was taken")
+	}
+	// Which messages pass depends on timing (a gap-filling tasks/result
+	// overlaps what is still streaming); each message seen by both runs
+	// must get the same decision. Task ids are random per run.
+	norm := func(fs []string) map[string]string {
+		m := map[string]string{}
+		for _, f := range fs {
+			f = regexp.MustCompile(`task=\S+ `).ReplaceAllString(f, "")
+			i := strings.LastIndex(f, ": ")
+			m[f[:i]] = f[i+2:]
+		}
+		return m
+	}
+	na, nb := norm(ra.Faults), norm(rb.Faults)
+	common := 0
+	for k, v := range na {
+		if w, ok := nb[k]; ok {
+			common++
+			if v != w {
+				t.Errorf("%s: %s in one run, %s in the other", k, v, w)
+			}
+		}
+	}
+	if common == 0 {
+		t.Errorf("no message in common:\n%v\n%v", ra.Faults, rb.Faults)
+	}
+	if ra.Status != rb.Status || strings.Join(ra.Failed(), ",") != strings.Join(rb.Failed(), ",") {
+		t.Errorf("verdicts differ: %s %v vs %s %v", ra.Status, ra.Failed(), rb.Status, rb.Failed())
+	}
 }
