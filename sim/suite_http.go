@@ -2,7 +2,6 @@ package sim
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -191,26 +190,17 @@ func scenarioTaskSurvives(e *Env) error {
 	if err := e.wait(50 * time.Millisecond); err != nil {
 		return err
 	}
-	var status mcp.TaskStatus
-	for i := 0; i < 200; i++ {
-		m, err := s.call(mcp.MethodTasksGet, mcp.GetTaskParams{TaskID: taskID})
-		if err != nil {
-			return err
-		}
-		if m.Error != nil {
-			return fmt.Errorf("tasks/get after the stream ended: %s", describeAnswer(m))
-		}
-		var t mcp.Task
-		json.Unmarshal(m.Result, &t)
-		status = t.Status
-		if status.IsTerminal() {
-			break
-		}
-		if err := e.wait(50 * time.Millisecond); err != nil {
-			return err
-		}
+	// tasks/result blocks until the task is terminal: a task cancelled
+	// or failed because its stream ended answers an error or isError.
+	m, err := s.call(mcp.MethodTasksResult, mcp.TaskResultParams{TaskID: taskID})
+	if err != nil {
+		return err
 	}
-	e.Expect("TASK-SURVIVES-REQUEST", status == mcp.StatusCompleted, "the task whose stream was closed ended %q, want completed", status)
+	var res mcp.CallToolResult
+	if m.Error == nil {
+		json.Unmarshal(m.Result, &res)
+	}
+	e.Expect("TASK-SURVIVES-REQUEST", m.Error == nil && !res.IsError, "the task whose stream was closed ended with %s", describeAnswer(m))
 	return nil
 }
 

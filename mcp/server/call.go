@@ -120,6 +120,9 @@ func (ss *session) plainCall(id mcp.ID, run RunFunc, token json.RawMessage, r mc
 func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFunc, token json.RawMessage, r mcp.Replier) {
 	o := &ss.srv.opts
 	dec := mcp.DecideMode(tp.ResponseModes, o.Modes, true, tool.Incremental)
+	if o.Bugs.IgnoreModes {
+		dec.Mode, dec.Negotiated, dec.Fallback = mcp.ModeTask, mcp.ModeTask, false
+	}
 	now := o.Clock.Now()
 	ttl := o.DefaultTTL
 	if tp.TTL != nil && *tp.TTL > 0 {
@@ -191,6 +194,15 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 			t.mu.Unlock()
 			if rpcErr != nil {
 				replyError(ss.ctx, r, id, rpcErr)
+				return
+			}
+			if o.Bugs.ImmediateWorking {
+				snap := t.snapshot()
+				snap.Status = mcp.StatusWorking
+				reply(ss.ctx, r, id, struct {
+					*mcp.CallToolResult
+					Task *mcp.Task `json:"task"`
+				}{res, &snap})
 				return
 			}
 			reply(ss.ctx, r, id, res)
@@ -299,6 +311,9 @@ func (t *task) sendPartialLocked(blocks []mcp.ContentBlock) {
 	if !t.partial || len(blocks) == 0 {
 		return
 	}
+	if t.nextSeq == 0 && t.owner.srv.opts.Bugs.EmptyPartial {
+		blocks = []mcp.ContentBlock{}
+	}
 	n, err := mcp.NewNotification(mcp.NotificationTaskPartial, mcp.TaskPartialParams{TaskID: t.id, Content: blocks, Seq: t.nextSeq + t.seqBug()})
 	if err != nil {
 		return
@@ -384,6 +399,11 @@ func (t *task) finish(res *mcp.CallToolResult, err error) {
 	}
 	t.mu.Unlock()
 	t.ended()
+	if t.owner.srv.opts.Bugs.PartialAfterTerminal {
+		t.mu.Lock()
+		t.sendPartialLocked([]mcp.ContentBlock{mcp.TextBlock("late")})
+		t.mu.Unlock()
+	}
 }
 
 // finalStreamResponseLocked is the last SEP-1905 streaming response:
@@ -402,7 +422,7 @@ func (t *task) finalStreamResponseLocked(segs []mcp.Segment) mcp.PartialResult {
 		Task:           &snap,
 		PartialContent: segs,
 		Content:        t.tail,
-		IsError:        t.status == mcp.StatusFailed,
+		IsError:        t.status == mcp.StatusFailed && !t.owner.srv.opts.Bugs.FailedWithoutError,
 		IsComplete:     true,
 		Meta:           meta,
 	}

@@ -9,6 +9,13 @@ import (
 	"github.com/tasksim/tasksim/mcp"
 )
 
+func (srv *Server) bugOffByOne() int64 {
+	if srv.opts.Bugs.ResumeOffByOne {
+		return 1
+	}
+	return 0
+}
+
 // Server is the reference server. It implements mcp.Endpoint: hand it to a
 // transport (mcp/stdio, mcp/streamhttp) to serve it.
 type Server struct {

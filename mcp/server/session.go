@@ -119,7 +119,7 @@ func (ss *session) notification(msg *mcp.Message) {
 func (ss *session) clientWantsPartials() bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.caps.Tasks.PartialStreaming()
+	return ss.caps.Tasks.PartialStreaming() || ss.srv.opts.Bugs.PartialsUnasked
 }
 
 // track registers a request's cancel function until done is called.
