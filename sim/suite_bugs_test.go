@@ -37,6 +37,11 @@ func TestSuitePlantedServerBugs(t *testing.T) {
 		{name: "partials unasked", bugs: server.Bugs{PartialsUnasked: true}, want: "S2679-NEGOTIATION"},
 		{name: "empty partial", bugs: server.Bugs{EmptyPartial: true}, want: "S2679-CONTENT"},
 		{name: "partial after terminal", bugs: server.Bugs{PartialAfterTerminal: true}, want: "S2679-AFTER-TERMINAL"},
+		{name: "event ids shared by POST streams", http: &streamhttp.Options{Bugs: streamhttp.Bugs{SharedEventIDs: true}}, want: "HTTP-EVENT-ID-UNIQUE"},
+		{name: "replay of other streams' events", http: &streamhttp.Options{Bugs: streamhttp.Bugs{ReplayOtherStreams: true}}, want: "HTTP-RESUME-SAME-STREAM"},
+		{name: "resume loses an event", http: &streamhttp.Options{Bugs: streamhttp.Bugs{ResumeSkipsOne: true}}, want: "HTTP-RESUME-COMPLETE"},
+		{name: "missing session id answered 404", http: &streamhttp.Options{Bugs: streamhttp.Bugs{MissingSession404: true}}, want: "HTTP-SESSION"},
+		{name: "task cancelled when its POST stream closes", http: &streamhttp.Options{Bugs: streamhttp.Bugs{CancelOnDisconnect: true}}, want: "TASK-SURVIVES-REQUEST"},
 		{name: "no Origin check", http: &streamhttp.Options{AllowedOrigins: []string{"*"}}, want: "HTTP-ORIGIN"},
 	}
 	for _, tc := range cases {

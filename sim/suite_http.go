@@ -84,7 +84,8 @@ func scenarioHTTPResume(e *Env) error {
 	}
 	stA := newEventStream(respA)
 	lastA, taskA := "", ""
-	for i := 0; i < maxEvents && lastA == ""; i++ {
+	var seqA int64 // the highest seqNr stream A carried before the cut
+	for i := 0; i < maxEvents && (lastA == "" || seqA == 0); i++ {
 		ev, m, err := stA.next()
 		if err != nil {
 			stA.close()
@@ -94,9 +95,12 @@ func scenarioHTTPResume(e *Env) error {
 			t, final := answerInfo(m)
 			if final {
 				stA.close()
-				return e.Skip("stream A ended at its first response: nothing left to resume")
+				return e.Skip("stream A ended before a segment and more to come: nothing left to resume")
 			}
-			taskA = t
+			if t != "" {
+				taskA = t
+			}
+			seqA = max(seqA, highestSeqNr(m))
 			if ev.HasID {
 				lastA = ev.ID
 			}
@@ -134,6 +138,12 @@ func scenarioHTTPResume(e *Env) error {
 			e.Expect("HTTP-RESUME-SAME-STREAM", m.ID.String() == strconv.FormatInt(idA, 10), "the replay of stream A (request %d) carries the response to request %s (stream B is %d)", idA, m.ID, idB)
 			if m.ID.String() == strconv.FormatInt(idA, 10) {
 				_, complete = answerInfo(m)
+				// The replay goes on where the cut left: no segment of
+				// stream A is missing.
+				for _, n := range seqNrs(m) {
+					e.Expect("HTTP-RESUME-COMPLETE", n == seqA+1, "the replay after Last-Event-ID %s carries seqNr %d after seqNr %d: events are lost", lastA, n, seqA)
+					seqA = max(seqA, n)
+				}
 			}
 		case m.Kind() == mcp.KindNotification && taskA != "":
 			if t := notificationTask(m); t != "" {
@@ -260,4 +270,25 @@ func scenarioSession(e *Env) error {
 	}
 	e.Expect("HTTP-SESSION", code == http.StatusNotFound, "tools/list in a terminated session answered HTTP %d, want 404", code)
 	return nil
+}
+
+// seqNrs returns the seqNr of every segment of a SEP-1905 response.
+func seqNrs(m *mcp.Message) []int64 {
+	var r mcp.ToolCallResponse
+	if m.Error != nil || json.Unmarshal(m.Result, &r) != nil {
+		return nil
+	}
+	out := make([]int64, len(r.PartialContent))
+	for i, s := range r.PartialContent {
+		out[i] = s.SeqNr
+	}
+	return out
+}
+
+func highestSeqNr(m *mcp.Message) int64 {
+	var h int64
+	for _, n := range seqNrs(m) {
+		h = max(h, n)
+	}
+	return h
 }

@@ -38,6 +38,10 @@ type Checker struct {
 	// messages remembers which stream first carried a response or a
 	// partial notification, for HTTP-NO-BROADCAST.
 	messages map[string]*seenMsg
+	// replayed says the SSE event being judged repeats one its stream
+	// (or a stream it resumes) carried before: a replay after
+	// Last-Event-ID of an event the client had not read.
+	replayed bool
 }
 
 type exKey struct{ conn, ex uint64 }
@@ -345,16 +349,19 @@ func (c *Checker) sseEvent(rec traces.Record) {
 		return
 	}
 	st := c.streamOf(ex, rec)
+	c.replayed = false
 	if rec.SSE != nil {
 		if rec.SSE.HasRetry {
 			st.retry = rec.SSE.Retry
 			st.hasRetry = true
 		}
-		if rec.SSE.HasID && rec.SSE.ID != "" {
-			c.eventID(st, rec)
+		if rec.SSE.HasID && rec.SSE.ID != "" && !c.eventID(st, rec) {
+			// A replay of another stream's event: HTTP-RESUME-SAME-STREAM
+			// said so; its message was judged where it first came.
+			return
 		}
 	}
-	if rec.RPC != nil && rec.SSE != nil {
+	if rec.RPC != nil && rec.SSE != nil && !c.replayed {
 		c.message(rec, []byte(rec.SSE.Data), rec.SSE.ID)
 	}
 }

@@ -42,8 +42,9 @@ func (c *Checker) openGet(ex *exchange, rec traces.Record) {
 }
 
 // eventID judges an SSE event id: HTTP-EVENT-ID-UNIQUE across the streams
-// of a session, and HTTP-RESUME-SAME-STREAM for replays.
-func (c *Checker) eventID(st *stream, rec traces.Record) {
+// of a session, and HTTP-RESUME-SAME-STREAM for replays. It returns false
+// for an event a replay carried from another stream.
+func (c *Checker) eventID(st *stream, rec traces.Record) bool {
 	s := st.sess
 	id := rec.SSE.ID
 	first := s.eventIDs[id]
@@ -61,15 +62,22 @@ func (c *Checker) eventID(st *stream, rec traces.Record) {
 			c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" twice on one stream", first.lastEventRec, rec.Index)
 		} else {
 			c.ok("HTTP-EVENT-ID-UNIQUE")
+			c.replayed = first != st
 		}
+	case st.resumes != nil && s.idsCollide:
+		// The session's ids are not unique (HTTP-EVENT-ID-UNIQUE said
+		// so): an id cannot tell which stream an event came from; the
+		// messages themselves are judged.
+	case st.resumes != nil:
+		c.fail("HTTP-RESUME-SAME-STREAM", "a replay after Last-Event-ID "+st.ex.lastEventID+" carried event "+id+" of another stream", rec.Index)
+		st.lastEventID, st.lastEventRec = id, rec.Index
+		return false
 	default:
-		if st.resumes != nil {
-			c.fail("HTTP-RESUME-SAME-STREAM", "a replay after Last-Event-ID "+st.ex.lastEventID+" carried event "+id+" of another stream", rec.Index)
-		} else {
-			c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" on two streams of session "+s.id, rec.Index)
-		}
+		s.idsCollide = true
+		c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" on two streams of session "+s.id, rec.Index)
 	}
 	st.lastEventID, st.lastEventRec = id, rec.Index
+	return true
 }
 
 // checkBroadcast: HTTP-NO-BROADCAST (Transports › Multiple Connections:

@@ -10,6 +10,11 @@ import (
 // segments judges the partial-content of a SEP-1905 streaming answer to r
 // (a tools/call, or a tasks/result with lastSeqNr) on stream st.
 func (c *Checker) segments(s *session, st *stream, r *request, t *task, rec traces.Record, res *wireResult) {
+	if c.replayed {
+		// The same event again, replayed after a Last-Event-ID that
+		// preceded it: its segments were judged the first time.
+		return
+	}
 	faulted := c.faulted(st, taskIDOf(t))
 	if r.complete {
 		// S1905-COMPLETE: nothing follows isComplete: true.

@@ -27,6 +27,9 @@ type session struct {
 	requests map[string]*request
 	// eventIDs maps an SSE event id to the stream that first carried it.
 	eventIDs map[string]*stream
+	// idsCollide says the session gave one event id to two streams: ids
+	// no longer tell which stream an event belongs to.
+	idsCollide bool
 	// gets counts GET streams, for fault stream names.
 	gets       int
 	cutStreams []*stream
