@@ -42,6 +42,7 @@ func TestSuitePlantedServerBugs(t *testing.T) {
 		{name: "resume loses an event", http: &streamhttp.Options{Bugs: streamhttp.Bugs{ResumeSkipsOne: true}}, want: "HTTP-RESUME-COMPLETE"},
 		{name: "missing session id answered 404", http: &streamhttp.Options{Bugs: streamhttp.Bugs{MissingSession404: true}}, want: "HTTP-SESSION"},
 		{name: "task cancelled when its POST stream closes", http: &streamhttp.Options{Bugs: streamhttp.Bugs{CancelOnDisconnect: true}}, want: "TASK-SURVIVES-REQUEST"},
+		{name: "notifications broadcast", http: &streamhttp.Options{Bugs: streamhttp.Bugs{Broadcast: true}}, want: "HTTP-NO-BROADCAST"},
 		{name: "no Origin check", http: &streamhttp.Options{AllowedOrigins: []string{"*"}}, want: "HTTP-ORIGIN"},
 	}
 	for _, tc := range cases {

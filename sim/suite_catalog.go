@@ -40,7 +40,7 @@ func ServerScenarios() []*Scenario {
 		{Name: "sep2679-negotiation", Summary: "no partial notifications to a client that did not declare tasks.streaming.partial",
 			Rules: []string{"S2679-NEGOTIATION"}, Run: scenarioPartialNegotiation},
 		{Name: "http-resume", Summary: "a POST stream cut mid-task while another streams, resumed with Last-Event-ID: only its events, none lost",
-			Rules: []string{"HTTP-RESUME-SAME-STREAM", "HTTP-RESUME-COMPLETE", "HTTP-EVENT-ID-UNIQUE"}, HTTPOnly: true, Run: scenarioHTTPResume},
+			Rules: []string{"HTTP-RESUME-SAME-STREAM", "HTTP-RESUME-COMPLETE", "HTTP-EVENT-ID-UNIQUE", "HTTP-NO-BROADCAST"}, HTTPOnly: true, Run: scenarioHTTPResume},
 		{Name: "task-survives-stream", Summary: "a task goes on to completion after the stream that created it is closed",
 			Rules: []string{"TASK-SURVIVES-REQUEST"}, HTTPOnly: true, Run: scenarioTaskSurvives},
 		{Name: "http-origin", Summary: "a request with a foreign Origin gets 403",

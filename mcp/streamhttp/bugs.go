@@ -27,6 +27,9 @@ type Bugs struct {
 	// CancelOnDisconnect cancels the task of a POST stream whose
 	// connection ends before its final message (TASK-SURVIVES-REQUEST).
 	CancelOnDisconnect bool
+	// Broadcast sends every message of the standalone stream on the open
+	// POST streams too (HTTP-NO-BROADCAST).
+	Broadcast bool
 }
 
 // taskOfReply returns the task id a reply's result names, if any.
@@ -77,4 +80,25 @@ func (s *session) otherStreamsEvents(st *stream) []byte {
 		o.mu.Unlock()
 	}
 	return out
+}
+
+// broadcast appends data to every open POST stream, as Bugs.Broadcast
+// does.
+func (s *session) broadcast(data []byte) {
+	s.mu.Lock()
+	var open []*stream
+	for _, o := range s.streams {
+		if o != s.standalone {
+			open = append(open, o)
+		}
+	}
+	s.mu.Unlock()
+	for _, o := range open {
+		o.mu.Lock()
+		done := o.done
+		o.mu.Unlock()
+		if !done {
+			_ = o.appendMessage(data, false)
+		}
+	}
 }

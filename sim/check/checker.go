@@ -361,6 +361,13 @@ func (c *Checker) sseEvent(rec traces.Record) {
 			return
 		}
 	}
+	if rec.RPC != nil && rec.SSE != nil && c.replayed {
+		// Judged when it first came; a replay on the same stream is
+		// still one stream (HTTP-NO-BROADCAST).
+		if w := decodeWire([]byte(rec.SSE.Data)); w != nil {
+			c.checkBroadcast(st, rec, w)
+		}
+	}
 	if rec.RPC != nil && rec.SSE != nil && !c.replayed {
 		c.message(rec, []byte(rec.SSE.Data), rec.SSE.ID)
 	}

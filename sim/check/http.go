@@ -66,8 +66,9 @@ func (c *Checker) eventID(st *stream, rec traces.Record) bool {
 		}
 	case st.resumes != nil && s.idsCollide:
 		// The session's ids are not unique (HTTP-EVENT-ID-UNIQUE said
-		// so): an id cannot tell which stream an event came from; the
-		// messages themselves are judged.
+		// so): an id cannot tell which stream an event came from, nor
+		// whether it is replayed; the replay is not judged further.
+		c.replayed = true
 	case st.resumes != nil:
 		c.fail("HTTP-RESUME-SAME-STREAM", "a replay after Last-Event-ID "+st.ex.lastEventID+" carried event "+id+" of another stream", rec.Index)
 		st.lastEventID, st.lastEventRec = id, rec.Index
@@ -83,10 +84,11 @@ func (c *Checker) eventID(st *stream, rec traces.Record) bool {
 // checkBroadcast: HTTP-NO-BROADCAST (Transports › Multiple Connections:
 // the server MUST send each message on only one stream). Responses are
 // keyed by id, partials by task and seq; a message repeated on a stream
-// and its resumptions is a replay, not a broadcast.
-func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) {
+// and its resumptions is a replay, not a broadcast. It returns false for
+// a message broadcast: it was judged on the stream that carried it first.
+func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) bool {
 	if !st.sess.http || st.kind == "STDIO" {
-		return
+		return true
 	}
 	var key string
 	switch {
@@ -96,19 +98,20 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg) {
 		p := decodeParams(w.Params)
 		key = "p:" + p.TaskID + ":" + string(p.Seq)
 	default:
-		return
+		return true
 	}
 	key = st.sess.id + "|" + key
 	prev := c.messages[key]
 	if prev == nil {
 		c.messages[key] = &seenMsg{stream: st, rec: rec.Index}
-		return
+		return true
 	}
 	if prev.stream.root() == st.root() || c.faulted(st, "") || c.faulted(prev.stream, "") {
 		c.ok("HTTP-NO-BROADCAST")
-		return
+		return true
 	}
 	c.fail("HTTP-NO-BROADCAST", "the same message on "+prev.stream.name+" and "+st.name, prev.rec, rec.Index)
+	return false
 }
 
 // checkOrigin: HTTP-ORIGIN (Transports › Streamable HTTP › Security
