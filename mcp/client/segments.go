@@ -96,5 +96,11 @@ func (t *segmentTracker) segments() []mcp.Segment {
 // (SEP-1905, "tasks/result Operation", merge steps 1-5).
 func (t *segmentTracker) content() []mcp.ContentBlock {
 	out := mcp.MergeSegments(t.segments())
+	if t.keepDups {
+		out = out[:0]
+		for _, s := range t.segments() {
+			out = append(out, s.ContentBlock)
+		}
+	}
 	return append(out, t.tail...)
 }
