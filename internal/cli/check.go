@@ -20,6 +20,7 @@ import (
 type CheckOptions struct {
 	Server    string
 	ServerCmd string
+	ClientCmd string
 	Tool      string
 	Args      string
 	Scenarios []string
@@ -36,7 +37,7 @@ type CheckOptions struct {
 func NewCmdCheck(st *State) *cobra.Command {
 	o := &CheckOptions{}
 	cmd := &cobra.Command{
-		Use:   "check --server URL | --server-cmd \"CMD ARGS\"",
+		Use:   "check --server URL | --server-cmd \"CMD ARGS\" | --client-cmd \"CMD ARGS\"",
 		Short: "Run the scenario suite against an MCP task server: a verdict per scenario and rule",
 		Long: `Run tasksim's scenario suite against anyone's MCP task server, over
 Streamable HTTP (--server URL) or stdio (--server-cmd "CMD ARGS"). Each
@@ -50,6 +51,16 @@ that cannot apply (a capability the server does not declare, no suitable
 tool, an HTTP-only scenario against stdio) is SKIP with the reason, never
 PASS. --list prints the scenarios and the rules each exercises.
 
+With --client-cmd "CMD ARGS" the suite judges a client instead: per client
+scenario it starts a scripted server (the reference server misbehaving on
+purpose: duplicated segments, a lost segment, a cut stream with an SSE
+retry, a pollInterval to respect) and runs CMD ARGS URL, with URL also in
+TASKSIM_SERVER_URL and the scenario's name in TASKSIM_SCENARIO. The client
+is judged from the wire (CLIENT-RESUME, CLIENT-POLL-INTERVAL) and from what
+it prints on stdout (CLIENT-DEDUP): the text of the result's content
+blocks, concatenated, as tasksim call prints it. A client that does not
+start or never connects fails the scenario with that reason.
+
 For each failure the output names the trace file (kept in --traces DIR, or
 in a temporary directory that is printed) and the command that reproduces
 it. --json writes the results (schema tasksim.check/v1, docs/ci.md);
@@ -60,6 +71,7 @@ Exit codes: 0 every scenario passed or was skipped, 1 a scenario failed,
 be reached or is not an MCP server.`,
 		Example: `  tasksim check --server http://127.0.0.1:7070/mcp --junit report.xml --traces traces/
   tasksim check --server-cmd "tasksim serve --stdio" --scenario 'sep1905-*'
+  tasksim check --client-cmd "tasksim call --tool slow_text --args '{\"chunks\":5}' --mode streaming --server"
   tasksim check --list`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -69,6 +81,7 @@ be reached or is not an MCP server.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Server, "server", "", "Streamable HTTP endpoint URL of the server under test")
 	f.StringVar(&o.ServerCmd, "server-cmd", "", "command that runs the stdio server under test (quoted words allowed); started once per session")
+	f.StringVar(&o.ClientCmd, "client-cmd", "", "judge a client: command run once per client scenario, the scripted server's URL appended as its last argument")
 	f.StringVar(&o.Tool, "tool", "", "tool to call instead of the one picked from tools/list")
 	f.StringVar(&o.Args, "args", "", "arguments of --tool, a JSON object")
 	f.StringArrayVar(&o.Scenarios, "scenario", nil, "run only scenarios matching this glob (repeatable)")
@@ -86,20 +99,20 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	catalog := sim.ServerScenarios()
-	selected, err := sim.Select(catalog, o.Scenarios, o.Skip)
-	if err != nil {
-		return &UsageError{Err: err}
+	if o.ClientCmd != "" || o.List && o.Server == "" && o.ServerCmd == "" {
+		// Client scenarios are listed with the server ones by --list.
+		if o.ClientCmd != "" && (o.Server != "" || o.ServerCmd != "") {
+			return usagef("give --client-cmd alone, without --server or --server-cmd")
+		}
 	}
 	if o.List {
-		for _, sc := range selected {
-			http := ""
-			if sc.HTTPOnly {
-				http = " (HTTP only)"
-			}
-			fmt.Fprintf(st.Stdout, "%-26s %s%s\n  rules: %s\n", sc.Name, sc.Summary, http, strings.Join(sc.Rules, ", "))
-		}
-		return nil
+		return listScenarios(st, o)
+	}
+	if o.ClientCmd != "" {
+		return runCheckClient(ctx, st, o)
+	}
+	if _, err := sim.Select(sim.ServerScenarios(), o.Scenarios, o.Skip); err != nil {
+		return &UsageError{Err: err}
 	}
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive")
@@ -133,7 +146,7 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 		}
 		target.Command, target.Stderr = words, io.Discard
 	default:
-		return usagef("give --server URL or --server-cmd \"CMD ARGS\" (or --list)")
+		return usagef("give --server URL, --server-cmd \"CMD ARGS\" or --client-cmd \"CMD ARGS\" (or --list)")
 	}
 	res, err := sim.RunSuite(ctx, target, &sim.SuiteOptions{
 		Scenarios: o.Scenarios, Skip: o.Skip, Tool: o.Tool, Args: args, Seed: o.Seed,
@@ -145,6 +158,12 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 		}
 		return err // unreachable, not MCP: exit 3
 	}
+	return reportCheck(st, o, res)
+}
+
+// reportCheck writes the table, --json and --junit, and maps the verdict
+// to the exit code.
+func reportCheck(st *State, o *CheckOptions, res *sim.SuiteResult) error {
 	repro := reproCommand(o)
 	if err := writeCheckText(st.Stdout, res, repro); err != nil {
 		return fmt.Errorf("write: %w", err)
@@ -176,10 +195,13 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 func reproCommand(o *CheckOptions) func(scenario string) string {
 	return func(scenario string) string {
 		parts := []string{"tasksim", "check"}
-		if o.Server != "" {
+		switch {
+		case o.Server != "":
 			parts = append(parts, "--server", shellQuote(o.Server))
-		} else {
+		case o.ServerCmd != "":
 			parts = append(parts, "--server-cmd", shellQuote(o.ServerCmd))
+		default:
+			parts = append(parts, "--client-cmd", shellQuote(o.ClientCmd))
 		}
 		if o.Tool != "" {
 			parts = append(parts, "--tool", shellQuote(o.Tool))
@@ -403,4 +425,57 @@ func writeCheckJUnit(w io.Writer, res *sim.SuiteResult, repro func(string) strin
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+func listScenarios(st *State, o *CheckOptions) error {
+	if o.ClientCmd == "" {
+		selected, err := sim.Select(sim.ServerScenarios(), o.Scenarios, o.Skip)
+		if err != nil && o.Server+o.ServerCmd != "" {
+			return &UsageError{Err: err}
+		}
+		for _, sc := range selected {
+			http := ""
+			if sc.HTTPOnly {
+				http = " (HTTP only)"
+			}
+			fmt.Fprintf(st.Stdout, "%-26s %s%s\n  rules: %s\n", sc.Name, sc.Summary, http, strings.Join(sc.Rules, ", "))
+		}
+	}
+	if o.Server == "" && o.ServerCmd == "" {
+		selected, err := sim.SelectClient(o.Scenarios, o.Skip)
+		if err != nil && o.ClientCmd != "" {
+			return &UsageError{Err: err}
+		}
+		for _, sc := range selected {
+			fmt.Fprintf(st.Stdout, "%-26s %s (--client-cmd)\n  rules: %s\n", sc.Name, sc.Summary, strings.Join(sc.Rules, ", "))
+		}
+	}
+	return nil
+}
+
+func runCheckClient(ctx context.Context, st *State, o *CheckOptions) error {
+	if o.Timeout <= 0 {
+		return usagef("--timeout must be positive")
+	}
+	if o.Tool != "" || o.Args != "" {
+		return usagef("--tool and --args choose the server's tool; a client under test chooses its own")
+	}
+	words, err := splitCommand(o.ClientCmd)
+	if err != nil {
+		return usagef("--client-cmd: %v", err)
+	}
+	if len(words) == 0 {
+		return usagef("--client-cmd is empty")
+	}
+	res, err := sim.RunClientSuite(ctx, sim.ClientTarget{Command: words, Stderr: io.Discard}, &sim.SuiteOptions{
+		Scenarios: o.Scenarios, Skip: o.Skip, Seed: o.Seed, Timeout: o.Timeout, TraceDir: o.Traces,
+		Command: append([]string{"tasksim"}, st.Args...),
+	})
+	if err != nil {
+		if errors.Is(err, sim.ErrNoScenario) {
+			return &UsageError{Err: err}
+		}
+		return err
+	}
+	return reportCheck(st, o, res)
 }
