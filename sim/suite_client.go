@@ -162,7 +162,10 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 	}()
 	fail := func(format string, args ...any) *ScenarioResult {
 		r.Status, r.Why = check.Fail, fmt.Sprintf(format, args...)
-		r.Rules = skipped(sc.Rules, r.Why)
+		r.Rules = make([]RuleOutcome, len(sc.Rules))
+		for i, id := range sc.Rules {
+			r.Rules[i] = RuleOutcome{ID: id, Status: check.Skip, Why: "not judged: the scenario failed"}
+		}
 		return r
 	}
 	h := traces.Header{Command: o.Command, Seed: o.Seed, Labels: []traces.Label{{Key: "scenario", Value: sc.Name}, {Key: "client", Value: target.String()}}}

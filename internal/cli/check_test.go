@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -31,5 +35,38 @@ func TestCheckList(t *testing.T) {
 	code, stdout, _ := run(t, "", "check", "--list")
 	if code != 0 || !strings.Contains(stdout, "http-resume") {
 		t.Errorf("exit %d, stdout %q", code, stdout)
+	}
+}
+
+// TestCheckReferencePeers: the tasksim binary's own server over stdio and
+// its own client (tasksim call) pass every scenario, and the reports parse.
+func TestCheckReferencePeers(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asTasksimEnv, "1") // inherited by the children
+	dir := t.TempDir()
+	junit, js := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.json")
+	code, stdout, stderr := run(t, "", "check", "--server-cmd", exe+" serve --stdio", "--junit", junit, "--json", js)
+	if code != 0 {
+		t.Fatalf("--server-cmd: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil || xml.Unmarshal(b, new(struct{})) != nil {
+		t.Errorf("junit: %v\n%s", err, b)
+	}
+	var doc struct {
+		Schema    string `json:"schema"`
+		Scenarios []struct {
+			Name, Status string
+		} `json:"scenarios"`
+	}
+	if b, err = os.ReadFile(js); err != nil || json.Unmarshal(b, &doc) != nil || doc.Schema != "tasksim.check/v1" || len(doc.Scenarios) == 0 {
+		t.Errorf("json: %v %+v", err, doc)
+	}
+	code, stdout, stderr = run(t, "", "check", "--client-cmd", exe+` call --tool slow_text --args '{"chunks":5,"intervalMs":40}' --mode streaming --server`)
+	if code != 0 {
+		t.Fatalf("--client-cmd: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
