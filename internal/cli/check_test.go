@@ -3,6 +3,9 @@ package cli
 import (
 	"encoding/json"
 	"encoding/xml"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +31,19 @@ func TestCheckBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d and one line with %q", code, stderr, tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// TestCheckNotMCP: an HTTP server that is not MCP is exit 3, and says so.
+func TestCheckNotMCP(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html>hello</html>")
+	}))
+	defer hs.Close()
+	code, _, stderr := run(t, "", "check", "--server", hs.URL+"/mcp")
+	if code != ExitRuntime || !strings.Contains(stderr, "not an MCP server") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("exit %d, stderr %q; want exit 3 and one line saying not an MCP server", code, stderr)
 	}
 }
 
