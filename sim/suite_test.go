@@ -133,3 +133,28 @@ func TestSuiteSameSeedSameDecisions(t *testing.T) {
 		t.Errorf("verdicts differ: %s %v vs %s %v", ra.Status, ra.Failed(), rb.Status, rb.Failed())
 	}
 }
+
+// TestSuiteCoversCatalog: every rule of the catalog is exercised by at
+// least one scenario, server or client.
+func TestSuiteCoversCatalog(t *testing.T) {
+	seen := map[string]bool{}
+	for _, sc := range ServerScenarios() {
+		for _, id := range sc.Rules {
+			seen[id] = true
+		}
+	}
+	for _, sc := range ClientScenarios() {
+		for _, id := range sc.Rules {
+			seen[id] = true
+		}
+	}
+	for _, r := range check.Catalog {
+		if !seen[r.ID] {
+			t.Errorf("rule %s: no scenario exercises it", r.ID)
+		}
+		delete(seen, r.ID)
+	}
+	for id := range seen {
+		t.Errorf("scenarios name %s, which is not in the catalog", id)
+	}
+}
