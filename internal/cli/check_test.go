@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/sim/check"
 )
 
 func TestCheckBadInput(t *testing.T) {
@@ -84,5 +87,25 @@ func TestCheckReferencePeers(t *testing.T) {
 	code, stdout, stderr = run(t, "", "check", "--client-cmd", exe+` call --tool slow_text --args '{"chunks":5,"intervalMs":40}' --mode streaming --server`)
 	if code != 0 {
 		t.Fatalf("--client-cmd: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestCheckJUnitFailure: a failed rule is a testcase with its evidence,
+// the trace and the command that reproduces it.
+func TestCheckJUnitFailure(t *testing.T) {
+	res := &sim.SuiteResult{Target: "http://x/mcp", Seed: 7, Scenarios: []*sim.ScenarioResult{{
+		Name: "http-origin", Status: check.Fail, Trace: "/tmp/t/http-origin.trace",
+		Rules: []sim.RuleOutcome{{ID: "HTTP-ORIGIN", Status: check.Fail, Findings: []check.Finding{{Records: []uint64{3}, Message: "initialize with Origin http://evil.example answered HTTP 200"}}}},
+	}}}
+	var b strings.Builder
+	o := &CheckOptions{Server: "http://x/mcp", Seed: 7}
+	if err := writeCheckJUnit(&b, res, reproCommand(o)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{`failures="1"`, `name="http-origin HTTP-ORIGIN"`, "records 3: initialize with Origin", "trace: /tmp/t/http-origin.trace", "reproduce: tasksim check --server http://x/mcp --scenario http-origin --seed 7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("JUnit lacks %q:\n%s", want, out)
+		}
 	}
 }
