@@ -280,7 +280,7 @@ func (c *Checker) checkTaskFields(wt *wireTask, rec traces.Record) {
 	if wt.LastUpdatedAt == nil || !isISO8601(*wt.LastUpdatedAt) {
 		missing = append(missing, "lastUpdatedAt (ISO 8601)")
 	}
-	if wt.TTL == nil {
+	if len(wt.TTL) == 0 {
 		missing = append(missing, "ttl (a number, or null)")
 	}
 	c.judge("TASK-FIELDS", len(missing) == 0, "task "+wt.id()+" lacks or mangles "+strings.Join(missing, ", "), rec.Index)

@@ -33,12 +33,12 @@ func decodeWire(raw []byte) *wireMsg {
 
 // wireTask is a Task object, with the presence of ttl kept.
 type wireTask struct {
-	TaskID        *string          `json:"taskId"`
-	Status        *string          `json:"status"`
-	CreatedAt     *string          `json:"createdAt"`
-	LastUpdatedAt *string          `json:"lastUpdatedAt"`
-	TTL           *json.RawMessage `json:"ttl"`
-	PollInterval  *float64         `json:"pollInterval"`
+	TaskID        *string         `json:"taskId"`
+	Status        *string         `json:"status"`
+	CreatedAt     *string         `json:"createdAt"`
+	LastUpdatedAt *string         `json:"lastUpdatedAt"`
+	TTL           json.RawMessage `json:"ttl"` // "null" when null, empty when absent
+	PollInterval  *float64        `json:"pollInterval"`
 }
 
 func (t *wireTask) id() string {
