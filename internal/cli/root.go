@@ -75,6 +75,6 @@ Exit codes: 0 success, 1 findings (a rule violated, a threshold missed),
 	root.SetOut(st.Stdout)
 	root.SetErr(st.Stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
-	root.AddCommand(NewCmdServe(st, nil), NewCmdCall(st, nil), NewCmdRecord(st), NewCmdProxy(st), NewCmdTrace(st), NewCmdLoad(st), NewCmdDemo(st), NewCmdReport(st), NewCmdSim(st))
+	root.AddCommand(NewCmdServe(st, nil), NewCmdCall(st, nil), NewCmdRecord(st), NewCmdProxy(st), NewCmdTrace(st), NewCmdLoad(st), NewCmdDemo(st), NewCmdReport(st), NewCmdCheck(st), NewCmdSim(st))
 	return root
 }

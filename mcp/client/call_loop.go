@@ -180,6 +180,8 @@ func (c *call) onAnswers() {
 	c.res.StreamLost = true
 	c.rec.add(Event{Kind: EventStreamLost, Method: mcp.MethodToolsCall, RequestID: c.id, TaskID: c.taskID, LastEventID: se.LastEventID, Err: se})
 	switch {
+	case c.s.opts.Bugs.NoResume:
+		c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, se))
 	case !c.first || c.taskID == "":
 		// Nothing tells which task to resume.
 		c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, se))
@@ -290,6 +292,7 @@ func (c *call) becomeStreaming() {
 	c.streaming = true
 	c.res.Answer = AnswerStreaming
 	c.seg = newSegmentTracker()
+	c.seg.keepDups = c.s.opts.Bugs.NoDedup
 }
 
 // setTask records the call's task id the first time it is known and
@@ -627,6 +630,9 @@ func (c *call) onPartial(p mcp.TaskPartialParams) {
 // (2025-11-25 Tasks, "Getting Tasks": requestors SHOULD respect it), else
 // the session default.
 func (c *call) pollInterval() time.Duration {
+	if c.s.opts.Bugs.IgnorePollInterval {
+		return 10 * time.Millisecond
+	}
 	if c.o.PollInterval > 0 {
 		return c.o.PollInterval
 	}

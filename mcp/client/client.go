@@ -77,6 +77,24 @@ type Options struct {
 	// writes. nil means the wall clock; a clock.Sim makes every wait of
 	// the client move only when the simulation moves time.
 	Clock clock.Clock
+	// Bugs plants known bugs, for tests only (see Bugs); zero for any
+	// other use.
+	Bugs Bugs
+}
+
+// Bugs plants one known client bug, for tests only: the check suite's
+// tests (sim) break the reference client one bug at a time and expect
+// exactly the rule that names it to fail. Each field names its rule.
+type Bugs struct {
+	// NoDedup keeps segments received twice in the result (CLIENT-DEDUP).
+	NoDedup bool
+	// NoResume gives a lost stream up instead of resuming it with
+	// tasks/result and lastSeqNr (CLIENT-RESUME); give the transport no
+	// resumption either (streamhttp.ClientTransport.NoResume).
+	NoResume bool
+	// IgnorePollInterval polls tasks/get every 10ms whatever the task's
+	// pollInterval (CLIENT-POLL-INTERVAL).
+	IgnorePollInterval bool
 }
 
 func (o *Options) withDefaults() Options {

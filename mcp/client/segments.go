@@ -15,6 +15,9 @@ import (
 // ignored whatever brought it ("Client Handling of Multiple Mechanisms",
 // rules 1-3).
 type segmentTracker struct {
+	// keepDups and dups: Bugs.NoDedup keeps duplicates in the result.
+	keepDups   bool
+	dups       []mcp.Segment
 	segs       map[int64]mcp.Segment
 	contiguous int64 // the highest n with 1..n all received
 	highest    int64
@@ -48,6 +51,9 @@ func (t *segmentTracker) add(s mcp.Segment) segmentOutcome {
 	}
 	if _, dup := t.segs[s.SeqNr]; dup {
 		t.duplicates++
+		if t.keepDups {
+			t.dups = append(t.dups, s)
+		}
 		return segmentDuplicate
 	}
 	t.segs[s.SeqNr] = s
@@ -81,7 +87,8 @@ func (t *segmentTracker) segments() []mcp.Segment {
 	for _, s := range t.segs {
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b mcp.Segment) int { return cmp.Compare(a.SeqNr, b.SeqNr) })
+	out = append(out, t.dups...)
+	slices.SortStableFunc(out, func(a, b mcp.Segment) int { return cmp.Compare(a.SeqNr, b.SeqNr) })
 	return out
 }
 
@@ -89,5 +96,11 @@ func (t *segmentTracker) segments() []mcp.Segment {
 // (SEP-1905, "tasks/result Operation", merge steps 1-5).
 func (t *segmentTracker) content() []mcp.ContentBlock {
 	out := mcp.MergeSegments(t.segments())
+	if t.keepDups {
+		out = out[:0]
+		for _, s := range t.segments() {
+			out = append(out, s.ContentBlock)
+		}
+	}
 	return append(out, t.tail...)
 }

@@ -115,3 +115,11 @@ func (s *Session) cancelTask(ctx context.Context, rec *recorder, taskID string) 
 	}
 	return &t, nil
 }
+
+// Request sends any request and returns its one answer as it came, a
+// JSON-RPC error answer included (Message.Error). It is for callers that
+// probe a server with requests the typed methods would not send, such as a
+// tasks/result with a lastSeqNr that is not a positive number.
+func (s *Session) Request(ctx context.Context, method string, params any) (*mcp.Message, error) {
+	return s.request(ctx, nil, method, params)
+}

@@ -113,6 +113,9 @@ type Options struct {
 	Rand io.Reader
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
+	// Bugs plants known bugs, for tests only (see Bugs); zero for any
+	// other use.
+	Bugs Bugs
 }
 
 func (o *Options) withDefaults() Options {

@@ -4,9 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tasksim/tasksim/mcp"
 )
+
+func (srv *Server) bugOffByOne() int64 {
+	if srv.opts.Bugs.ResumeOffByOne {
+		return 1
+	}
+	return 0
+}
 
 // Server is the reference server. It implements mcp.Endpoint: hand it to a
 // transport (mcp/stdio, mcp/streamhttp) to serve it.
@@ -17,6 +25,8 @@ type Server struct {
 	store  *store
 	ids    ids
 	budget *budget
+
+	bugIDs atomic.Int64 // Bugs.SequentialIDs
 
 	mu       sync.Mutex
 	sessions map[*session]struct{}

@@ -101,6 +101,10 @@ func formatUUIDv4(b [16]byte) string {
 func (t *task) snapshotLocked() mcp.Task {
 	ttl := t.ttl.Milliseconds()
 	poll := t.pollInterval.Milliseconds()
+	if t.owner.srv.opts.Bugs.NoCreatedAt {
+		return mcp.Task{TaskID: t.id, Status: t.status, StatusMessage: t.statusMessage,
+			LastUpdatedAt: mcp.FormatTime(t.updatedAt), TTL: &ttl, PollInterval: &poll}
+	}
 	return mcp.Task{
 		TaskID:        t.id,
 		Status:        t.status,
@@ -137,6 +141,10 @@ func (t *task) resultLocked() (*mcp.CallToolResult, *mcp.Error) {
 		meta[mcp.MetaCompletedAt] = t.completedAt.UTC().Format(time.RFC3339Nano)
 	}
 	content := t.contentLocked()
+	if t.owner.srv.opts.Bugs.ReversedMerge && len(t.segments) > 1 {
+		content = slices.Clone(content)
+		slices.Reverse(content)
+	}
 	if content == nil {
 		content = []mcp.ContentBlock{}
 	}

@@ -26,7 +26,11 @@ func (ss *session) tasksGet(msg *mcp.Message, r mcp.Replier) {
 		replyError(ss.ctx, r, msg.ID, err)
 		return
 	}
-	reply(ss.ctx, r, msg.ID, t.snapshot())
+	snap := t.snapshot()
+	if ss.srv.opts.Bugs.ReopenTerminal && snap.Status == mcp.StatusCompleted {
+		snap.Status = mcp.StatusWorking
+	}
+	reply(ss.ctx, r, msg.ID, snap)
 }
 
 func (ss *session) tasksCancel(msg *mcp.Message, r mcp.Replier) {
@@ -79,6 +83,9 @@ func (ss *session) tasksResult(msg *mcp.Message, r mcp.Replier) {
 	resume := len(p.LastSeqNr) > 0 && !bytes.Equal(p.LastSeqNr, []byte("null"))
 	if resume {
 		n, ok := parseLastSeqNr(p.LastSeqNr)
+		if n == 0 && string(bytes.TrimSpace(p.LastSeqNr)) == "0" && ss.srv.opts.Bugs.LastSeqNrZero {
+			ok = true
+		}
 		if !ok {
 			replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams,
 				"invalid params: lastSeqNr must be a positive integer (seqNr starts at 1), got %s", p.LastSeqNr))
@@ -94,7 +101,7 @@ func (ss *session) tasksResult(msg *mcp.Message, r mcp.Replier) {
 	if resume {
 		t.mu.Lock()
 		res := mcp.PartialResult{
-			PartialContent: t.segmentsAfterLocked(last),
+			PartialContent: t.segmentsAfterLocked(last - ss.srv.bugOffByOne()),
 			IsError:        t.status == mcp.StatusFailed,
 			IsComplete:     t.status.IsTerminal(),
 			Meta:           mcp.Meta{}.WithRelatedTask(t.id),
@@ -127,6 +134,9 @@ func (ss *session) tasksResult(msg *mcp.Message, r mcp.Replier) {
 		case rpcErr != nil:
 			replyError(ss.ctx, r, msg.ID, rpcErr)
 		default:
+			if ss.srv.opts.Bugs.NoRelatedTask {
+				res.Meta = nil
+			}
 			reply(ss.ctx, r, msg.ID, res)
 		}
 	}()

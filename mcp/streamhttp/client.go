@@ -82,6 +82,9 @@ type ClientTransport struct {
 	// clock. On a clock.Sim these waits end only as simulated time
 	// passes; the HTTP exchanges themselves stay real.
 	Clock clock.Clock
+	// NoResume is a planted bug, for tests only: a broken stream is given
+	// up at once instead of resumed with Last-Event-ID (CLIENT-RESUME).
+	NoResume bool
 }
 
 // Connect implements mcp.Transport. It checks the URL and prepares the

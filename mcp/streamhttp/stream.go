@@ -142,7 +142,11 @@ func (st *stream) appendMessage(data []byte, final bool) error {
 	var dropped bool
 	var drops int
 	if data != nil {
-		idBuf := appendEventID(make([]byte, 0, 24), st.num, st.ring.next())
+		num := st.num
+		if num > 0 && st.sess.h.opts.Bugs.SharedEventIDs {
+			num = 1
+		}
+		idBuf := appendEventID(make([]byte, 0, 24), num, st.ring.next())
 		ev, err := sse.AppendEvent(make([]byte, 0, len(data)+len(idBuf)+32), sse.Event{
 			ID:   string(idBuf),
 			Name: "message",

@@ -183,7 +183,10 @@ func (c *Checker) Add(rec traces.Record) {
 			c.message(rec, rec.Raw)
 		}
 	case traces.KindBodyEnd:
-		if rec.Dir == traces.DirServerToClient && rec.Note != "eof" {
+		if rec.Dir == traces.DirServerToClient && (rec.Note != "eof" || c.postStreamOpen(rec)) {
+			// Also a POST stream the server ended before its response:
+			// the client must resume it (Transports, "Sending Messages
+			// to the Server": the server MAY close the connection).
 			c.streamCut(rec)
 		}
 	case traces.KindConnError:
@@ -490,4 +493,11 @@ func originHost(origin string) string {
 		return ""
 	}
 	return u.Hostname()
+}
+
+// postStreamOpen reports whether rec ends an SSE answer to a POST before
+// its response, after events with ids: a stream the client can resume.
+func (c *Checker) postStreamOpen(rec traces.Record) bool {
+	ex := c.exchangeOf(rec)
+	return ex != nil && ex.stream != nil && ex.stream.kind == "POST" && !ex.stream.final && ex.stream.lastEventID != ""
 }

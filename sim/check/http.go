@@ -66,15 +66,19 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 			c.ok("HTTP-EVENT-ID-UNIQUE")
 			replay = first != st
 		}
+	case st.resumes != nil && s.idsCollide:
+		// The session's ids are not unique (HTTP-EVENT-ID-UNIQUE said
+		// so): an id cannot tell which stream an event came from, nor
+		// whether it is replayed; the replay is not judged further.
+		replay = true
+	case st.resumes != nil:
+		c.fail("HTTP-RESUME-SAME-STREAM", "a replay after Last-Event-ID "+st.ex.lastEventID+" carried event "+id+" of another stream", rec.Index)
+		// Its message was judged when first sent: the fault is only
+		// where it is replayed.
+		replay = true
 	default:
-		if st.resumes != nil {
-			c.fail("HTTP-RESUME-SAME-STREAM", "a replay after Last-Event-ID "+st.ex.lastEventID+" carried event "+id+" of another stream", rec.Index)
-			// Its message was judged when first sent: the fault is
-			// only where it is replayed.
-			replay = true
-		} else {
-			c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" on two streams of session "+s.id, rec.Index)
-		}
+		s.idsCollide = true
+		c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" on two streams of session "+s.id, rec.Index)
 	}
 	st.lastEventID, st.lastEventRec = id, rec.Index
 	return replay
@@ -84,10 +88,11 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 // the server MUST send each message on only one stream). Responses and
 // partials are keyed by a hash of their text, white space between tokens
 // left out; a message repeated on a stream and its resumptions is a
-// replay, not a broadcast.
-func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg, raw []byte) {
+// replay, not a broadcast. It returns false for a message broadcast: it
+// was judged on the stream that carried it first.
+func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg, raw []byte) bool {
 	if !st.sess.http || st.kind == "STDIO" {
-		return
+		return true
 	}
 	if !st.carries {
 		// The session's streams that carried a message: once two do,
@@ -101,7 +106,7 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg, raw 
 		// twice.
 	case w.Method == "notifications/tasks/partial":
 	default:
-		return
+		return true
 	}
 	key := msgKey{sess: st.sess.id, hash: c.fingerprint(raw)}
 	prev, seen := c.messages[key]
@@ -110,13 +115,14 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg, raw 
 		if st.sess.carriers > 1 {
 			c.ok("HTTP-NO-BROADCAST")
 		}
-		return
+		return true
 	}
 	if prev.stream.root() == st.root() || c.faulted(st, "") || c.faulted(prev.stream, "") {
 		c.ok("HTTP-NO-BROADCAST")
-		return
+		return true
 	}
 	c.fail("HTTP-NO-BROADCAST", "the same message on "+prev.stream.name+" and "+st.name, prev.rec, rec.Index)
+	return false
 }
 
 // fingerprint hashes JSON text without the white space between tokens, so

@@ -12,7 +12,9 @@ import (
 // serverMessage handles a message from the server on stream st.
 func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *wireMsg, raw []byte) {
 	s := ex.sess
-	c.checkBroadcast(st, rec, w, raw)
+	if !c.checkBroadcast(st, rec, w, raw) {
+		return // judged where it came first
+	}
 	if w.Method != "" {
 		if len(w.ID) == 0 {
 			c.notification(s, st, rec, w)

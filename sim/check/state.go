@@ -20,7 +20,10 @@ type session struct {
 	serverModes   []string
 	serverPartial bool
 	deleted       bool
-	deletedRec    uint64
+	// idsCollide: an event id came on two streams (HTTP-EVENT-ID-UNIQUE
+	// failed), so ids no longer tell streams apart.
+	idsCollide bool
+	deletedRec uint64
 
 	requests map[string]*request
 	// eventIDs maps an SSE event id to the stream that first carried it.

@@ -1,0 +1,481 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/sim/check"
+)
+
+// CheckOptions are the flags of tasksim check.
+type CheckOptions struct {
+	Server    string
+	ServerCmd string
+	ClientCmd string
+	Tool      string
+	Args      string
+	Scenarios []string
+	Skip      []string
+	Seed      uint64
+	JSON      string
+	JUnit     string
+	Traces    string
+	Timeout   time.Duration
+	List      bool
+}
+
+// NewCmdCheck builds tasksim check.
+func NewCmdCheck(st *State) *cobra.Command {
+	o := &CheckOptions{}
+	cmd := &cobra.Command{
+		Use:   "check --server URL | --server-cmd \"CMD ARGS\" | --client-cmd \"CMD ARGS\"",
+		Short: "Run the scenario suite against an MCP task server: a verdict per scenario and rule",
+		Long: `Run tasksim's scenario suite against anyone's MCP task server, over
+Streamable HTTP (--server URL) or stdio (--server-cmd "CMD ARGS"). Each
+scenario drives the server with a scripted client (some through a seeded
+fault layer); its traffic is recorded as a trace and judged by the rule
+catalog (docs/rules.md), together with the scenario's own assertions.
+
+Tools are picked from tools/list by their hints (execution.taskSupport,
+execution.streamPartial); --tool and --args override the choice. A scenario
+that cannot apply (a capability the server does not declare, no suitable
+tool, an HTTP-only scenario against stdio) is SKIP with the reason, never
+PASS. --list prints the scenarios and the rules each exercises.
+
+With --client-cmd "CMD ARGS" the suite judges a client instead: per client
+scenario it starts a scripted server (the reference server misbehaving on
+purpose: duplicated segments, a lost segment, a cut stream with an SSE
+retry, a pollInterval to respect) and runs CMD ARGS URL, with URL also in
+TASKSIM_SERVER_URL and the scenario's name in TASKSIM_SCENARIO. The client
+is judged from the wire (CLIENT-RESUME, CLIENT-POLL-INTERVAL) and from what
+it prints on stdout (CLIENT-DEDUP): the text of the result's content
+blocks, concatenated, as tasksim call prints it. A client that does not
+start or never connects fails the scenario with that reason.
+
+For each failure the output names the trace file (kept in --traces DIR, or
+in a temporary directory that is printed) and the command that reproduces
+it. --json writes the results (schema tasksim.check/v1, docs/ci.md);
+--junit a JUnit XML report with one testcase per scenario and rule.
+
+Exit codes: 0 every scenario passed or was skipped, 1 a scenario failed,
+2 bad input (an unknown scenario pattern, bad flags), 3 the server cannot
+be reached or is not an MCP server.`,
+		Example: `  tasksim check --server http://127.0.0.1:7070/mcp --junit report.xml --traces traces/
+  tasksim check --server-cmd "tasksim serve --stdio" --scenario 'sep1905-*'
+  tasksim check --client-cmd "tasksim call --tool slow_text --args '{\"chunks\":5}' --mode streaming --server"
+  tasksim check --list`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runCheck(cmd.Context(), st, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Server, "server", "", "Streamable HTTP endpoint URL of the server under test")
+	f.StringVar(&o.ServerCmd, "server-cmd", "", "command that runs the stdio server under test (quoted words allowed); started once per session")
+	f.StringVar(&o.ClientCmd, "client-cmd", "", "judge a client: command run once per client scenario, the scripted server's URL appended as its last argument")
+	f.StringVar(&o.Tool, "tool", "", "tool to call instead of the one picked from tools/list")
+	f.StringVar(&o.Args, "args", "", "arguments of --tool, a JSON object")
+	f.StringArrayVar(&o.Scenarios, "scenario", nil, "run only scenarios matching this glob (repeatable)")
+	f.StringArrayVar(&o.Skip, "skip", nil, "leave out scenarios matching this glob (repeatable)")
+	f.Uint64Var(&o.Seed, "seed", sim.DefaultSeed, "seed of every fault decision")
+	f.StringVar(&o.JSON, "json", "", "write the results as JSON to this file (- for stdout)")
+	f.StringVar(&o.JUnit, "junit", "", "write a JUnit XML report to this file")
+	f.StringVar(&o.Traces, "traces", "", "keep every scenario's trace in this directory (default: only failures', in a temporary directory)")
+	f.DurationVar(&o.Timeout, "timeout", sim.DefaultScenarioTimeout, "bound on one scenario")
+	f.BoolVar(&o.List, "list", false, "list the scenarios and the rules each exercises, and exit")
+	return cmd
+}
+
+func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.ClientCmd != "" || o.List && o.Server == "" && o.ServerCmd == "" {
+		// Client scenarios are listed with the server ones by --list.
+		if o.ClientCmd != "" && (o.Server != "" || o.ServerCmd != "") {
+			return usagef("give --client-cmd alone, without --server or --server-cmd")
+		}
+	}
+	if o.List {
+		return listScenarios(st, o)
+	}
+	if o.ClientCmd != "" {
+		return runCheckClient(ctx, st, o)
+	}
+	if _, err := sim.Select(sim.ServerScenarios(), o.Scenarios, o.Skip); err != nil {
+		return &UsageError{Err: err}
+	}
+	if o.Timeout <= 0 {
+		return usagef("--timeout must be positive")
+	}
+	var args json.RawMessage
+	if o.Args != "" {
+		if !json.Valid([]byte(o.Args)) || !strings.HasPrefix(strings.TrimSpace(o.Args), "{") {
+			return usagef("--args: not a JSON object: %.60s", o.Args)
+		}
+		if o.Tool == "" {
+			return usagef("--args needs --tool")
+		}
+		args = json.RawMessage(o.Args)
+	}
+	var target sim.Target
+	switch {
+	case o.Server != "" && o.ServerCmd != "":
+		return usagef("give --server or --server-cmd, not both")
+	case o.Server != "":
+		if !strings.HasPrefix(o.Server, "http://") && !strings.HasPrefix(o.Server, "https://") {
+			return usagef("--server %q: want an http:// or https:// URL", o.Server)
+		}
+		target.URL = o.Server
+	case o.ServerCmd != "":
+		words, err := splitCommand(o.ServerCmd)
+		if err != nil {
+			return usagef("--server-cmd: %v", err)
+		}
+		if len(words) == 0 {
+			return usagef("--server-cmd is empty")
+		}
+		target.Command, target.Stderr = words, io.Discard
+	default:
+		return usagef("give --server URL, --server-cmd \"CMD ARGS\" or --client-cmd \"CMD ARGS\" (or --list)")
+	}
+	res, err := sim.RunSuite(ctx, target, &sim.SuiteOptions{
+		Scenarios: o.Scenarios, Skip: o.Skip, Tool: o.Tool, Args: args, Seed: o.Seed,
+		Timeout: o.Timeout, TraceDir: o.Traces, Command: append([]string{"tasksim"}, st.Args...),
+	})
+	if err != nil {
+		if errors.Is(err, sim.ErrNoScenario) {
+			return &UsageError{Err: err}
+		}
+		return err // unreachable, not MCP: exit 3
+	}
+	return reportCheck(st, o, res)
+}
+
+// reportCheck writes the table, --json and --junit, and maps the verdict
+// to the exit code.
+func reportCheck(st *State, o *CheckOptions, res *sim.SuiteResult) error {
+	repro := reproCommand(o)
+	if err := writeCheckText(st.Stdout, res, repro); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	if o.JSON != "" {
+		if err := writeOutput(st, o.JSON, func(w io.Writer) error { return writeCheckJSON(w, res, repro) }); err != nil {
+			return fmt.Errorf("--json %s: %w", o.JSON, err)
+		}
+	}
+	if o.JUnit != "" {
+		if err := writeOutput(st, o.JUnit, func(w io.Writer) error { return writeCheckJUnit(w, res, repro) }); err != nil {
+			return fmt.Errorf("--junit %s: %w", o.JUnit, err)
+		}
+	}
+	if res.Failed() {
+		n := 0
+		for _, r := range res.Scenarios {
+			if r.Status == check.Fail {
+				n++
+			}
+		}
+		return &FindingsError{Summary: fmt.Sprintf("%d of %d scenarios failed (rules: %s)", n, len(res.Scenarios), strings.Join(res.FailedRules(), ", "))}
+	}
+	return nil
+}
+
+// reproCommand returns the command that reruns one scenario as this run
+// did.
+func reproCommand(o *CheckOptions) func(scenario string) string {
+	return func(scenario string) string {
+		parts := []string{"tasksim", "check"}
+		switch {
+		case o.Server != "":
+			parts = append(parts, "--server", shellQuote(o.Server))
+		case o.ServerCmd != "":
+			parts = append(parts, "--server-cmd", shellQuote(o.ServerCmd))
+		default:
+			parts = append(parts, "--client-cmd", shellQuote(o.ClientCmd))
+		}
+		if o.Tool != "" {
+			parts = append(parts, "--tool", shellQuote(o.Tool))
+		}
+		if o.Args != "" {
+			parts = append(parts, "--args", shellQuote(o.Args))
+		}
+		parts = append(parts, "--scenario", scenario, "--seed", fmt.Sprint(o.Seed))
+		return strings.Join(parts, " ")
+	}
+}
+
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}();&|<>!#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func writeCheckText(w io.Writer, res *sim.SuiteResult, repro func(string) string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tasksim check %s (seed %d", res.Target, res.Seed)
+	if res.Tool != "" {
+		fmt.Fprintf(&b, ", tool %s", res.Tool)
+	}
+	b.WriteString(")\n\n")
+	pass, fail, skip := 0, 0, 0
+	for _, r := range res.Scenarios {
+		switch r.Status {
+		case check.Pass:
+			pass++
+		case check.Fail:
+			fail++
+		default:
+			skip++
+		}
+		fmt.Fprintf(&b, "%-4s  %-26s %6dms", r.Status, r.Name, r.DurationMs)
+		if r.Why != "" {
+			fmt.Fprintf(&b, "  %s", r.Why)
+		}
+		b.WriteByte('\n')
+		if r.Status == check.Skip {
+			continue
+		}
+		for _, o := range r.Rules {
+			fmt.Fprintf(&b, "        %-4s %-24s", o.Status, o.ID)
+			switch o.Status {
+			case check.Pass:
+				fmt.Fprintf(&b, " %d checked", o.Checked)
+			case check.Skip:
+				fmt.Fprintf(&b, " not observed: %s", o.Why)
+			}
+			b.WriteByte('\n')
+			for _, f := range o.Findings {
+				b.WriteString("             " + findingLine(f) + "\n")
+			}
+		}
+		if r.Status == check.Fail {
+			if r.Trace != "" {
+				fmt.Fprintf(&b, "        trace:     %s\n", r.Trace)
+			}
+			fmt.Fprintf(&b, "        reproduce: %s\n", repro(r.Name))
+		}
+	}
+	fmt.Fprintf(&b, "\n%d scenarios: %d passed, %d failed, %d skipped\n", len(res.Scenarios), pass, fail, skip)
+	// The per-rule table: each rule across the scenarios that judged it.
+	b.WriteString("\nrule                      pass  fail  skip\n")
+	for _, rule := range check.Catalog {
+		var p, f, s int
+		for _, r := range res.Scenarios {
+			if o, ok := r.Rule(rule.ID); ok {
+				switch o.Status {
+				case check.Pass:
+					p++
+				case check.Fail:
+					f++
+				default:
+					s++
+				}
+			}
+		}
+		if p+f+s == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "%-24s %5d %5d %5d\n", rule.ID, p, f, s)
+	}
+	if res.TraceDir != "" {
+		fmt.Fprintf(&b, "\ntraces: %s\n", res.TraceDir)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func findingLine(f check.Finding) string {
+	if len(f.Records) == 0 {
+		return f.Message
+	}
+	rs := make([]string, len(f.Records))
+	for i, r := range f.Records {
+		rs[i] = fmt.Sprint(r)
+	}
+	return "records " + strings.Join(rs, ",") + ": " + f.Message
+}
+
+// checkJSON is the --json document, schema tasksim.check/v1 (docs/ci.md).
+type checkJSON struct {
+	Schema string `json:"schema"`
+	*sim.SuiteResult
+	Failed    bool              `json:"failed"`
+	Reproduce map[string]string `json:"reproduce,omitempty"`
+	Rules     []check.Rule      `json:"catalog"`
+	Counts    map[string]int    `json:"counts"`
+}
+
+func writeCheckJSON(w io.Writer, res *sim.SuiteResult, repro func(string) string) error {
+	doc := checkJSON{Schema: "tasksim.check/v1", SuiteResult: res, Failed: res.Failed(), Rules: check.Catalog, Counts: map[string]int{"pass": 0, "fail": 0, "skip": 0}}
+	for _, r := range res.Scenarios {
+		doc.Counts[strings.ToLower(string(r.Status))]++
+		if r.Status == check.Fail {
+			if doc.Reproduce == nil {
+				doc.Reproduce = map[string]string{}
+			}
+			doc.Reproduce[r.Name] = repro(r.Name)
+		}
+	}
+	return writeJSON(w, doc)
+}
+
+// writeCheckJUnit writes one testsuite per scenario and one testcase per
+// scenario × rule; failures carry the evidence, the trace and the command
+// that reproduces them; a scenario's own failure (an error that ended it)
+// is a testcase named after the scenario.
+func writeCheckJUnit(w io.Writer, res *sim.SuiteResult, repro func(string) string) error {
+	type failure struct {
+		Message string `xml:"message,attr"`
+		Text    string `xml:",chardata"`
+	}
+	type skipped struct {
+		Message string `xml:"message,attr"`
+	}
+	type testcase struct {
+		Name      string   `xml:"name,attr"`
+		Classname string   `xml:"classname,attr"`
+		Time      string   `xml:"time,attr"`
+		Failure   *failure `xml:"failure,omitempty"`
+		Skipped   *skipped `xml:"skipped,omitempty"`
+	}
+	type testsuite struct {
+		Name     string     `xml:"name,attr"`
+		Tests    int        `xml:"tests,attr"`
+		Failures int        `xml:"failures,attr"`
+		Skipped  int        `xml:"skipped,attr"`
+		Time     string     `xml:"time,attr"`
+		Cases    []testcase `xml:"testcase"`
+	}
+	type testsuites struct {
+		XMLName  xml.Name    `xml:"testsuites"`
+		Name     string      `xml:"name,attr"`
+		Tests    int         `xml:"tests,attr"`
+		Failures int         `xml:"failures,attr"`
+		Suites   []testsuite `xml:"testsuite"`
+	}
+	all := testsuites{Name: "tasksim check " + res.Target}
+	for _, r := range res.Scenarios {
+		secs := fmt.Sprintf("%.3f", float64(r.DurationMs)/1000)
+		s := testsuite{Name: "tasksim check: " + r.Name, Time: secs}
+		class := "tasksim.check." + r.Name
+		footer := ""
+		if r.Status == check.Fail {
+			if r.Trace != "" {
+				footer += "trace: " + r.Trace + "\n"
+			}
+			footer += "reproduce: " + repro(r.Name) + "\n"
+		}
+		if r.Status == check.Fail && r.Why != "" {
+			s.Cases = append(s.Cases, testcase{Name: r.Name, Classname: class, Time: secs, Failure: &failure{Message: r.Why, Text: r.Why + "\n" + footer}})
+		}
+		for _, o := range r.Rules {
+			tc := testcase{Name: r.Name + " " + o.ID, Classname: class, Time: "0"}
+			switch o.Status {
+			case check.Fail:
+				var b strings.Builder
+				for _, f := range o.Findings {
+					b.WriteString(findingLine(f) + "\n")
+				}
+				b.WriteString(footer)
+				msg := o.ID
+				if rule, ok := check.RuleByID(o.ID); ok {
+					msg = o.ID + ": " + rule.Summary + " (" + rule.Spec + ")"
+				}
+				tc.Failure = &failure{Message: msg, Text: b.String()}
+			case check.Skip:
+				why := o.Why
+				if r.Status == check.Skip {
+					why = r.Why
+				}
+				tc.Skipped = &skipped{Message: why}
+			}
+			s.Cases = append(s.Cases, tc)
+		}
+		for _, tc := range s.Cases {
+			s.Tests++
+			if tc.Failure != nil {
+				s.Failures++
+			}
+			if tc.Skipped != nil {
+				s.Skipped++
+			}
+		}
+		all.Tests += s.Tests
+		all.Failures += s.Failures
+		all.Suites = append(all.Suites, s)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+func listScenarios(st *State, o *CheckOptions) error {
+	if o.ClientCmd == "" {
+		selected, err := sim.Select(sim.ServerScenarios(), o.Scenarios, o.Skip)
+		if err != nil && o.Server+o.ServerCmd != "" {
+			return &UsageError{Err: err}
+		}
+		for _, sc := range selected {
+			http := ""
+			if sc.HTTPOnly {
+				http = " (HTTP only)"
+			}
+			fmt.Fprintf(st.Stdout, "%-26s %s%s\n  rules: %s\n", sc.Name, sc.Summary, http, strings.Join(sc.Rules, ", "))
+		}
+	}
+	if o.Server == "" && o.ServerCmd == "" {
+		selected, err := sim.SelectClient(o.Scenarios, o.Skip)
+		if err != nil && o.ClientCmd != "" {
+			return &UsageError{Err: err}
+		}
+		for _, sc := range selected {
+			fmt.Fprintf(st.Stdout, "%-26s %s (--client-cmd)\n  rules: %s\n", sc.Name, sc.Summary, strings.Join(sc.Rules, ", "))
+		}
+	}
+	return nil
+}
+
+func runCheckClient(ctx context.Context, st *State, o *CheckOptions) error {
+	if o.Timeout <= 0 {
+		return usagef("--timeout must be positive")
+	}
+	if o.Tool != "" || o.Args != "" {
+		return usagef("--tool and --args choose the server's tool; a client under test chooses its own")
+	}
+	words, err := splitCommand(o.ClientCmd)
+	if err != nil {
+		return usagef("--client-cmd: %v", err)
+	}
+	if len(words) == 0 {
+		return usagef("--client-cmd is empty")
+	}
+	res, err := sim.RunClientSuite(ctx, sim.ClientTarget{Command: words, Stderr: io.Discard}, &sim.SuiteOptions{
+		Scenarios: o.Scenarios, Skip: o.Skip, Seed: o.Seed, Timeout: o.Timeout, TraceDir: o.Traces,
+		Command: append([]string{"tasksim"}, st.Args...),
+	})
+	if err != nil {
+		if errors.Is(err, sim.ErrNoScenario) {
+			return &UsageError{Err: err}
+		}
+		return err
+	}
+	return reportCheck(st, o, res)
+}

@@ -1,0 +1,273 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/sim/check"
+)
+
+// Target is the server under test: a Streamable HTTP endpoint (URL), a
+// command that runs a stdio server (Command), or, for tests, a function
+// returning a fresh in-process transport per connection (Dial).
+type Target struct {
+	URL     string
+	Command []string
+	// Stderr receives a stdio server's stderr; nil discards it.
+	Stderr io.Writer
+	// Dial, when set, replaces Command: each connection of a scenario
+	// gets the transport it returns (a stdio.Pipe to an in-process
+	// server), recorded as a stdio server is.
+	Dial func() mcp.Transport
+}
+
+// HTTP reports whether the target is a Streamable HTTP endpoint.
+func (t Target) HTTP() bool { return t.URL != "" }
+
+func (t Target) String() string {
+	switch {
+	case t.URL != "":
+		return t.URL
+	case len(t.Command) > 0:
+		return strings.Join(t.Command, " ")
+	}
+	return "in-process stdio server"
+}
+
+// SuiteOptions configure RunSuite. The zero value (or nil) runs every
+// scenario with seed 1, per scenario timeout DefaultScenarioTimeout, and
+// keeps no trace.
+type SuiteOptions struct {
+	// Scenarios are glob patterns (path.Match) of the scenarios to run;
+	// empty means all. Skip are patterns of scenarios to leave out.
+	Scenarios, Skip []string
+	// Tool and Args replace the tool the suite picks from tools/list by
+	// its hints (execution.taskSupport, execution.streamPartial) and its
+	// arguments.
+	Tool string
+	Args json.RawMessage
+	// Seed seeds every fault decision of the run.
+	Seed uint64
+	// Timeout bounds one scenario.
+	Timeout time.Duration
+	// TraceDir keeps every scenario's trace there as SCENARIO.trace; ""
+	// writes them to a temporary directory and keeps only the traces of
+	// failed scenarios (Result.TraceDir says where).
+	TraceDir string
+	// Command is the command line written into each trace header.
+	Command []string
+}
+
+// DefaultScenarioTimeout bounds one scenario when SuiteOptions.Timeout is 0.
+const DefaultScenarioTimeout = 20 * time.Second
+
+// DefaultSeed is the seed of a run whose options give none.
+const DefaultSeed = 1
+
+// ErrUnreachable is the error of a suite whose target could not be
+// reached or did not speak MCP: the first connection failed.
+var ErrUnreachable = errors.New("cannot reach the target")
+
+// ErrNoScenario is the error of a pattern that names no scenario.
+var ErrNoScenario = errors.New("no such scenario")
+
+// RuleOutcome is one rule's outcome in one scenario.
+type RuleOutcome struct {
+	ID     string       `json:"id"`
+	Status check.Status `json:"status"`
+	// Checked counts the observations judged (checker and assertions).
+	Checked  int             `json:"checked"`
+	Findings []check.Finding `json:"findings,omitempty"`
+	// Why says why a rule was skipped.
+	Why string `json:"why,omitempty"`
+}
+
+// ScenarioResult is one scenario's outcome.
+type ScenarioResult struct {
+	Name    string       `json:"name"`
+	Summary string       `json:"summary"`
+	Status  check.Status `json:"status"`
+	// Why is the reason of a SKIP, or the error that ended a scenario
+	// early.
+	Why string `json:"why,omitempty"`
+	// Rules are the rules the scenario exercises, then any other rule its
+	// trace broke.
+	Rules []RuleOutcome `json:"rules"`
+	// Trace is the trace file, when kept.
+	Trace string `json:"trace,omitempty"`
+	// Faults are the fault decisions applied, one line each.
+	Faults     []string      `json:"faults,omitempty"`
+	Duration   time.Duration `json:"-"`
+	DurationMs int64         `json:"durationMs"`
+	// Verdict is the checker's whole verdict on the trace.
+	Verdict *check.Verdict `json:"-"`
+}
+
+// Rule returns the outcome of rule id.
+func (r *ScenarioResult) Rule(id string) (RuleOutcome, bool) {
+	for _, o := range r.Rules {
+		if o.ID == id {
+			return o, true
+		}
+	}
+	return RuleOutcome{}, false
+}
+
+// Failed lists the rules that failed, in order.
+func (r *ScenarioResult) Failed() []string {
+	var out []string
+	for _, o := range r.Rules {
+		if o.Status == check.Fail {
+			out = append(out, o.ID)
+		}
+	}
+	return out
+}
+
+// SuiteResult is a whole run.
+type SuiteResult struct {
+	Target    string            `json:"target"`
+	Seed      uint64            `json:"seed"`
+	Tool      string            `json:"tool,omitempty"`
+	Scenarios []*ScenarioResult `json:"scenarios"`
+	// TraceDir is where the kept traces are.
+	TraceDir string `json:"traceDir,omitempty"`
+}
+
+// Failed reports whether any scenario failed.
+func (s *SuiteResult) Failed() bool {
+	for _, r := range s.Scenarios {
+		if r.Status == check.Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// FailedRules returns every rule that failed in some scenario, sorted.
+func (s *SuiteResult) FailedRules() []string {
+	var out []string
+	for _, r := range s.Scenarios {
+		for _, id := range r.Failed() {
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Select returns the scenarios of catalog that match patterns (all when
+// empty) and none of skip, in catalog order. A pattern that is malformed
+// or matches no scenario is an error wrapping ErrNoScenario.
+func Select(catalog []*Scenario, patterns, skip []string) ([]*Scenario, error) {
+	match := func(p, name string) (bool, error) {
+		ok, err := path.Match(p, name)
+		if err != nil {
+			return false, fmt.Errorf("%w: bad pattern %q", ErrNoScenario, p)
+		}
+		return ok, nil
+	}
+	for _, group := range [][]string{patterns, skip} {
+		for _, p := range group {
+			n := 0
+			for _, sc := range catalog {
+				ok, err := match(p, sc.Name)
+				if err != nil {
+					return nil, err
+				}
+				if ok {
+					n++
+				}
+			}
+			if n == 0 {
+				return nil, fmt.Errorf("%w matches %q (list them with --list)", ErrNoScenario, p)
+			}
+		}
+	}
+	var out []*Scenario
+	for _, sc := range catalog {
+		in := len(patterns) == 0
+		for _, p := range patterns {
+			if ok, _ := match(p, sc.Name); ok {
+				in = true
+			}
+		}
+		for _, p := range skip {
+			if ok, _ := match(p, sc.Name); ok {
+				in = false
+			}
+		}
+		if in {
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+// RunSuite runs the server scenarios that opts select against target, one
+// after the other, each on fresh sessions. It first probes the target
+// (initialize, tools/list): a target that cannot be reached or is not an
+// MCP server is an error wrapping ErrUnreachable, and nothing runs.
+func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteResult, error) {
+	var o SuiteOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Seed == 0 {
+		o.Seed = DefaultSeed
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultScenarioTimeout
+	}
+	selected, err := Select(ServerScenarios(), o.Scenarios, o.Skip)
+	if err != nil {
+		return nil, err
+	}
+	probe, err := probeTarget(ctx, target, o.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	dir, keepAll := o.TraceDir, true
+	if dir == "" {
+		keepAll = false
+		if dir, err = os.MkdirTemp("", "tasksim-check-"); err != nil {
+			return nil, fmt.Errorf("traces: %w", err)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--traces %s: %w", dir, err)
+	}
+	tools := pickTools(probe, o.Tool, o.Args)
+	res := &SuiteResult{Target: target.String(), Seed: o.Seed, Tool: tools.stream.name}
+	kept := 0
+	for _, sc := range selected {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r := runScenario(ctx, sc, target, &o, probe, tools, filepath.Join(dir, sc.Name+".trace"))
+		if r.Status != check.Fail && !keepAll {
+			os.Remove(r.Trace)
+			r.Trace = ""
+		} else {
+			kept++
+		}
+		res.Scenarios = append(res.Scenarios, r)
+	}
+	if kept == 0 && !keepAll {
+		os.Remove(dir)
+	} else {
+		res.TraceDir = dir
+	}
+	return res, nil
+}

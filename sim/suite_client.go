@@ -1,0 +1,401 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
+	"github.com/tasksim/tasksim/recorder"
+	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/traces"
+)
+
+// ClientTarget is a client under test: a command run once per scenario
+// with the scripted server's URL as its last argument and in
+// TASKSIM_SERVER_URL, the scenario's name in TASKSIM_SCENARIO; or, for
+// tests, a function doing the same in-process.
+type ClientTarget struct {
+	Command []string
+	// Run replaces Command: it runs the client against url and returns
+	// what it printed on stdout.
+	Run func(ctx context.Context, url, scenario string) (stdout string, err error)
+	// Stderr receives the command's stderr; nil discards it.
+	Stderr io.Writer
+}
+
+func (t ClientTarget) String() string {
+	if len(t.Command) > 0 {
+		return strings.Join(t.Command, " ")
+	}
+	return "in-process client"
+}
+
+// ClientScenario is one scripted-server scenario: the reference server,
+// configured and misbehaving on purpose on the wire.
+type ClientScenario struct {
+	Name, Summary string
+	Rules         []string
+	Server        server.Options
+	HTTP          streamhttp.Options
+	Misbehave     Misbehavior
+}
+
+// Misbehavior is what the scripted server does to the SSE events of the
+// answers to tools/call (POST streams), on purpose.
+type Misbehavior struct {
+	// Duplicate sends every event carrying segments twice.
+	Duplicate bool
+	// DropSeqNr drops the first event carrying this segment (0: none).
+	DropSeqNr int64
+	// CutAfter ends the first POST stream's connection after this many
+	// events with data (0: never); the stream stays resumable.
+	CutAfter int
+}
+
+// ClientScenarios is the catalog of scripted-server scenarios that judge
+// a client. Names are stable.
+func ClientScenarios() []*ClientScenario {
+	return []*ClientScenario{
+		{Name: "client-duplicates", Summary: "every segment event sent twice on the stream (SEP-1905 scenarios 12, 15): the result has each once",
+			Rules: []string{"CLIENT-DEDUP"}, Misbehave: Misbehavior{Duplicate: true}},
+		{Name: "client-gap", Summary: "the event carrying segment 2 is lost (SEP-1905 scenario 7): the client fills the gap",
+			Rules: []string{"CLIENT-RESUME", "CLIENT-DEDUP"}, Misbehave: Misbehavior{DropSeqNr: 2}},
+		{Name: "client-cut-stream", Summary: "the POST stream is cut after 2 events, retry 300ms: the client waits, resumes and loses nothing",
+			Rules: []string{"CLIENT-RESUME", "CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"}, HTTP: streamhttp.Options{Retry: 300 * time.Millisecond}, Misbehave: Misbehavior{CutAfter: 2}},
+		{Name: "client-poll-interval", Summary: "a server in task mode only, without status notifications, pollInterval 200ms: the client polls no faster",
+			Rules:  []string{"CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"},
+			Server: server.Options{Modes: []mcp.ResponseMode{mcp.ModeTask}, NoPartial: true, NoStatusNotifications: true, PollInterval: 200 * time.Millisecond}},
+	}
+}
+
+// SelectClient returns the client scenarios matching patterns and none of
+// skip.
+func SelectClient(patterns, skip []string) ([]*ClientScenario, error) {
+	all := ClientScenarios()
+	stand := make([]*Scenario, len(all))
+	for i, c := range all {
+		stand[i] = &Scenario{Name: c.Name}
+	}
+	sel, err := Select(stand, patterns, skip)
+	if err != nil {
+		return nil, err
+	}
+	var out []*ClientScenario
+	for _, c := range all {
+		if slices.ContainsFunc(sel, func(s *Scenario) bool { return s.Name == c.Name }) {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// RunClientSuite runs the client scenarios opts select against target.
+func RunClientSuite(ctx context.Context, target ClientTarget, opts *SuiteOptions) (*SuiteResult, error) {
+	var o SuiteOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Seed == 0 {
+		o.Seed = DefaultSeed
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultScenarioTimeout
+	}
+	selected, err := SelectClient(o.Scenarios, o.Skip)
+	if err != nil {
+		return nil, err
+	}
+	dir, keepAll := o.TraceDir, true
+	if dir == "" {
+		keepAll = false
+		if dir, err = os.MkdirTemp("", "tasksim-check-"); err != nil {
+			return nil, fmt.Errorf("traces: %w", err)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("--traces %s: %w", dir, err)
+	}
+	res := &SuiteResult{Target: target.String(), Seed: o.Seed}
+	kept := 0
+	for _, sc := range selected {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		r := runClientScenario(ctx, sc, target, &o, filepath.Join(dir, sc.Name+".trace"))
+		if r.Status != check.Fail && !keepAll {
+			os.Remove(r.Trace)
+			r.Trace = ""
+		} else {
+			kept++
+		}
+		res.Scenarios = append(res.Scenarios, r)
+	}
+	if kept == 0 && !keepAll {
+		os.Remove(dir)
+	} else {
+		res.TraceDir = dir
+	}
+	return res, nil
+}
+
+func runClientScenario(parent context.Context, sc *ClientScenario, target ClientTarget, o *SuiteOptions, tracePath string) *ScenarioResult {
+	start := time.Now()
+	r := &ScenarioResult{Name: sc.Name, Summary: sc.Summary, Trace: tracePath}
+	defer func() {
+		r.Duration = time.Since(start)
+		r.DurationMs = r.Duration.Milliseconds()
+	}()
+	fail := func(format string, args ...any) *ScenarioResult {
+		r.Status, r.Why = check.Fail, fmt.Sprintf(format, args...)
+		r.Rules = make([]RuleOutcome, len(sc.Rules))
+		for i, id := range sc.Rules {
+			r.Rules[i] = RuleOutcome{ID: id, Status: check.Skip, Why: "not judged: the scenario failed"}
+		}
+		return r
+	}
+	h := traces.Header{Command: o.Command, Seed: o.Seed, Labels: []traces.Label{{Key: "scenario", Value: sc.Name}, {Key: "client", Value: target.String()}}}
+	w, err := traces.Create(tracePath, h, nil)
+	if err != nil {
+		r.Trace = ""
+		return fail("trace: %v", err)
+	}
+	// The scripted server: the reference server behind Streamable HTTP,
+	// misbehaving on the wire, behind the recording proxy the client
+	// talks to.
+	srvOpts := sc.Server
+	srv := server.New(&srvOpts)
+	defer srv.Close()
+	httpOpts := sc.HTTP
+	upstream, stopUp, err := serveLoopback(misbehave(streamhttp.NewHandler(srv, &httpOpts), sc.Misbehave), nil)
+	if err != nil {
+		w.Close()
+		return fail("scripted server: %v", err)
+	}
+	defer stopUp()
+	u, _ := url.Parse(upstream + streamhttp.DefaultPath)
+	proxy, err := recorder.NewProxy(u, w, nil)
+	if err != nil {
+		w.Close()
+		return fail("recorder: %v", err)
+	}
+	front, stopFront, err := serveLoopback(settled(proxy), proxy.ConnState)
+	if err != nil {
+		w.Close()
+		return fail("recorder: %v", err)
+	}
+	clientURL := front + streamhttp.DefaultPath
+	ctx, cancel := context.WithTimeout(parent, o.Timeout)
+	stdout, runErr := runClient(ctx, target, clientURL, sc.Name)
+	cancel()
+	stopFront()
+	proxy.Close()
+	if err := w.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("trace: %w", err)
+	}
+	v, verr := judgeTrace(tracePath, check.Client)
+	if verr != nil {
+		return fail("%v", verr)
+	}
+	r.Verdict = v
+	expected, connected := expectedOutput(tracePath)
+	if !connected {
+		why := "the client never connected (no initialize reached the scripted server)"
+		if runErr != nil {
+			why += ": " + runErr.Error()
+		}
+		return fail("%s", why)
+	}
+	e := &Env{asserts: map[string]*RuleOutcome{}}
+	switch {
+	case runErr != nil:
+		// A client that could not finish says so; the wire says why.
+		// Where the scripted server lost or cut something on purpose,
+		// not finishing is not resuming.
+		r.Why = "the client failed: " + runErr.Error()
+		if slices.Contains(sc.Rules, "CLIENT-RESUME") {
+			e.Expect("CLIENT-RESUME", false, "the client did not complete the call after the loss: %v", runErr)
+		}
+	case expected == "":
+		r.Why = "the scripted server gave no result to compare the output with"
+	default:
+		got := strings.TrimRight(stdout, "\n")
+		e.Expect("CLIENT-DEDUP", got == expected, "the client printed %q, want %q (each segment once, in order)", abbrev(got), abbrev(expected))
+	}
+	r.Rules = mergeOutcomes(sc.Rules, v, e)
+	if len(r.Failed()) > 0 {
+		r.Status = check.Fail
+	} else {
+		r.Status = check.Pass
+		if runErr != nil {
+			r.Status = check.Fail
+		}
+	}
+	return r
+}
+
+func abbrev(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
+
+// runClient runs the client under test against url.
+func runClient(ctx context.Context, target ClientTarget, url, scenario string) (string, error) {
+	if target.Run != nil {
+		return target.Run(ctx, url, scenario)
+	}
+	if len(target.Command) == 0 {
+		return "", errors.New("no client command")
+	}
+	args := append(slices.Clone(target.Command[1:]), url)
+	cmd := exec.CommandContext(ctx, target.Command[0], args...)
+	cmd.Env = append(os.Environ(), "TASKSIM_SERVER_URL="+url, "TASKSIM_SCENARIO="+scenario)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stderr := target.Stderr
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	tail := &tailWriter{w: stderr}
+	cmd.Stderr = tail
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if err != nil {
+		if last := tail.last(); last != "" {
+			err = fmt.Errorf("%w: %s", err, last)
+		}
+		if ctx.Err() != nil {
+			err = fmt.Errorf("did not finish in time: %w", err)
+		}
+	}
+	return out.String(), err
+}
+
+// tailWriter passes writes on and keeps the last line.
+type tailWriter struct {
+	w   io.Writer
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 4096 {
+		t.buf = t.buf[len(t.buf)-4096:]
+	}
+	t.mu.Unlock()
+	t.w.Write(p)
+	return len(p), nil
+}
+
+func (t *tailWriter) last() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// serveLoopback serves h on a free loopback port.
+func serveLoopback(h http.Handler, connState func(net.Conn, http.ConnState)) (base string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ConnState: connState}
+	done := make(chan struct{})
+	go func() { defer close(done); hs.Serve(ln) }()
+	return "http://" + ln.Addr().String(), func() { hs.Close(); <-done }, nil
+}
+
+// expectedOutput reads a client scenario's trace: the text the client
+// should print (the canonical result of its call: tasks/result if it
+// asked, else the merged segments and the final content), and whether it
+// connected at all.
+func expectedOutput(path string) (string, bool) {
+	tr, err := traces.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer tr.Close()
+	connected := false
+	segs := map[int64]string{}
+	var tail, canonical string
+	haveCanonical := false
+	for rec, err := range tr.Records() {
+		if err != nil {
+			break
+		}
+		if rec.RPC == nil {
+			continue
+		}
+		raw := rec.Raw
+		if rec.SSE != nil {
+			raw = []byte(rec.SSE.Data)
+		}
+		m, err := mcp.DecodeMessage(raw)
+		if err != nil {
+			continue
+		}
+		if m.Method == mcp.MethodInitialize {
+			connected = true
+		}
+		if m.Kind() != mcp.KindResponse || m.Error != nil {
+			continue
+		}
+		var res mcp.ToolCallResponse
+		if json.Unmarshal(m.Result, &res) != nil {
+			continue
+		}
+		for _, s := range res.PartialContent {
+			segs[s.SeqNr] = blocksText([]mcp.ContentBlock{s.ContentBlock})
+		}
+		if res.IsComplete != nil && *res.IsComplete {
+			tail = blocksText(res.Content)
+		} else if res.IsComplete == nil && res.Task == nil && res.Content != nil {
+			canonical, haveCanonical = blocksText(res.Content), true
+		}
+	}
+	if haveCanonical {
+		return canonical, connected
+	}
+	keys := make([]int64, 0, len(segs))
+	for k := range segs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(segs[k])
+	}
+	b.WriteString(tail)
+	return b.String(), connected
+}
+
+// blocksText is the client output contract: the text of each text block,
+// concatenated (tasksim call prints a result so).
+func blocksText(blocks []mcp.ContentBlock) string {
+	var b strings.Builder
+	for _, c := range blocks {
+		if c.Type == mcp.ContentText {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,107 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+)
+
+// needTask returns the task-capable tool, or a skip.
+func (e *Env) needTask() (toolChoice, error) {
+	if e.tools.task.name == "" {
+		return toolChoice{}, e.Skip("%s", e.tools.task.why)
+	}
+	return e.tools.task, nil
+}
+
+// needStream returns the streaming tool, or a skip.
+func (e *Env) needStream() (toolChoice, error) {
+	if e.tools.stream.name == "" {
+		return toolChoice{}, e.Skip("%s", e.tools.stream.why)
+	}
+	return e.tools.stream, nil
+}
+
+// needKnownArgs skips unless the suite knows the tool's arguments.
+func (e *Env) needKnownArgs(c toolChoice, what string) error {
+	if !c.knownArgs {
+		return e.Skip("needs %s; the suite can ask for it only of tasksim's slow_text (tool %s)", what, c.name)
+	}
+	return nil
+}
+
+// needModes skips unless the server offers every SEP-1905 mode named.
+func (e *Env) needModes(modes ...mcp.ResponseMode) error {
+	have := e.probe.init.Capabilities.Tasks.ResponseModes()
+	for _, m := range modes {
+		if !slices.Contains(have, m) {
+			return e.Skip("the server does not declare SEP-1905 response mode %s (tasks.responses.modes: %v)", m, have)
+		}
+	}
+	return nil
+}
+
+// needPartial skips unless the server declares tasks.streaming.partial and
+// the tool execution.streamPartial.
+func (e *Env) needPartial(c toolChoice) error {
+	if !e.probe.init.Capabilities.Tasks.PartialStreaming() {
+		return e.Skip("the server does not declare tasks.streaming.partial (SEP-2679)")
+	}
+	if !c.partial {
+		return e.Skip("tool %s does not declare execution.streamPartial", c.name)
+	}
+	return nil
+}
+
+// wait waits d, or until the scenario's ctx ends.
+func (e *Env) wait(d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-e.Ctx.Done():
+		return e.Ctx.Err()
+	}
+}
+
+// errorCode returns the JSON-RPC error code of an answer, 0 for a result.
+func errorCode(m *mcp.Message) int {
+	if m == nil || m.Error == nil {
+		return 0
+	}
+	return m.Error.Code
+}
+
+// expectInvalidParams asserts that m is a -32602 error answer.
+func (e *Env) expectInvalidParams(rule string, m *mcp.Message, what string) {
+	e.Expect(rule, errorCode(m) == mcp.CodeInvalidParams, "%s: want error -32602, got %s", what, describeAnswer(m))
+}
+
+func describeAnswer(m *mcp.Message) string {
+	switch {
+	case m == nil:
+		return "no answer"
+	case m.Error != nil:
+		return fmt.Sprintf("error %d (%s)", m.Error.Code, m.Error.Message)
+	}
+	s := string(m.Result)
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return "result " + s
+}
+
+// text joins the text of content blocks.
+func text(blocks []mcp.ContentBlock) string {
+	b, _ := json.Marshal(blocks)
+	return string(b)
+}
+
+// unknownTaskID is a task id no server gave out.
+func (e *Env) unknownTaskID() string {
+	return fmt.Sprintf("tasksim-check-unknown-%d", e.seed)
+}

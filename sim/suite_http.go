@@ -1,0 +1,288 @@
+package sim
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+)
+
+// Streamable HTTP scenarios, driven request by request.
+
+// streamingCallBody is a tools/call asking for SEP-1905 streaming.
+func (s *rawSession) streamingCall(tc toolChoice, args any) ([]byte, int64) {
+	b := s.request(mcp.MethodToolsCall, map[string]any{
+		"name": tc.name, "arguments": args,
+		"task": map[string]any{"responseModes": []string{"streaming"}},
+	})
+	return b, s.nextID
+}
+
+// answerInfo reads what the suite needs of an answer: its task id and
+// whether it is final (a result that is not a partial response, a
+// partial response with isComplete, or an error).
+func answerInfo(m *mcp.Message) (taskID string, final bool) {
+	if m.Error != nil {
+		return "", true
+	}
+	var r mcp.ToolCallResponse
+	if json.Unmarshal(m.Result, &r) != nil {
+		return "", true
+	}
+	if r.Task != nil {
+		taskID = r.Task.TaskID
+	}
+	if r.IsComplete != nil {
+		return taskID, *r.IsComplete
+	}
+	return taskID, r.PartialContent == nil && r.Task == nil || r.Content != nil
+}
+
+func notificationTask(m *mcp.Message) string {
+	var p struct {
+		TaskID string `json:"taskId"`
+	}
+	json.Unmarshal(m.Params, &p)
+	return p.TaskID
+}
+
+func isEventStream(resp *http.Response) bool {
+	return resp.StatusCode == http.StatusOK && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
+}
+
+func scenarioHTTPResume(e *Env) error {
+	tc, err := e.needStream()
+	if err != nil {
+		return err
+	}
+	if err := e.needModes(mcp.ModeStreaming); err != nil {
+		return err
+	}
+	s, err := e.rawSession(nil)
+	if err != nil {
+		return err
+	}
+	bodyA, idA := s.streamingCall(tc, tc.argsFor(6, 60, -1))
+	respA, err := s.post(bodyA, nil)
+	if err != nil {
+		return err
+	}
+	bodyB, idB := s.streamingCall(tc, tc.argsFor(3, 30, -1))
+	respB, err := s.post(bodyB, nil)
+	if err != nil {
+		respA.Body.Close()
+		return err
+	}
+	defer respB.Body.Close()
+	if !isEventStream(respA) || !isEventStream(respB) {
+		respA.Body.Close()
+		return e.Skip("the server answered a streaming call without an event stream (HTTP %d, %s)", respA.StatusCode, respA.Header.Get("Content-Type"))
+	}
+	stA := newEventStream(respA)
+	lastA, firstA := "", ""
+	firstSeg := int64(-1) // the first seqNr stream A carried after firstA's event
+	for i := 0; i < maxEvents && firstSeg < 0; i++ {
+		ev, m, err := stA.next()
+		if err != nil {
+			stA.close()
+			return e.Skip("stream A ended before it could be cut: %v", err)
+		}
+		if m == nil || m.Kind() != mcp.KindResponse || !ev.HasID {
+			continue
+		}
+		if _, final := answerInfo(m); final {
+			stA.close()
+			return e.Skip("stream A ended before a segment and more to come: nothing left to resume")
+		}
+		lastA = ev.ID
+		if firstA == "" {
+			firstA = ev.ID
+		} else if ns := seqNrs(m); len(ns) > 0 {
+			firstSeg = ns[0]
+		}
+	}
+	stA.close() // cut stream A mid-task
+	if lastA == "" {
+		return e.Skip("the server's events carry no ids: streams cannot be resumed")
+	}
+	// Stream B goes on, on its own connection, to its end.
+	stB := newEventStream(respB)
+	for i := 0; i < maxEvents; i++ {
+		if _, _, err := stB.next(); err != nil {
+			break
+		}
+	}
+	// Resume from the first response's event, not the last one read: the
+	// replay must repeat what followed it, on this stream alone.
+	respR, err := s.get(firstA)
+	if err != nil {
+		return err
+	}
+	defer respR.Body.Close()
+	if !e.Expect("HTTP-RESUME-COMPLETE", isEventStream(respR), "GET with Last-Event-ID %s answered HTTP %d %s", firstA, respR.StatusCode, respR.Header.Get("Content-Type")) {
+		return nil
+	}
+	stR := newEventStream(respR)
+	complete := false
+	prev := int64(-1)
+	for i := 0; i < maxEvents && !complete; i++ {
+		_, m, err := stR.next()
+		if err != nil {
+			break
+		}
+		switch {
+		case m == nil:
+		case m.Kind() == mcp.KindResponse:
+			e.Expect("HTTP-RESUME-SAME-STREAM", m.ID.String() == strconv.FormatInt(idA, 10), "the replay of stream A (request %d) carries the response to request %s (stream B is %d)", idA, m.ID, idB)
+			if m.ID.String() == strconv.FormatInt(idA, 10) {
+				_, complete = answerInfo(m)
+				// The replay goes on where the cut left: no segment of
+				// stream A is missing.
+				for _, n := range seqNrs(m) {
+					if prev < 0 {
+						e.Expect("HTTP-RESUME-COMPLETE", n == firstSeg, "the replay after Last-Event-ID %s starts at seqNr %d; the stream carried seqNr %d after that event", firstA, n, firstSeg)
+					} else {
+						e.Expect("HTTP-RESUME-COMPLETE", n == prev+1, "the replay after Last-Event-ID %s carries seqNr %d after seqNr %d: events are lost", firstA, n, prev)
+					}
+					prev = n
+				}
+			}
+		}
+	}
+	e.Expect("HTTP-RESUME-COMPLETE", complete, "the replay after Last-Event-ID %s ended without request %d's final response", firstA, idA)
+	return nil
+}
+
+func scenarioTaskSurvives(e *Env) error {
+	tc, err := e.needStream()
+	if err != nil {
+		return err
+	}
+	if err := e.needModes(mcp.ModeStreaming); err != nil {
+		return err
+	}
+	if err := e.needKnownArgs(tc, "a task that outlives its stream"); err != nil {
+		return err
+	}
+	s, err := e.rawSession(nil)
+	if err != nil {
+		return err
+	}
+	body, _ := s.streamingCall(tc, tc.argsFor(5, 60, -1))
+	resp, err := s.post(body, nil)
+	if err != nil {
+		return err
+	}
+	if !isEventStream(resp) {
+		resp.Body.Close()
+		return e.Skip("the server answered a streaming call without an event stream")
+	}
+	st := newEventStream(resp)
+	taskID := ""
+	for i := 0; i < maxEvents && taskID == ""; i++ {
+		_, m, err := st.next()
+		if err != nil {
+			break
+		}
+		if m != nil && m.Kind() == mcp.KindResponse {
+			taskID, _ = answerInfo(m)
+		}
+	}
+	st.close() // the stream that created the task ends; the task must not
+	if taskID == "" {
+		return e.Skip("the streaming answer named no task")
+	}
+	// The recorder writes an event once it has passed to the client; a
+	// request sent on another connection at once could be recorded
+	// first, and the checker would take the task id for unknown.
+	if err := e.wait(50 * time.Millisecond); err != nil {
+		return err
+	}
+	// tasks/result blocks until the task is terminal: a task cancelled
+	// or failed because its stream ended answers an error or isError.
+	m, err := s.call(mcp.MethodTasksResult, mcp.TaskResultParams{TaskID: taskID})
+	if err != nil {
+		return err
+	}
+	var res mcp.CallToolResult
+	if m.Error == nil {
+		json.Unmarshal(m.Result, &res)
+	}
+	e.Expect("TASK-SURVIVES-REQUEST", m.Error == nil && !res.IsError, "the task whose stream was closed ended with %s", describeAnswer(m))
+	return nil
+}
+
+func scenarioOrigin(e *Env) error {
+	s := &rawSession{e: e, hc: &http.Client{}, proto: mcp.LatestProtocolVersion}
+	resp, err := s.post(s.request("initialize", map[string]any{
+		"protocolVersion": mcp.LatestProtocolVersion, "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "tasksim-check", "version": "dev"},
+	}), map[string]string{"Origin": "http://evil.example"})
+	if err != nil {
+		return err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	e.Expect("HTTP-ORIGIN", resp.StatusCode == http.StatusForbidden, "initialize with Origin http://evil.example answered HTTP %d, want 403", resp.StatusCode)
+	return nil
+}
+
+func scenarioSession(e *Env) error {
+	s, err := e.rawSession(nil)
+	if err != nil {
+		return err
+	}
+	if s.id == "" {
+		return e.Skip("the server gives out no session id")
+	}
+	status := func(body []byte, hdr map[string]string) (int, error) {
+		resp, err := s.post(body, hdr)
+		if err != nil {
+			return 0, err
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	code, err := status(s.request(mcp.MethodToolsList, map[string]any{}), map[string]string{"Mcp-Session-Id": ""})
+	if err != nil {
+		return err
+	}
+	e.Expect("HTTP-SESSION", code == http.StatusBadRequest, "tools/list without Mcp-Session-Id answered HTTP %d, want 400", code)
+	code, err = status(notification("notifications/roots/list_changed"), nil)
+	if err != nil {
+		return err
+	}
+	e.Expect("HTTP-SESSION", code == http.StatusAccepted, "a notification answered HTTP %d, want 202", code)
+	resp, err := s.delete()
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusMethodNotAllowed {
+		return nil // the server does not let clients end sessions
+	}
+	code, err = status(s.request(mcp.MethodToolsList, map[string]any{}), nil)
+	if err != nil {
+		return err
+	}
+	e.Expect("HTTP-SESSION", code == http.StatusNotFound, "tools/list in a terminated session answered HTTP %d, want 404", code)
+	return nil
+}
+
+// seqNrs returns the seqNr of every segment of a SEP-1905 response.
+func seqNrs(m *mcp.Message) []int64 {
+	var r mcp.ToolCallResponse
+	if m.Error != nil || json.Unmarshal(m.Result, &r) != nil {
+		return nil
+	}
+	out := make([]int64, len(r.PartialContent))
+	for i, s := range r.PartialContent {
+		out[i] = s.SeqNr
+	}
+	return out
+}

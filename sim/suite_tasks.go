@@ -1,0 +1,226 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/client"
+)
+
+// Base 2025-11-25 Tasks scenarios: lifecycle, ttl, isolation, ids,
+// invalid params.
+
+func scenarioLifecycle(e *Env) error {
+	tc, err := e.needTask()
+	if err != nil {
+		return err
+	}
+	s, err := e.Connect(&client.Options{NoModes: true})
+	if err != nil {
+		return err
+	}
+	res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(3, 20, -1), Mode: client.ModeTask})
+	if err != nil {
+		return fmt.Errorf("task call: %w", err)
+	}
+	if res.TaskID == "" {
+		return fmt.Errorf("tool %s called as a task answered without a task", tc.name)
+	}
+	id := res.TaskID
+	e.Expect("TASK-RESULT", res.Complete, "the task's result did not arrive")
+	got, err := s.GetTask(e.Ctx, id)
+	if err != nil {
+		return fmt.Errorf("tasks/get: %w", err)
+	}
+	e.Expect("TASK-STATUS-TRANSITION", got.Status.IsTerminal(), "tasks/get after tasks/result says %s, want a terminal status", got.Status)
+	again, err := s.TaskResult(e.Ctx, id, 0)
+	if err != nil {
+		return fmt.Errorf("tasks/result: %w", err)
+	}
+	e.Expect("TASK-RESULT", text(again.Content) == text(res.Content), "a second tasks/result differs from the first: %s vs %s", text(again.Content), text(res.Content))
+	if e.probe.init.Capabilities.Tasks != nil && e.probe.init.Capabilities.Tasks.List != nil {
+		list, err := s.ListTasks(e.Ctx)
+		if err != nil {
+			return fmt.Errorf("tasks/list: %w", err)
+		}
+		if !slices.ContainsFunc(list, func(t mcp.Task) bool { return t.TaskID == id }) {
+			return fmt.Errorf("tasks/list does not list task %s of this session", id)
+		}
+	}
+	m, err := s.Request(e.Ctx, mcp.MethodTasksCancel, mcp.CancelTaskParams{TaskID: id})
+	if err != nil {
+		return err
+	}
+	e.expectInvalidParams("TASK-CANCEL-TERMINAL", m, "tasks/cancel of a terminal task")
+	for _, method := range []string{mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel} {
+		m, err := s.Request(e.Ctx, method, mcp.GetTaskParams{TaskID: e.unknownTaskID()})
+		if err != nil {
+			return err
+		}
+		e.expectInvalidParams("TASK-NOT-FOUND", m, method+" of an unknown task id")
+	}
+	// Cancel a running task: it ends cancelled and stays so.
+	if !tc.knownArgs || e.probe.init.Capabilities.Tasks == nil || e.probe.init.Capabilities.Tasks.Cancel == nil {
+		return nil
+	}
+	res, err = s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(20, 50, -1), Mode: client.ModeTask, CancelAfter: 100 * time.Millisecond})
+	if err != nil && res == nil {
+		return fmt.Errorf("task call to cancel: %w", err)
+	}
+	if res.Task != nil {
+		e.Expect("TASK-CANCEL-TERMINAL", res.Task.Status == mcp.StatusCancelled, "a task cancelled while working ended %s", res.Task.Status)
+		got, err := s.GetTask(e.Ctx, res.TaskID)
+		if err != nil {
+			return fmt.Errorf("tasks/get after cancel: %w", err)
+		}
+		e.Expect("TASK-CANCEL-TERMINAL", got.Status == mcp.StatusCancelled, "a cancelled task reads %s afterwards", got.Status)
+	}
+	return nil
+}
+
+func scenarioTTL(e *Env) error {
+	tc, err := e.needTask()
+	if err != nil {
+		return err
+	}
+	s, err := e.Connect(&client.Options{NoModes: true})
+	if err != nil {
+		return err
+	}
+	res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(1, 0, -1), Mode: client.ModeTask, TTL: 300 * time.Millisecond})
+	switch {
+	case err != nil && isNotFound(err) && res != nil && res.TaskID != "":
+		// The task outlived its ttl before its result was fetched (a
+		// tool slower than 300ms): the expiry is already there to see.
+		return e.expectGone(s, res.TaskID)
+	case err != nil:
+		return fmt.Errorf("task call with ttl 300ms: %w", err)
+	case res.Task == nil || res.Task.TTL == nil:
+		return e.Skip("the task shows no ttl to wait for (TASK-FIELDS judges that)")
+	}
+	ttl := time.Duration(*res.Task.TTL) * time.Millisecond
+	if ttl > 3*time.Second {
+		return e.Skip("the server keeps tasks %s at least (asked 300ms); the suite waits 3s at most", ttl)
+	}
+	created, err := mcp.ParseTime(res.Task.CreatedAt)
+	if err != nil {
+		return fmt.Errorf("createdAt %q: %w", res.Task.CreatedAt, err)
+	}
+	// Wait the ttl from the task's creation as the server sees it, and a
+	// margin for clocks and the server's sweep.
+	if err := e.wait(time.Until(created.Add(ttl)) + 500*time.Millisecond); err != nil {
+		return err
+	}
+	return e.expectGone(s, res.TaskID)
+}
+
+// expectGone asserts that a task past its ttl is not found.
+func (e *Env) expectGone(s *client.Session, taskID string) error {
+	for _, method := range []string{mcp.MethodTasksGet, mcp.MethodTasksResult} {
+		m, err := s.Request(e.Ctx, method, mcp.GetTaskParams{TaskID: taskID})
+		if err != nil {
+			return err
+		}
+		e.expectInvalidParams("TASK-NOT-FOUND", m, method+" of a task past its ttl")
+	}
+	return nil
+}
+
+func scenarioIsolation(e *Env) error {
+	tc, err := e.needTask()
+	if err != nil {
+		return err
+	}
+	a, err := e.Connect(&client.Options{NoModes: true})
+	if err != nil {
+		return err
+	}
+	b, err := e.Connect(&client.Options{NoModes: true})
+	if err != nil {
+		return err
+	}
+	res, err := a.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(1, 0, -1), Mode: client.ModeTask})
+	if err != nil {
+		return fmt.Errorf("task call: %w", err)
+	}
+	for _, method := range []string{mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel} {
+		m, err := b.Request(e.Ctx, method, mcp.GetTaskParams{TaskID: res.TaskID})
+		if err != nil {
+			return err
+		}
+		e.Expect("TASK-ISOLATION", m.Error != nil, "%s in another session answered %s for task %s", method, describeAnswer(m), res.TaskID)
+	}
+	if e.probe.init.Capabilities.Tasks != nil && e.probe.init.Capabilities.Tasks.List != nil {
+		list, err := b.ListTasks(e.Ctx)
+		if err != nil {
+			return fmt.Errorf("tasks/list: %w", err)
+		}
+		e.Expect("TASK-ISOLATION", !slices.ContainsFunc(list, func(t mcp.Task) bool { return t.TaskID == res.TaskID }),
+			"tasks/list of another session lists task %s", res.TaskID)
+	}
+	return nil
+}
+
+func scenarioIDEntropy(e *Env) error {
+	tc, err := e.needTask()
+	if err != nil {
+		return err
+	}
+	s, err := e.Connect(&client.Options{NoModes: true})
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for i := 0; i < 6; i++ {
+		res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(1, 0, -1), Mode: client.ModeTask})
+		if err != nil {
+			return fmt.Errorf("task call %d: %w", i+1, err)
+		}
+		e.Expect("TASK-ID-ENTROPY", !seen[res.TaskID], "task id %s given out twice", res.TaskID)
+		seen[res.TaskID] = true
+	}
+	return nil
+}
+
+func scenarioInvalidParams(e *Env) error {
+	tc, err := e.needStream()
+	if err != nil {
+		return err
+	}
+	if err := e.needModes(mcp.ModeStreaming); err != nil {
+		return err
+	}
+	s, err := e.Connect(nil)
+	if err != nil {
+		return err
+	}
+	res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(2, 10, -1), Mode: client.ModeStreaming})
+	if err != nil {
+		return fmt.Errorf("streaming call: %w", err)
+	}
+	if res.TaskID == "" {
+		return e.Skip("the streaming call made no task: nothing to ask tasks/result about")
+	}
+	for _, bad := range []any{0, -1, "abc", 1.5} {
+		m, err := s.Request(e.Ctx, mcp.MethodTasksResult, map[string]any{"taskId": res.TaskID, "lastSeqNr": bad})
+		if err != nil {
+			return err
+		}
+		e.expectInvalidParams("S1905-LASTSEQNR-INVALID", m, fmt.Sprintf("tasks/result with lastSeqNr %v", bad))
+	}
+	m, err := s.Request(e.Ctx, mcp.MethodTasksGet, map[string]any{})
+	if err != nil {
+		return err
+	}
+	e.expectInvalidParams("TASK-NOT-FOUND", m, "tasks/get without taskId")
+	return nil
+}
+
+// isNotFound reports a task error the client classified as not found or
+// expired.
+func isNotFound(err error) bool {
+	return errors.Is(err, client.ErrTaskNotFound) || errors.Is(err, client.ErrTaskExpired)
+}
