@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -144,8 +145,27 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 	}
 	co := client.CallOptions{Name: o.Tool, Args: args, Mode: mode, TTL: o.TTL, PollInterval: o.Poll, CancelAfter: o.CancelAfter}
 	if live {
-		co.OnSegment = func(s mcp.Segment) { show(s.ContentBlock) }
-		co.OnPartial = func(p mcp.TaskPartialParams) { show(p.Content...) }
+		// A streaming call with partials declared receives the same
+		// blocks twice: as segments on its POST stream and as partials
+		// on the standalone stream, in the same order. The n-th block
+		// of either channel is printed once, by whichever brings it
+		// first, so a channel that stops early loses nothing.
+		var mu sync.Mutex
+		var shown, fromSegments, fromPartials int
+		showNext := func(from *int, b mcp.ContentBlock) {
+			mu.Lock()
+			defer mu.Unlock()
+			if *from++; *from > shown {
+				shown = *from
+				show(b)
+			}
+		}
+		co.OnSegment = func(s mcp.Segment) { showNext(&fromSegments, s.ContentBlock) }
+		co.OnPartial = func(p mcp.TaskPartialParams) {
+			for _, b := range p.Content {
+				showNext(&fromPartials, b)
+			}
+		}
 	}
 	res, callErr := sess.CallTool(ctx, co)
 	if res == nil || (callErr != nil && res.Answer == "") {
