@@ -117,7 +117,8 @@ of ttfp, ttr, discovery, lag, requests, bytes, cpu; STAT p50, p90, p99, p999,
 max or mean (bytes and cpu: mean); OP < <= > >=; VALUE 50ms, 1.5s, 200us or a
 number (milliseconds; requests; bytes with an optional kB, KiB, MB, MiB).
 
-Exit codes: 0 done, 1 a threshold missed or more than --max-failure-rate of
+Exit codes: 0 done, 1 a threshold missed (also judged on what ran when
+interrupted; met, an interrupted run exits 130) or more than --max-failure-rate of
 a mode's tasks failed, 2 bad flags or threshold, 3 the
 server cannot be loaded, or this machine cannot drive the rate: a task
 started more than --max-lag after its intended start (the run stops there
@@ -321,14 +322,15 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 			fmt.Fprintln(tableOut, "report: "+o.HTML)
 		}
 	}
-	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) {
-			fmt.Fprintln(st.Stderr, "tasksim: interrupted; the table shows what ran (thresholds not checked)")
-			return nil
-		}
-		if errors.Is(runErr, load.ErrOverloaded) {
-			return fmt.Errorf("%w (the table shows what ran)", runErr)
-		}
+	interrupted := errors.Is(runErr, context.Canceled)
+	switch {
+	case interrupted:
+		// Thresholds are judged on what ran, as k6 does: a run cut short
+		// whose figures already miss one is a finding (exit 1); one that
+		// meets them is still not a pass (exit 130, ExitInterrupted).
+	case errors.Is(runErr, load.ErrOverloaded):
+		return fmt.Errorf("%w (the table shows what ran)", runErr)
+	case runErr != nil:
 		return runErr
 	}
 	checks, err := load.CheckThresholds(res, thresholds)
@@ -343,7 +345,16 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		}
 	}
 	if len(missed) > 0 {
-		return &FindingsError{Summary: fmt.Sprintf("%d of %d thresholds missed: %s", len(missed), len(checks), strings.Join(missed, ", "))}
+		what := ""
+		if interrupted {
+			what = "interrupted; "
+		}
+		return &FindingsError{Summary: fmt.Sprintf("%s%d of %d thresholds missed: %s", what, len(missed), len(checks), strings.Join(missed, ", "))}
+	}
+	if interrupted {
+		// Tasks cut off by the interrupt count as failed: the failure
+		// rate says nothing about the server here.
+		return &InterruptedError{What: "load"}
 	}
 	return checkFailureRate(res, o.MaxFailureRate)
 }

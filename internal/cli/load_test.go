@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -217,5 +219,60 @@ func TestLoadProgressNotATerminal(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "load: warning: tasks started up to") || !strings.Contains(stderr.String(), "\nload: ") {
 		t.Errorf("plain progress lines missing:\n%s", stderr.String())
+	}
+}
+
+// cancelOnWrite is a stderr that cancels the run's context when a line
+// containing trigger is written (the first progress line: the run is
+// going), as SIGINT would.
+type cancelOnWrite struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	trigger string
+	cancel  context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if bytes.Contains(p, []byte(w.trigger)) {
+		w.cancel()
+	}
+	return w.buf.Write(p)
+}
+
+func (w *cancelOnWrite) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestLoadInterrupted: an interrupted run judges its thresholds on what
+// ran. One missed exits 1 (it used to exit 0, "thresholds not checked");
+// all met exits 130: the run is incomplete, not a success.
+func TestLoadInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		name, threshold string
+		code            int
+		stderr          string
+	}{
+		{"missed", "sse.ttr.p50<1us", ExitFindings, "interrupted; 1 of 1 thresholds missed"},
+		{"met", "sse.ttr.p50>=30ms", ExitInterrupted, "interrupted before its end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			stderr := &cancelOnWrite{trigger: "started", cancel: cancel}
+			var stdout bytes.Buffer
+			st := &State{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: stderr, Getenv: func(string) string { return "" }, Context: ctx,
+				Args: []string{"load", "--in-process", "--mode", "sse", "--rate", "20", "--duration", "10s",
+					"--chunks", "3", "--interval", "10ms", "--sessions", "1", "--max-lag", "1h", "--threshold", tc.threshold}}
+			if code := Main(st); code != tc.code {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr)
+			}
+		})
 	}
 }
