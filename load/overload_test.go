@@ -1,0 +1,36 @@
+package load
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestOverloadStartsNothingLate: once the lag bound breaks, no task of the
+// open schedule starts: not the late one (the scheduler already refuses
+// it), nor one dispatched before that gets to run only after. The run used
+// to start them, so its table showed a worse lag than its stop message
+// ("started 1.01s late" against a table's 1.67 s) and tasks started after
+// the moment the message named.
+func TestOverloadStartsNothingLate(t *testing.T) {
+	cfg := Config{Modes: []ModeSpec{{Name: "sse", Kind: KindSSE}}, Rate: 10, MaxLag: Duration(50 * time.Millisecond)}
+	r := newRunner(cfg.WithDefaults(), Options{Targets: []Target{{URL: "http://127.0.0.1:1/mcp"}}})
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	r.stop = stop
+	r.start = time.Now()
+	m := r.modes[0]
+
+	r.runTask(ctx, m, 0, time.Now().Add(-time.Second), true) // 1 s late: breaks the bound
+	o := r.overload.Load()
+	if o == nil || o.LagMs < 1000 {
+		t.Fatalf("overload %+v: want one at a lag of 1 s or more", o)
+	}
+	r.runTask(ctx, m, 1, time.Now(), true) // on time, but after the stop
+	if n := m.started.Load(); n != 0 {
+		t.Errorf("%d tasks started after the lag bound broke, want 0", n)
+	}
+	if r.overload.Load() != o {
+		t.Error("the first overload was replaced")
+	}
+}
