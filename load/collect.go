@@ -70,9 +70,10 @@ func (r *runner) flush(now time.Time, report bool) {
 			p.PartialsPerSec += float64(im.Partials) / secs
 			p.SegmentsPerSec += float64(im.Segments) / secs
 		}
-		if lag := time.Duration(im.LagMaxMs * 1e6); lag > p.LagMax {
-			p.LagMax = lag
+		if lag := time.Duration(im.LagMaxMs * 1e6); lag > r.lagMax {
+			r.lagMax = lag
 		}
+		p.LagMax = r.lagMax
 		mp := ModeProgress{Name: m.spec.Name, Completed: r.totalCount[i].completed, Failed: r.totalCount[i].failed,
 			TTRP50: time.Duration(h[iTTR].ValueAtPercentile(50)), TTRP99: time.Duration(h[iTTR].ValueAtPercentile(99)),
 			DiscoveryP50: time.Duration(h[iDiscovery].ValueAtPercentile(50)), DiscoveryP99: time.Duration(h[iDiscovery].ValueAtPercentile(99)),

@@ -34,3 +34,22 @@ func TestOverloadStartsNothingLate(t *testing.T) {
 		t.Error("the first overload was replaced")
 	}
 }
+
+// TestProgressLagMaxSoFar: the progress's lag max is the largest start
+// lag since the start, the table's worst lag, not only the last
+// interval's (which a line printed every few intervals would miss).
+func TestProgressLagMaxSoFar(t *testing.T) {
+	cfg := Config{Modes: []ModeSpec{{Name: "sse", Kind: KindSSE}}, Rate: 10}
+	var got []time.Duration
+	r := newRunner(cfg.WithDefaults(), Options{Targets: []Target{{URL: "http://127.0.0.1:1/mcp"}},
+		Progress: func(p Progress) { got = append(got, p.LagMax) }})
+	r.start = time.Now()
+	r.lastFlush = r.start
+	r.shards[0].recordStart(0, 40*time.Millisecond)
+	r.flush(r.start.Add(time.Second), true)
+	r.shards[0].recordStart(0, 2*time.Millisecond)
+	r.flush(r.start.Add(2*time.Second), true)
+	if len(got) != 2 || got[0] < 39*time.Millisecond || got[1] != got[0] {
+		t.Errorf("lag max per interval %v, want the first interval's ~40ms twice", got)
+	}
+}

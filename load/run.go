@@ -123,6 +123,7 @@ type runner struct {
 	total      []*histSet
 	totalCount []counts
 	lastFlush  time.Time
+	lagMax     time.Duration // the largest start lag so far
 	intervals  []Interval
 	hlog       *hlogWriter
 	warnings   []string

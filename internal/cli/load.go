@@ -499,8 +499,9 @@ func startInProcess(cfg load.Config) (string, func(), error) {
 }
 
 // progressPrinter shows progress on stderr: one updating line when stderr
-// is a terminal, else a plain line per interval for runs up to 10 s, per 5
-// intervals up to a minute, per 10 beyond (and when draining starts).
+// is a terminal, else a plain line per interval (a second) for runs up to
+// a minute, per 10 intervals beyond (and when draining starts), as
+// docs/load.md says.
 type progressPrinter struct {
 	st       *State
 	every    int
@@ -515,11 +516,15 @@ func newProgressPrinter(st *State, cfg load.Config) *progressPrinter {
 	// stdout: tasksim load >result.txt on a terminal still gets it, and
 	// 2>log gets plain lines.
 	p := &progressPrinter{st: st, live: isTerminalWriter(st.Stderr), every: 10}
-	switch d := time.Duration(cfg.Duration); {
-	case d > 0 && d <= 10*time.Second:
+	d := time.Duration(cfg.Duration)
+	if cfg.Concurrency == 0 && cfg.Tasks > 0 {
+		// Bounded by task count, the open schedule's length is known too.
+		if byCount := time.Duration(float64(cfg.Tasks) / cfg.Rate * float64(time.Second)); d == 0 || byCount < d {
+			d = byCount
+		}
+	}
+	if d > 0 && d <= time.Minute {
 		p.every = 1
-	case d > 0 && d <= time.Minute:
-		p.every = 5
 	}
 	return p
 }
@@ -534,7 +539,7 @@ func (p *progressPrinter) report(pr load.Progress) {
 		if p.live {
 			fmt.Fprint(p.st.Stderr, "\r\x1b[K")
 		}
-		fmt.Fprintf(p.st.Stderr, "load: warning: tasks started up to %s after their intended start in the last interval: the generator is falling behind (latencies count from the intended start, so they include it)\n",
+		fmt.Fprintf(p.st.Stderr, "load: warning: tasks started up to %s after their intended start: the generator is falling behind (latencies count from the intended start, so they include it)\n",
 			load.FormatMs(float64(pr.LagMax)/1e6))
 	}
 	if p.live {

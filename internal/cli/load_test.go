@@ -276,3 +276,29 @@ func TestLoadInterrupted(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadProgressEverySecond: off a terminal, a run of up to a minute
+// prints a progress line every interval (a second), as docs/load.md says;
+// it used to print one per 5 s for runs over 10 s.
+func TestLoadProgressEverySecond(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cfg   load.Config
+		lines int
+	}{
+		{"30s", load.Config{Rate: 10, Duration: load.Duration(30 * time.Second)}, 30},
+		{"300 tasks at 10/s", load.Config{Rate: 10, Tasks: 300}, 30},
+		{"5m", load.Config{Rate: 10, Duration: load.Duration(5 * time.Minute)}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var errb bytes.Buffer
+			p := newProgressPrinter(&State{Stderr: &errb}, tc.cfg)
+			for i := range 30 {
+				p.report(load.Progress{Elapsed: time.Duration(i+1) * time.Second})
+			}
+			if n := strings.Count(errb.String(), "load: "); n != tc.lines {
+				t.Errorf("%d lines in 30 intervals, want %d:\n%s", n, tc.lines, errb.String())
+			}
+		})
+	}
+}
