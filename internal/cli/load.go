@@ -509,13 +509,16 @@ type progressPrinter struct {
 	live     bool
 	warned   bool
 	draining bool
+	// width returns the terminal's width (0: unknown).
+	width func() int
 }
 
 func newProgressPrinter(st *State, cfg load.Config) *progressPrinter {
 	// The live line's escape codes go to stderr, so stderr decides, not
 	// stdout: tasksim load >result.txt on a terminal still gets it, and
 	// 2>log gets plain lines.
-	p := &progressPrinter{st: st, live: isTerminalWriter(st.Stderr), every: 10}
+	p := &progressPrinter{st: st, live: isTerminalWriter(st.Stderr), every: 10,
+		width: func() int { return terminalWidth(st.Stderr) }}
 	d := time.Duration(cfg.Duration)
 	if cfg.Concurrency == 0 && cfg.Tasks > 0 {
 		// Bounded by task count, the open schedule's length is known too.
@@ -529,9 +532,21 @@ func newProgressPrinter(st *State, cfg load.Config) *progressPrinter {
 	return p
 }
 
-// maxLiveLine keeps the live line from wrapping (a wrapped line cannot be
-// rewritten in place).
+// maxLiveLine is the live line's width when the terminal's is unknown.
 const maxLiveLine = 150
+
+// terminalWidth is the width of the terminal w writes to, 0 when unknown.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok {
+		return 0
+	}
+	n, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return n
+}
 
 func (p *progressPrinter) report(pr load.Progress) {
 	if pr.LagMax > load.LagWarning && !p.warned {
@@ -543,9 +558,18 @@ func (p *progressPrinter) report(pr load.Progress) {
 			load.FormatMs(float64(pr.LagMax)/1e6))
 	}
 	if p.live {
+		// The line must not wrap: a wrapped line cannot be rewritten in
+		// place. The terminal may be resized during the run, so its
+		// width is read every time.
+		width := maxLiveLine
+		if p.width != nil {
+			if w := p.width(); w > 0 {
+				width = w - 1 // the cursor's column after the last rune
+			}
+		}
 		line := pr.Bar(20)
-		if r := []rune(line); len(r) > maxLiveLine {
-			line = string(r[:maxLiveLine-1]) + "…"
+		if r := []rune(line); len(r) > width {
+			line = string(r[:max(width-1, 0)]) + "…"
 		}
 		fmt.Fprint(p.st.Stderr, "\r\x1b[K"+line)
 		return

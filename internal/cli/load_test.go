@@ -302,3 +302,20 @@ func TestLoadProgressEverySecond(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadProgressFitsTerminal: the live line is cut to the terminal's
+// width (it used to be cut at 150 runes whatever the width, so an 80-column
+// terminal wrapped it and every update printed a new line).
+func TestLoadProgressFitsTerminal(t *testing.T) {
+	for _, width := range []int{40, 80, 200} {
+		var errb bytes.Buffer
+		p := &progressPrinter{st: &State{Stderr: &errb}, live: true, every: 1, width: func() int { return width }}
+		p.report(load.Progress{Elapsed: 3 * time.Second, Planned: 10 * time.Second, Started: 123456, Completed: 123000, InFlight: 456,
+			TasksPerSec: 1000, PartialsPerSec: 9999, SegmentsPerSec: 9999, LagMax: 1234 * time.Microsecond,
+			Modes: []load.ModeProgress{{Name: "poll:100ms", TTRP50: time.Second}, {Name: "sse", TTRP50: time.Second}, {Name: "partial", TTRP50: time.Second}}})
+		line := strings.TrimPrefix(errb.String(), "\r\x1b[K")
+		if n := len([]rune(line)); n >= width {
+			t.Errorf("width %d: a line of %d runes: %q", width, n, line)
+		}
+	}
+}
