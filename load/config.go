@@ -126,6 +126,10 @@ func (c Config) Validate() error {
 		return errors.New("timeout, max lag, interval and ttl margin must be positive")
 	case c.MaxInFlight < 1:
 		return errors.New("max in-flight must be at least 1")
+	case !c.Shape.Duration.IsZero() && c.Shape.Chunks.d.a < 1:
+		// slow_text spreads the duration over the chunks: with none the
+		// task would end at once, whatever duration was asked.
+		return errors.New("a task duration is spread over the chunks: give at least 1 chunk")
 	case c.Concurrency*len(c.Modes) > c.MaxInFlight:
 		return fmt.Errorf("concurrency %d × %d modes is above max in-flight %d", c.Concurrency, len(c.Modes), c.MaxInFlight)
 	}

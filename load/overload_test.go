@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 )
@@ -51,5 +52,22 @@ func TestProgressLagMaxSoFar(t *testing.T) {
 	r.flush(r.start.Add(2*time.Second), true)
 	if len(got) != 2 || got[0] < 39*time.Millisecond || got[1] != got[0] {
 		t.Errorf("lag max per interval %v, want the first interval's ~40ms twice", got)
+	}
+}
+
+// TestValidateDurationWithoutChunks: a task duration with 0 chunks (or a
+// range from 0) is refused; it used to turn every task into an instant
+// one, silently.
+func TestValidateDurationWithoutChunks(t *testing.T) {
+	for _, chunks := range []string{"0", "0..4"} {
+		c, err := ParseIntDist(chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := Config{Modes: []ModeSpec{{Name: "sse", Kind: KindSSE}}, Rate: 1,
+			Shape: Shape{Chunks: c, ChunkSize: FixedInt(8), Duration: FixedDuration(time.Second)}}.WithDefaults()
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "at least 1 chunk") {
+			t.Errorf("chunks %s with a duration: %v, want refused", chunks, err)
+		}
 	}
 }
