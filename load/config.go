@@ -81,7 +81,7 @@ func (c Config) WithDefaults() Config {
 		c.Shape.ChunkSize = d.ChunkSize
 	}
 	if c.Shape.Interval.IsZero() && c.Shape.Duration.IsZero() {
-		c.Shape.Interval = d.Interval
+		c.Shape.Duration = d.Duration
 	}
 	if c.Duration == 0 && c.Tasks == 0 {
 		c.Duration = Duration(defaultDuration)

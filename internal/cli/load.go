@@ -81,7 +81,10 @@ Every task calls slow_text (the reference server's tool): --chunks blocks of
 --chunk-size bytes, one every --interval, or spread over --task-duration. Each
 of these takes a fixed value (100ms), a uniform range (50ms..150ms) or, for
 durations, an exponential distribution (exp:1s), drawn per task from --seed:
-the k-th task of every mode has the same shape.
+the k-th task of every mode has the same shape. By default a task lasts
+500ms..1.5s: drawn, so that tasks end at every phase of a poll interval (fixed
+durations on a fixed schedule phase-lock with polling, whose discovery delay
+then looks near 0 instead of half the interval).
 
 Modes (--mode, comma-separated):
   poll:P      tasks/get every P, then tasks/result (no notifications, no GET stream)
@@ -142,8 +145,8 @@ and reports what it measured).`,
 	f.DurationVar(&o.RampUp, "ramp-up", 0, "grow the rate (or clients) linearly from 0 over this long")
 	f.StringVar(&o.Chunks, "chunks", "10", "chunks per task: N or A..B")
 	f.StringVar(&o.ChunkSize, "chunk-size", "32", "bytes per chunk: N or A..B")
-	f.StringVar(&o.Interval, "interval", "100ms", "pause before each chunk: D, A..B or exp:MEAN")
-	f.StringVar(&o.TaskDuration, "task-duration", "", "total task duration, spread over the chunks (replaces --interval): D, A..B or exp:MEAN")
+	f.StringVar(&o.Interval, "interval", "", "pause before each chunk: D, A..B or exp:MEAN (default: --task-duration's)")
+	f.StringVar(&o.TaskDuration, "task-duration", "", "total task duration, spread over the chunks (replaces --interval): D, A..B or exp:MEAN (default 500ms..1.5s: see the help)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the task shapes")
 	f.IntVar(&o.Sessions, "sessions", load.DefaultSessions, "MCP sessions per mode, shared by its tasks")
 	f.DurationVar(&o.Timeout, "timeout", load.DefaultTimeout, "give up on a task after this long")
@@ -190,8 +193,10 @@ func loadConfig(o *LoadOptions) (load.Config, []load.Threshold, error) {
 		if cfg.Shape.Duration, err = load.ParseDurationDist(o.TaskDuration); err != nil {
 			return cfg, nil, usagef("--task-duration: %v", err)
 		}
-	} else if cfg.Shape.Interval, err = load.ParseDurationDist(o.Interval); err != nil {
-		return cfg, nil, usagef("--interval: %v", err)
+	} else if o.Interval != "" {
+		if cfg.Shape.Interval, err = load.ParseDurationDist(o.Interval); err != nil {
+			return cfg, nil, usagef("--interval: %v", err)
+		}
 	}
 	if o.Sessions < 1 || o.Timeout <= 0 || o.MaxLag <= 0 || o.MaxInFlight < 1 {
 		return cfg, nil, usagef("--sessions, --timeout, --max-lag and --max-in-flight must be positive")
