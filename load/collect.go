@@ -145,6 +145,7 @@ func (r *runner) result(scheduleEnd, end time.Time, interrupted bool) *Result {
 			Wire:         m.wire,
 			Segments:     c.segments, Partials: c.partials, Duplicates: c.duplicates, Gaps: c.gaps, DataLoss: c.dataLoss,
 			Resumes: c.resumes, StreamsLost: c.streamsLost, NegativeDiscovery: c.negativeDiscovery, Clipped: c.clipped,
+			DiscoveryFromLastUpdated: c.discoveryUpdated,
 		}
 		lagAll.Merge(h[iLag])
 		if ended := c.completed + c.failed; ended > 0 {

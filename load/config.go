@@ -1,6 +1,7 @@
 package load
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -46,6 +47,16 @@ type Config struct {
 	Shape Shape `json:"shape"`
 	// Seed draws task shapes; the same seed gives the same tasks.
 	Seed uint64 `json:"seed"`
+	// Tool, when set, is the tool every task calls instead of slow_text,
+	// with Args or ArgSets as its arguments ({} without either). Shape
+	// still draws each task's duration and size, which Args can use.
+	Tool string `json:"tool,omitempty"`
+	// Args is a JSON object in which the placeholders {{task}}, {{draw}},
+	// {{durationMs}}, {{chunks}} and {{chunkSize}} become each task's
+	// number, a seeded draw in [0, 1), and its drawn shape.
+	Args string `json:"args,omitempty"`
+	// ArgSets are JSON objects: task k of each mode gets set k mod n.
+	ArgSets []json.RawMessage `json:"argSets,omitempty"`
 	// Sessions is the number of MCP sessions per mode; tasks share them
 	// round-robin. Default DefaultSessions.
 	Sessions int `json:"sessions"`
@@ -132,6 +143,9 @@ func (c Config) Validate() error {
 		return errors.New("a task duration is spread over the chunks: give at least 1 chunk")
 	case c.Concurrency*len(c.Modes) > c.MaxInFlight:
 		return fmt.Errorf("concurrency %d × %d modes is above max in-flight %d", c.Concurrency, len(c.Modes), c.MaxInFlight)
+	}
+	if err := c.validateTool(); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, m := range c.Modes {

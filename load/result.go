@@ -123,6 +123,11 @@ type ModeResult struct {
 	// NegativeDiscovery counts results that arrived before the server's
 	// completion time by the two clocks (recorded as 0): clock skew.
 	NegativeDiscovery int64 `json:"negativeDiscovery,omitempty"`
+	// DiscoveryFromLastUpdated counts discovery delays measured from the
+	// terminal task's lastUpdatedAt (a server that does not put its
+	// completion time in the result's _meta, or sse's final response);
+	// the others come from the result's dev.tasksim/completed-at.
+	DiscoveryFromLastUpdated int64 `json:"discoveryFromLastUpdated,omitempty"`
 	// Clipped counts values above the histograms' range (recorded as
 	// the largest).
 	Clipped int64 `json:"clipped,omitempty"`

@@ -144,9 +144,10 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 	shape := r.cfg.Shape.draw(r.cfg.Seed, k)
 	ttl := shape.duration + 2*m.spec.PollInterval + time.Duration(r.cfg.TTLMargin)
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(r.cfg.Timeout))
+	tool, args := r.cfg.toolCall(k, shape)
 	res, err := m.sessions[k%int64(len(m.sessions))].CallTool(tctx, client.CallOptions{
-		Name:         ToolName,
-		Args:         json.RawMessage(shape.args()),
+		Name:         tool,
+		Args:         json.RawMessage(args),
 		Mode:         m.spec.callMode(),
 		PollInterval: m.spec.PollInterval,
 		TTL:          ttl,

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/tasksim/tasksim/dashboards"
@@ -42,8 +44,12 @@ type LoadOptions struct {
 	MaxLag       time.Duration
 	MaxInFlight  int
 
-	Server        string
-	InProcess     bool
+	Server    string
+	InProcess bool
+	// Tool and Args: the tool every task calls and its arguments (a
+	// template, or @FILE of one JSON object per line); "": slow_text.
+	Tool          string
+	Args          string
 	ServerPerMode bool
 
 	JSON string
@@ -96,6 +102,14 @@ Workload, per mode: --rate tasks/s (open model: tasks start on schedule
 whatever the server does; the default) or --concurrency clients (closed
 model), for --duration or --tasks, with a linear --ramp-up. Tasks share
 --sessions MCP sessions per mode.
+
+Tool: every task calls slow_text unless --tool NAME names another (any
+server's own tool, with --server), called with --args: a JSON object in which
+{{task}} (the task's number in its mode), {{draw}} (a seeded number in [0,1)),
+{{durationMs}}, {{chunks}} and {{chunkSize}} (the task's drawn shape) are
+replaced, or @FILE: one JSON object per line, task k taking line k mod n.
+Discovery delay then comes from the task's lastUpdatedAt when the result has
+no completion time (marked † in the table).
 
 Target: without --server, the reference server runs as a child process of
 this binary, one for all modes, which interleave on it for a fair comparison
@@ -153,6 +167,7 @@ and reports what it measured).`,
 	f.DurationVar(&o.MaxLag, "max-lag", load.DefaultMaxLag, "stop when a task starts this late: the machine cannot drive the rate")
 	f.IntVar(&o.MaxInFlight, "max-in-flight", load.DefaultMaxInFlight, "tasks running at once, all modes (more wait, and their lag grows)")
 	f.StringVar(&o.Server, "server", "", "Streamable HTTP URL of the server to load (default: the reference server in a child process)")
+	addToolFlags(f, o)
 	f.BoolVar(&o.InProcess, "in-process", false, "run the reference server inside this process (server CPU not measured)")
 	f.BoolVar(&o.ServerPerMode, "server-per-mode", false, "one reference server process per mode, so each mode's server CPU is measured alone")
 	f.StringVar(&o.JSON, "json", "", `write the result as JSON to FILE ("-": stdout; the table then goes to stderr)`)
@@ -200,6 +215,9 @@ func loadConfig(o *LoadOptions) (load.Config, []load.Threshold, error) {
 	}
 	if o.Sessions < 1 || o.Timeout <= 0 || o.MaxLag <= 0 || o.MaxInFlight < 1 {
 		return cfg, nil, usagef("--sessions, --timeout, --max-lag and --max-in-flight must be positive")
+	}
+	if err := toolConfig(&cfg, o); err != nil {
+		return cfg, nil, err
 	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -597,4 +615,40 @@ func (p *progressPrinter) done() {
 func isTerminalWriter(w io.Writer) bool {
 	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// addToolFlags adds --tool and --args (load, and demo with --server).
+func addToolFlags(f *pflag.FlagSet, o *LoadOptions) {
+	f.StringVar(&o.Tool, "tool", "", "the tool every task calls (default: the reference server's slow_text with the drawn shape)")
+	f.StringVar(&o.Args, "args", "", `--tool's arguments: a JSON object with {{task}}, {{draw}}, {{durationMs}}, {{chunks}}, {{chunkSize}} replaced per task, or @FILE of one JSON object per line`)
+}
+
+// toolConfig puts --tool and --args into cfg.
+func toolConfig(cfg *load.Config, o *LoadOptions) error {
+	if o.Args != "" && o.Tool == "" {
+		return usagef("--args needs --tool (slow_text's arguments come from the task shape flags)")
+	}
+	cfg.Tool = o.Tool
+	name, ok := strings.CutPrefix(o.Args, "@")
+	if !ok {
+		cfg.Args = o.Args
+		return nil
+	}
+	b, err := readInput(name)
+	if err != nil {
+		return err
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if !json.Valid([]byte(line)) || !strings.HasPrefix(line, "{") {
+			return usagef("--args %s: line %d: not a JSON object: %.60s", o.Args, i+1, line)
+		}
+		cfg.ArgSets = append(cfg.ArgSets, json.RawMessage(line))
+	}
+	if len(cfg.ArgSets) == 0 {
+		return usagef("--args %s: no argument sets in it", o.Args)
+	}
+	return nil
 }
