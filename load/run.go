@@ -74,6 +74,9 @@ type Options struct {
 	Hlog io.Writer
 	// Version goes into clientInfo and the result.
 	Version string
+	// Header is sent with every request (credentials): never written to
+	// the result.
+	Header http.Header
 }
 
 // Run drives the load cfg describes against the targets and returns what
@@ -224,7 +227,7 @@ func (r *runner) connect(ctx context.Context) error {
 		c := client.New(&client.Options{Name: "tasksim-load", Version: r.opts.Version, NoPartial: !m.spec.wantsPartials()})
 		for range r.cfg.Sessions {
 			cctx, cancel := context.WithTimeout(ctx, connectTimeout)
-			s, err := c.Connect(cctx, &streamhttp.ClientTransport{URL: m.target.URL, HTTPClient: m.target.http, NoStandaloneStream: !m.spec.standaloneStream()})
+			s, err := c.Connect(cctx, &streamhttp.ClientTransport{URL: m.target.URL, HTTPClient: m.target.http, Header: r.opts.Header, NoStandaloneStream: !m.spec.standaloneStream()})
 			if err == nil && !checked[m.target] {
 				checked[m.target] = true
 				err = checkTarget(cctx, s, r.cfg.Tool)

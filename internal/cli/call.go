@@ -32,6 +32,7 @@ type CallOptions struct {
 	JSON        bool
 	NoPartial   bool
 	NoModes     bool
+	HeaderOptions
 }
 
 // NewCmdCall builds tasksim call.
@@ -69,6 +70,7 @@ tool reported an error or the result is incomplete (task expired or lost),
 	f := cmd.Flags()
 	f.StringVar(&o.Server, "server", "", "Streamable HTTP endpoint URL")
 	f.StringVar(&o.ServerCmd, "server-cmd", "", "command that runs a stdio server (quoted words allowed)")
+	AddHeaderFlags(f, &o.HeaderOptions)
 	f.StringVar(&o.Tool, "tool", "", "tool name (required)")
 	f.StringVar(&o.Args, "args", "", "tool arguments as a JSON object")
 	f.StringVar(&o.Mode, "mode", "task", "plain, immediate, streaming, task, poll or partial")
@@ -126,6 +128,17 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 	tr, err := transportFor(st, o.Server, o.ServerCmd)
 	if err != nil {
 		return err
+	}
+	header, err := o.Header(st)
+	if err != nil {
+		return err
+	}
+	if header != nil {
+		ht, ok := tr.(*streamhttp.ClientTransport)
+		if !ok {
+			return usagef("--header and --bearer-token-env need --server (a stdio server has no HTTP headers)")
+		}
+		ht.Header = header
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()

@@ -77,6 +77,7 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 	f.BoolVar(&o.InProcess, "in-process", false, "run the reference server inside this process (server CPU not measured)")
 	f.StringVar(&o.Server, "server", "", "compare the modes on this Streamable HTTP server instead of the reference server")
 	addToolFlags(f, o)
+	AddHeaderFlags(f, &o.HeaderOptions)
 	f.StringVar(&o.JSON, "json", "", "also write the result as JSON to FILE")
 	f.StringVar(&o.Hlog, "hlog", "", "also write the HdrHistogram interval log to FILE")
 	f.StringVar(&o.HTML, "html", demoHTML, "write the HTML report to FILE (\"\": none)")

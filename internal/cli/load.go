@@ -48,8 +48,9 @@ type LoadOptions struct {
 	InProcess bool
 	// Tool and Args: the tool every task calls and its arguments (a
 	// template, or @FILE of one JSON object per line); "": slow_text.
-	Tool          string
-	Args          string
+	Tool string
+	Args string
+	HeaderOptions
 	ServerPerMode bool
 
 	JSON string
@@ -168,6 +169,7 @@ and reports what it measured).`,
 	f.IntVar(&o.MaxInFlight, "max-in-flight", load.DefaultMaxInFlight, "tasks running at once, all modes (more wait, and their lag grows)")
 	f.StringVar(&o.Server, "server", "", "Streamable HTTP URL of the server to load (default: the reference server in a child process)")
 	addToolFlags(f, o)
+	AddHeaderFlags(f, &o.HeaderOptions)
 	f.BoolVar(&o.InProcess, "in-process", false, "run the reference server inside this process (server CPU not measured)")
 	f.BoolVar(&o.ServerPerMode, "server-per-mode", false, "one reference server process per mode, so each mode's server CPU is measured alone")
 	f.StringVar(&o.JSON, "json", "", `write the result as JSON to FILE ("-": stdout; the table then goes to stderr)`)
@@ -253,6 +255,13 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	if o.Server != "" && !strings.HasPrefix(o.Server, "http://") && !strings.HasPrefix(o.Server, "https://") {
 		return usagef("--server %q: want an http:// or https:// URL", o.Server)
 	}
+	header, err := o.Header(st)
+	if err != nil {
+		return err
+	}
+	if header != nil && o.Server == "" {
+		return usagef("--header and --bearer-token-env need --server (the reference server takes no credentials)")
+	}
 	jsonOut, err := createOutput(st, o.JSON)
 	if err != nil {
 		return err
@@ -278,7 +287,7 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		fmt.Fprintln(st.Stderr, o.Title)
 	}
 	prog := newProgressPrinter(st, cfg)
-	opts := load.Options{Targets: targets, Progress: prog.report, Version: Version}
+	opts := load.Options{Targets: targets, Progress: prog.report, Version: Version, Header: header}
 	if o.Prom != "" {
 		p := load.NewProm()
 		mux := http.NewServeMux()

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// headerSpy serves the reference server and keeps the values of the
+// headers named that reached it.
+type headerSpy struct {
+	mu   sync.Mutex
+	seen map[string]map[string]bool
+}
+
+func (s *headerSpy) saw(name, value string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen[name][value]
+}
+
+func spyServer(t *testing.T, names ...string) (*headerSpy, string) {
+	t.Helper()
+	u, err := url.Parse(referenceServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spy := &headerSpy{seen: map[string]map[string]bool{}}
+	rp := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	rp.FlushInterval = -1
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		spy.mu.Lock()
+		for _, n := range names {
+			for _, v := range r.Header.Values(n) {
+				if spy.seen[n] == nil {
+					spy.seen[n] = map[string]bool{}
+				}
+				spy.seen[n][v] = true
+			}
+		}
+		spy.mu.Unlock()
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return spy, s.URL + u.Path
+}
+
+// TestHeaders: --header and --bearer-token-env reach the server on every
+// command that talks to one, and their values are never printed.
+func TestHeaders(t *testing.T) {
+	const token, team = "s3cret-token", "team-secret"
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"call", []string{"call", "--tool", "sleep", "--args", `{"durationMs":5}`, "--mode", "task"}},
+		{"call streaming", []string{"call", "--tool", "slow_text", "--args", `{"chunks":2,"intervalMs":5}`, "--mode", "streaming"}},
+		{"load", []string{"load", "--mode", "sse,poll:20ms", "--rate", "40", "--tasks", "2", "--max-lag", "1h", "--task-duration", "20ms"}},
+		{"demo", []string{"demo", "--duration", "1s", "--rate", "2", "--html", ""}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spy, srv := spyServer(t, "Authorization", "X-Team")
+			var out, errb strings.Builder
+			st := &State{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Context: t.Context(),
+				Getenv: func(k string) string {
+					if k == "MY_TOKEN" {
+						return token
+					}
+					return ""
+				},
+				Args: append(tc.args, "--server", srv, "--bearer-token-env", "MY_TOKEN", "--header", "X-Team: "+team)}
+			if code := Main(st); code != ExitOK {
+				t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+			}
+			if !spy.saw("Authorization", "Bearer "+token) || !spy.saw("X-Team", team) {
+				t.Errorf("the server did not see the headers: %v", spy.seen)
+			}
+			if all := out.String() + errb.String(); strings.Contains(all, token) || strings.Contains(all, team) {
+				t.Errorf("a header value was printed:\n%s", all)
+			}
+		})
+	}
+}
+
+func TestHeadersBadInput(t *testing.T) {
+	url := referenceServer(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no colon", []string{"--header", "Authorization Bearer s3cret"}, `--header #1: want "Name: value"`},
+		{"bad name", []string{"--header", "Bad Name: s3cret"}, "not a valid header name"},
+		{"unset variable", []string{"--bearer-token-env", "NOPE"}, "--bearer-token-env NOPE: the variable is empty or unset"},
+		{"two authorizations", []string{"--bearer-token-env", "TOKEN", "--header", "Authorization: Basic s3cret"}, "not both"},
+	} {
+		for _, cmd := range [][]string{
+			{"call", "--server", url, "--tool", "sleep"},
+			{"load", "--server", url, "--tasks", "1"},
+		} {
+			t.Run(tc.name+"/"+cmd[0], func(t *testing.T) {
+				var out, errb strings.Builder
+				st := &State{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Context: t.Context(),
+					Getenv: func(k string) string {
+						if k == "TOKEN" {
+							return "s3cret"
+						}
+						return ""
+					},
+					Args: append(append([]string(nil), cmd...), tc.args...)}
+				code := Main(st)
+				all := out.String() + errb.String()
+				if code != ExitUsage || !strings.Contains(all, tc.want) || strings.Contains(all, "s3cret") {
+					t.Errorf("exit %d, output %q; want %d, %q and no secret", code, all, ExitUsage, tc.want)
+				}
+			})
+		}
+	}
+	if code, _, stderr := run(t, "", "load", "--in-process", "--tasks", "1", "--header", "X-A: b"); code != ExitUsage || !strings.Contains(stderr, "need --server") {
+		t.Errorf("load --header without --server: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := run(t, "", "call", "--server-cmd", "./nothing", "--tool", "t", "--header", "X-A: b"); code != ExitUsage || !strings.Contains(stderr, "need --server") {
+		t.Errorf("call --server-cmd --header: exit %d, %q", code, stderr)
+	}
+}
