@@ -1,13 +1,22 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tasksim/tasksim/internal/refserver"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // headerSpy serves the reference server and keeps the values of the
@@ -125,5 +134,60 @@ func TestHeadersBadInput(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "", "call", "--server-cmd", "./nothing", "--tool", "t", "--header", "X-A: b"); code != ExitUsage || !strings.Contains(stderr, "need --server") {
 		t.Errorf("call --server-cmd --header: exit %d, %q", code, stderr)
+	}
+}
+
+// TestHeadersRecordedRedacted: tasksim load --bearer-token-env through
+// tasksim record: the trace has the Authorization header, its value
+// redacted by default (traces.AlwaysRedactedHeaders), and no token.
+func TestHeadersRecordedRedacted(t *testing.T) {
+	const token = "s3cret-token"
+	upstream := refserver.StartHTTP(t, &refserver.Options{HTTP: &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)}})
+	out := filepath.Join(t.TempDir(), "load.trace")
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	var stderr syncBuffer
+	rec := &State{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }, Context: ctx,
+		Args: []string{"record", "--upstream", upstream.URL, "--listen", "127.0.0.1:0", "-o", out}}
+	done := make(chan int, 1)
+	go func() { done <- Main(rec) }()
+	proxyURL := stderr.await(t, recordingURL, done)
+
+	var lout, lerr strings.Builder
+	st := &State{Stdin: strings.NewReader(""), Stdout: &lout, Stderr: &lerr, Context: t.Context(),
+		Getenv: func(k string) string { return map[string]string{"TOKEN": token}[k] },
+		Args: []string{"load", "--server", proxyURL, "--mode", "sse", "--rate", "20", "--tasks", "2", "--max-lag", "1h",
+			"--tool", "sleep", "--args", `{"durationMs":5}`, "--bearer-token-env", "TOKEN"}}
+	if code := Main(st); code != ExitOK {
+		t.Fatalf("load exit %d: %s", code, lerr.String())
+	}
+	stop()
+	if code := <-done; code != ExitOK {
+		t.Fatalf("record exit %d: %s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte(token)) {
+		t.Error("the trace holds the token")
+	}
+	_, recs := readTraceFile(t, out)
+	auth := 0
+	for _, r := range recs {
+		if r.HTTP == nil {
+			continue
+		}
+		for _, f := range r.HTTP.Header {
+			if strings.EqualFold(f.Name, "Authorization") {
+				auth++
+				if !strings.HasPrefix(f.Value, "[redacted:") {
+					t.Errorf("record %d: Authorization %q, want redacted", r.Index, f.Value)
+				}
+			}
+		}
+	}
+	if auth == 0 {
+		t.Error("no Authorization header in the trace: the load did not send it")
 	}
 }
