@@ -74,5 +74,6 @@ Exit codes: 0 success, 1 findings (a rule violated, a threshold missed),
 	root.SetErr(st.Stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(NewCmdServe(st, nil), NewCmdCall(st, nil), NewCmdRecord(st), NewCmdTrace(st), NewCmdLoad(st), NewCmdDemo(st), NewCmdReport(st))
+	addCompletions(root)
 	return root
 }
