@@ -109,7 +109,7 @@ client got it).
 export form.`,
 		Example: `  tasksim trace show run.trace
   tasksim trace show run.trace --kind message,sse-event
-  tasksim trace show run.trace --json | jq '.records[] | select(.rpc.task_id != null)'`,
+  tasksim trace show run.trace --json | jq '.records[] | select(.rpc.taskId != null)'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTraceShow(cmd.Context(), st, o, args[0])
@@ -499,12 +499,12 @@ func runTraceVerify(st *State, o *TraceVerifyOptions, path string) error {
 	}
 	if o.JSON {
 		out := map[string]any{"file": path, "ok": v.OK(), "records": v.Records, "size": v.Size,
-			"duration_ns": v.Duration, "truncated": nil, "corrupt": nil}
+			"durationNs": v.Duration, "truncated": nil, "corrupt": nil}
 		if t := v.Truncated; t != nil {
-			out["truncated"] = map[string]any{"index": t.Index, "offset": t.Offset, "in_header": t.Header}
+			out["truncated"] = map[string]any{"index": t.Index, "offset": t.Offset, "inHeader": t.Header}
 		}
 		if c := v.Corrupt; c != nil {
-			out["corrupt"] = map[string]any{"index": c.Index, "offset": c.Offset, "reason": c.Reason, "in_header": c.Header}
+			out["corrupt"] = map[string]any{"index": c.Index, "offset": c.Offset, "reason": c.Reason, "inHeader": c.Header}
 		}
 		if err := writeJSON(st.Stdout, out); err != nil {
 			return err
@@ -539,8 +539,8 @@ func newCmdTraceExport(st *State) *cobra.Command {
 		Long: `Convert a trace for other tools.
 
 jsonl  a header line {"header":{…}}, then one record a line with stable field
-       names (index, offset_ns, wall, conn, exchange, stream, dir, kind, raw or
-       raw_b64, http, sse, rpc, note) for jq and grep; tasksim trace import reads
+       names (index, offsetNs, wall, conn, exchange, stream, dir, kind, raw or
+       rawB64, http, sse, rpc, note) for jq and grep; tasksim trace import reads
        it back.
 har    HAR 1.2, one entry per HTTP exchange; an SSE response's events are its
        content text, and "_sseEvents" lists them with their times. A trace
