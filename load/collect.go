@@ -109,7 +109,7 @@ func (r *runner) plannedTasks() int64 {
 // result builds the Result from the collector's totals.
 func (r *runner) result(scheduleEnd, end time.Time, interrupted bool) *Result {
 	res := &Result{
-		Version: r.opts.Version, Config: r.cfg, Machine: thisMachine(), Start: r.start,
+		Schema: ResultSchema, Version: r.opts.Version, Config: r.cfg, Machine: thisMachine(), Start: r.start,
 		ScheduleMs: ms(scheduleEnd.Sub(r.start)), ElapsedMs: ms(end.Sub(r.start)),
 		Stopped: StopCompleted, Overload: r.overload.Load(), Intervals: r.intervals, Warnings: r.warnings,
 	}

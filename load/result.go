@@ -15,6 +15,9 @@ import (
 // per-mode statistics with their HDR histograms, and per-interval
 // figures.
 type Result struct {
+	// Schema names this layout, ResultSchema; a change that breaks
+	// readers bumps it. Results written before it was added have none.
+	Schema string `json:"schema"`
 	// Version is tasksim's.
 	Version string  `json:"version"`
 	Config  Config  `json:"config"`
@@ -52,6 +55,9 @@ const (
 	StopOverloaded  = "overloaded"
 	StopInterrupted = "interrupted"
 )
+
+// ResultSchema is Result.Schema (docs/load.md, "Outputs").
+const ResultSchema = "tasksim.load-result/v1"
 
 // Overload describes a schedule the load generator could not keep.
 type Overload struct {

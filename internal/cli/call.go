@@ -291,6 +291,10 @@ type eventJSON struct {
 	Error       string         `json:"error,omitempty"`
 }
 
+// CallSchema names the layout of call --json (docs/cli.md); a change that
+// breaks readers bumps it.
+const CallSchema = "tasksim.call/v1"
+
 func callJSON(r *client.CallResult, err error) any {
 	events := make([]eventJSON, len(r.Timeline))
 	for i, e := range r.Timeline {
@@ -310,6 +314,7 @@ func callJSON(r *client.CallResult, err error) any {
 		events[i] = j
 	}
 	out := map[string]any{
+		"schema": CallSchema,
 		"result": map[string]any{
 			"content":           nonNil(r.Content),
 			"structuredContent": r.StructuredContent,

@@ -57,12 +57,20 @@ func TestJSONKeysCamelCase(t *testing.T) {
 				docs = strings.Split(strings.TrimSpace(stdout), "\n")
 			}
 			var bad []string
-			for _, d := range docs {
+			for i, d := range docs {
 				var v any
 				if err := json.Unmarshal([]byte(d), &v); err != nil {
 					t.Fatalf("not JSON: %v\n%.300s", err, d)
 				}
 				snakeKeys(v, "$", &bad)
+				// Each output says which versioned layout it is.
+				if m, ok := v.(map[string]any); ok && i == 0 {
+					_, schema := m["schema"]
+					_, header := m["header"]
+					if !schema && !header {
+						t.Errorf("no schema (nor a trace header with formatVersion) in %.100s", d)
+					}
+				}
 			}
 			if len(bad) > 0 {
 				t.Errorf("snake_case keys: %v", bad)

@@ -498,7 +498,7 @@ func runTraceVerify(st *State, o *TraceVerifyOptions, path string) error {
 		problem = v.Corrupt.Error()
 	}
 	if o.JSON {
-		out := map[string]any{"file": path, "ok": v.OK(), "records": v.Records, "size": v.Size,
+		out := map[string]any{"schema": "tasksim.trace-verify/v1", "file": path, "ok": v.OK(), "records": v.Records, "size": v.Size,
 			"durationNs": v.Duration, "truncated": nil, "corrupt": nil}
 		if t := v.Truncated; t != nil {
 			out["truncated"] = map[string]any{"index": t.Index, "offset": t.Offset, "inHeader": t.Header}
