@@ -181,6 +181,15 @@ func timelinePlot(r *Result) (string, error) {
 
 // barPlot draws one bar per mode.
 func barPlot(r *Result, title, ylabel string, value func(*ModeResult) float64) (string, error) {
+	p, err := barChart(r, title, ylabel, value)
+	if err != nil {
+		return "", err
+	}
+	return svgText(p, nil, plotWidth/2, barHeight)
+}
+
+// barChart is barPlot's plot.
+func barChart(r *Result, title, ylabel string, value func(*ModeResult) float64) (*plot.Plot, error) {
 	p := newPlot(title, "", ylabel, false)
 	names := make([]string, len(r.Modes))
 	for i := range r.Modes {
@@ -188,7 +197,7 @@ func barPlot(r *Result, title, ylabel string, value func(*ModeResult) float64) (
 		names[i] = m.Name
 		b, err := plotter.NewBarChart(plotter.Values{value(m)}, vg.Points(28))
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		b.XMin = float64(i)
 		b.Color = modeColor(i)
@@ -209,7 +218,7 @@ func barPlot(r *Result, title, ylabel string, value func(*ModeResult) float64) (
 	if top > 0 {
 		p.Y.Max = top * 1.12
 	}
-	return svgText(p, nil, plotWidth/2, barHeight)
+	return p, nil
 }
 
 var (

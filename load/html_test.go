@@ -89,3 +89,28 @@ func TestHTMLReporterBadHistogram(t *testing.T) {
 		t.Error("no error")
 	}
 }
+
+// TestBarChartRoom: the tallest bar stops below the frame and the first
+// and last bars have half a slot beside them, so neither the bar nor the
+// last mode's name ("partial", once clipped) touches the edge.
+func TestBarChartRoom(t *testing.T) {
+	r := &Result{Modes: []ModeResult{{Name: "poll:1s"}, {Name: "sse"}, {Name: "partial"}}}
+	vals := []float64{3, 7, 5}
+	p, err := barChart(r, "Requests per task", "requests", func(m *ModeResult) float64 {
+		for i := range r.Modes {
+			if &r.Modes[i] == m {
+				return vals[i]
+			}
+		}
+		return 0
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max < 7*1.1 {
+		t.Errorf("y axis up to %g for a tallest bar of 7: the bar touches the frame", p.Y.Max)
+	}
+	if p.X.Min > -0.5 || p.X.Max < 2.5 {
+		t.Errorf("x axis %g..%g for bars at 0..2: the end bars' names are cut", p.X.Min, p.X.Max)
+	}
+}
