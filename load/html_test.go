@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,31 @@ func TestHTMLReporter(t *testing.T) {
 		}
 		if strings.Contains(s, "<?xml") || !strings.Contains(s, "sans-serif") {
 			t.Errorf("SVG %d: XML prolog or no generic font family", i+1)
+		}
+	}
+	// The line plots' legends sit in a strip right of the data: no line
+	// crosses into it, and the mode names are in it (they used to be drawn
+	// over the lines, at the top right of the data).
+	edge := float64(plotWidth - svgMargin - legendWidth) // the plot is drawn from svgMargin
+	for i, s := range svgs[:min(3, len(svgs))] {
+		for _, d := range regexp.MustCompile(`<path d="([^"]+)"`).FindAllStringSubmatch(s, -1) {
+			xs := regexp.MustCompile(`[ML]([0-9.]+),`).FindAllStringSubmatch(d[1], -1)
+			left, right := 0, 0
+			for _, x := range xs {
+				if v, _ := strconv.ParseFloat(x[1], 64); v < edge {
+					left++
+				} else {
+					right++
+				}
+			}
+			if left > 0 && right > 0 {
+				t.Errorf("SVG %d: a path crosses into the legend strip at x=%.1fpt: %.80s", i+1, edge, d[1])
+			}
+		}
+		for _, m := range regexp.MustCompile(`<text x="([0-9.]+)"[^>]*>(poll:100ms|sse|partial)( p99| p50)?</text>`).FindAllStringSubmatch(s, -1) {
+			if v, _ := strconv.ParseFloat(m[1], 64); v < edge {
+				t.Errorf("SVG %d: legend %q at x=%.1fpt, in the data (strip from %.1fpt)", i+1, m[2], v, edge)
+			}
 		}
 	}
 	// The plots' fonts are embedded as data: URLs; nothing else is loaded.
