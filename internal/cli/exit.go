@@ -21,10 +21,13 @@ const (
 // InterruptedError means a run that measures was stopped by a signal
 // before its end and found nothing wrong so far. Other commands treat an
 // interrupt as their normal end (exit 0).
-type InterruptedError struct{ What string }
+type InterruptedError struct{ What, Detail string }
 
 func (e *InterruptedError) Error() string {
-	return e.What + " interrupted before its end; the table shows what ran (thresholds met so far)"
+	if e.Detail == "" {
+		return e.What + " interrupted before its end"
+	}
+	return e.What + " interrupted before its end; " + e.Detail
 }
 
 // UsageError is a mistake in how the command was called or in its input.

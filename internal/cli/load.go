@@ -314,6 +314,11 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	res, runErr := load.Run(ctx, cfg, opts)
 	prog.done()
 	if res == nil {
+		if errors.Is(runErr, context.Canceled) {
+			// Interrupted before the schedule started: nothing measured,
+			// not a success either.
+			return &InterruptedError{What: "load", Detail: "before the schedule started: nothing measured"}
+		}
 		return runErr // a *load.TargetError: the server cannot be loaded (exit 3)
 	}
 	stopServers()
@@ -386,7 +391,7 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	if interrupted {
 		// Tasks cut off by the interrupt count as failed: the failure
 		// rate says nothing about the server here.
-		return &InterruptedError{What: "load"}
+		return &InterruptedError{What: "load", Detail: "the table shows what ran (thresholds met so far)"}
 	}
 	return checkFailureRate(res, o.MaxFailureRate)
 }
