@@ -22,6 +22,10 @@
 // Tasks are created with the ttl the request asks for (the SDK's default
 // otherwise) and pollInterval POLL_MS (env TS_TASK_POLL_MS, default 100).
 //
+// With env TS_REQUIRE_AUTH set (HTTP only), every request to /mcp must carry
+// an Authorization header of exactly that value, or is refused with 401: a
+// client that loads the server proves the header reached it.
+//
 // Logs go to stderr only (stdout carries the protocol in --stdio mode).
 
 import { createServer } from 'node:http';
@@ -34,6 +38,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 
 const POLL_MS = Number(process.env.TS_TASK_POLL_MS || 100);
+const REQUIRE_AUTH = process.env.TS_REQUIRE_AUTH || '';
 
 function log(...args) {
   console.error('ts-task-server:', ...args);
@@ -135,6 +140,10 @@ async function serveHTTP(port) {
       const path = new URL(req.url, 'http://127.0.0.1').pathname;
       if (path !== '/mcp') {
         res.writeHead(404).end('not found');
+        return;
+      }
+      if (REQUIRE_AUTH && req.headers['authorization'] !== REQUIRE_AUTH) {
+        httpError(res, 401, -32001, 'Unauthorized: missing or wrong Authorization header');
         return;
       }
       const sid = req.headers['mcp-session-id'];

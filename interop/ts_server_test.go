@@ -17,10 +17,11 @@ import (
 // startTSServer runs ts-task-server.mjs (the TypeScript SDK's McpServer
 // with registerToolTask) over Streamable HTTP on a free loopback port and
 // returns its URL.
-func startTSServer(t *testing.T, nm string) string {
+func startTSServer(t *testing.T, nm string, env ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, filepath.Join(nm, ".bin", "node"), "ts-task-server.mjs", "--http", "0")
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 5 * time.Second
 	if testing.Verbose() {

@@ -70,9 +70,10 @@ func (r *runner) flush(now time.Time, report bool) {
 			p.PartialsPerSec += float64(im.Partials) / secs
 			p.SegmentsPerSec += float64(im.Segments) / secs
 		}
-		if lag := time.Duration(im.LagMaxMs * 1e6); lag > p.LagMax {
-			p.LagMax = lag
+		if lag := time.Duration(im.LagMaxMs * 1e6); lag > r.lagMax {
+			r.lagMax = lag
 		}
+		p.LagMax = r.lagMax
 		mp := ModeProgress{Name: m.spec.Name, Completed: r.totalCount[i].completed, Failed: r.totalCount[i].failed,
 			TTRP50: time.Duration(h[iTTR].ValueAtPercentile(50)), TTRP99: time.Duration(h[iTTR].ValueAtPercentile(99)),
 			DiscoveryP50: time.Duration(h[iDiscovery].ValueAtPercentile(50)), DiscoveryP99: time.Duration(h[iDiscovery].ValueAtPercentile(99)),
@@ -108,7 +109,7 @@ func (r *runner) plannedTasks() int64 {
 // result builds the Result from the collector's totals.
 func (r *runner) result(scheduleEnd, end time.Time, interrupted bool) *Result {
 	res := &Result{
-		Version: r.opts.Version, Config: r.cfg, Machine: thisMachine(), Start: r.start,
+		Schema: ResultSchema, Version: r.opts.Version, Config: r.cfg, Machine: thisMachine(), Start: r.start,
 		ScheduleMs: ms(scheduleEnd.Sub(r.start)), ElapsedMs: ms(end.Sub(r.start)),
 		Stopped: StopCompleted, Overload: r.overload.Load(), Intervals: r.intervals, Warnings: r.warnings,
 	}
@@ -144,6 +145,7 @@ func (r *runner) result(scheduleEnd, end time.Time, interrupted bool) *Result {
 			Wire:         m.wire,
 			Segments:     c.segments, Partials: c.partials, Duplicates: c.duplicates, Gaps: c.gaps, DataLoss: c.dataLoss,
 			Resumes: c.resumes, StreamsLost: c.streamsLost, NegativeDiscovery: c.negativeDiscovery, Clipped: c.clipped,
+			DiscoveryFromLastUpdated: c.discoveryUpdated,
 		}
 		lagAll.Merge(h[iLag])
 		if ended := c.completed + c.failed; ended > 0 {

@@ -1,6 +1,7 @@
 package load
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -46,6 +47,16 @@ type Config struct {
 	Shape Shape `json:"shape"`
 	// Seed draws task shapes; the same seed gives the same tasks.
 	Seed uint64 `json:"seed"`
+	// Tool, when set, is the tool every task calls instead of slow_text,
+	// with Args or ArgSets as its arguments ({} without either). Shape
+	// still draws each task's duration and size, which Args can use.
+	Tool string `json:"tool,omitempty"`
+	// Args is a JSON object in which the placeholders {{task}}, {{draw}},
+	// {{durationMs}}, {{chunks}} and {{chunkSize}} become each task's
+	// number, a seeded draw in [0, 1), and its drawn shape.
+	Args string `json:"args,omitempty"`
+	// ArgSets are JSON objects: task k of each mode gets set k mod n.
+	ArgSets []json.RawMessage `json:"argSets,omitempty"`
 	// Sessions is the number of MCP sessions per mode; tasks share them
 	// round-robin. Default DefaultSessions.
 	Sessions int `json:"sessions"`
@@ -81,7 +92,7 @@ func (c Config) WithDefaults() Config {
 		c.Shape.ChunkSize = d.ChunkSize
 	}
 	if c.Shape.Interval.IsZero() && c.Shape.Duration.IsZero() {
-		c.Shape.Interval = d.Interval
+		c.Shape.Duration = d.Duration
 	}
 	if c.Duration == 0 && c.Tasks == 0 {
 		c.Duration = Duration(defaultDuration)
@@ -126,8 +137,15 @@ func (c Config) Validate() error {
 		return errors.New("timeout, max lag, interval and ttl margin must be positive")
 	case c.MaxInFlight < 1:
 		return errors.New("max in-flight must be at least 1")
+	case !c.Shape.Duration.IsZero() && c.Shape.Chunks.d.a < 1:
+		// slow_text spreads the duration over the chunks: with none the
+		// task would end at once, whatever duration was asked.
+		return errors.New("a task duration is spread over the chunks: give at least 1 chunk")
 	case c.Concurrency*len(c.Modes) > c.MaxInFlight:
 		return fmt.Errorf("concurrency %d × %d modes is above max in-flight %d", c.Concurrency, len(c.Modes), c.MaxInFlight)
+	}
+	if err := c.validateTool(); err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	for _, m := range c.Modes {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"regexp"
 	"time"
 )
 
@@ -12,8 +13,8 @@ import (
 // table, plots drawn as inline SVG (the percentile distributions of time
 // to result and discovery delay per mode, time to result per interval,
 // requests and bytes per task), the configuration, the machine and the
-// warnings. It loads nothing: no scripts, stylesheets, fonts or images
-// from anywhere. It returns an error for a histogram that does not decode
+// warnings. It loads nothing: no scripts, stylesheets or images
+// from anywhere; the plots' font is embedded once. It returns an error for a histogram that does not decode
 // as well as for a failed write.
 func HTMLReporter(r *Result) Reporter {
 	return func(w io.Writer) error {
@@ -88,6 +89,7 @@ func newHTMLPage(r *Result) (*htmlPage, error) {
 			return barPlot(r, "Bytes per task", "bytes", func(m *ModeResult) float64 { return m.Wire.BytesPerTask })
 		}},
 	}
+	fonts := map[string]bool{}
 	for _, s := range specs {
 		svg, err := s.draw()
 		if err != nil {
@@ -96,6 +98,16 @@ func newHTMLPage(r *Result) (*htmlPage, error) {
 		if svg == "" {
 			svg = `<p class="empty">no data</p>`
 		}
+		// Every SVG embeds the fonts it uses; in one page a font face
+		// declared once serves them all, so later copies are dropped
+		// (each is some 100 kB).
+		svg = fontFace.ReplaceAllStringFunc(svg, func(f string) string {
+			if fonts[f] {
+				return ""
+			}
+			fonts[f] = true
+			return f
+		})
 		pg.Plots = append(pg.Plots, htmlPlot{Caption: s.caption, SVG: template.HTML(svg), Half: s.half})
 	}
 
@@ -119,6 +131,9 @@ func newHTMLPage(r *Result) (*htmlPage, error) {
 	return pg, nil
 }
 
+// fontFace is one @font-face rule of an SVG's embedded fonts.
+var fontFace = regexp.MustCompile(`(?s)@font-face\{.*?\}`)
+
 var htmlTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -128,8 +143,10 @@ var htmlTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <style>
 body { font-family: system-ui, -apple-system, "Segoe UI", Arial, sans-serif; margin: 1.5em auto; max-width: 70em; padding: 0 1em; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-th, td { padding: 0.25em 0.6em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; max-width: 100%; font-size: 0.92em; }
+th, td { padding: 0.25em 0.45em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
+th { white-space: normal; vertical-align: bottom; }
+table.kv td { white-space: normal; overflow-wrap: anywhere; }
 th:first-child, td:first-child { text-align: left; }
 table.kv td { text-align: left; }
 .legend, figcaption, .empty { color: #666; font-size: 0.9em; }

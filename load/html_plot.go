@@ -28,8 +28,7 @@ const (
 // fallbacks so the report renders without it installed.
 var plotFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
 
-// newPlot returns a plot with title and axis labels in plotFont, a legend
-// at the bottom right and a grid (vertical lines too with vgrid).
+// newPlot returns a plot with title and axis labels in plotFont and a grid (vertical lines too with vgrid).
 func newPlot(title, x, y string, vgrid bool) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
@@ -40,7 +39,6 @@ func newPlot(title, x, y string, vgrid bool) *plot.Plot {
 		a.Label.TextStyle.Font = font.From(plotFont, 10)
 		a.Tick.Label.Font = font.From(plotFont, 9)
 	}
-	p.Legend.TextStyle.Font = font.From(plotFont, 9)
 	p.Title.Padding = vg.Points(6)
 	g := plotter.NewGrid()
 	if !vgrid {
@@ -58,6 +56,7 @@ func modeColor(i int) color.Color { return plotutil.Color(i) }
 // 99.9% are evenly spaced. pick returns a mode's Stats of the metric.
 func percentilePlot(r *Result, title, ylabel string, pick func(*ModeResult) Stats) (string, error) {
 	p := newPlot(title, "percentile", ylabel, true)
+	leg := plot.NewLegend()
 	p.X.Scale = plot.LogScale{}
 	maxX := 10.0
 	lines := 0
@@ -96,7 +95,7 @@ func percentilePlot(r *Result, title, ylabel string, pick func(*ModeResult) Stat
 		l.Color = modeColor(i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(m.Name, l)
+		leg.Add(m.Name, l)
 		lines++
 	}
 	if lines == 0 {
@@ -106,7 +105,7 @@ func percentilePlot(r *Result, title, ylabel string, pick func(*ModeResult) Stat
 	p.X.Max = math.Pow(10, math.Ceil(math.Log10(maxX)))
 	p.X.Tick.Marker = percentileTicks{}
 	p.Y.Min = 0
-	return svgText(p, plotWidth, plotHeight)
+	return svgText(p, &leg, plotWidth, plotHeight)
 }
 
 // percentileTicks labels 1/(1-q) at its powers of ten: 0%, 90%, 99%, ...
@@ -137,6 +136,7 @@ func (percentileTicks) Ticks(lo, hi float64) []plot.Tick {
 // (solid) time to result over the run.
 func timelinePlot(r *Result) (string, error) {
 	p := newPlot("Time to result over the run (per interval)", "seconds since start", "time to result (ms)", true)
+	leg := plot.NewLegend()
 	lines := 0
 	for i := range r.Modes {
 		var p50, p99 plotter.XYs
@@ -167,7 +167,7 @@ func timelinePlot(r *Result) (string, error) {
 				name = r.Modes[i].Name + " p50"
 			}
 			p.Add(l, s)
-			p.Legend.Add(name, l)
+			leg.Add(name, l)
 		}
 		lines++
 	}
@@ -176,11 +176,20 @@ func timelinePlot(r *Result) (string, error) {
 	}
 	p.X.Min = 0
 	p.Y.Min = 0
-	return svgText(p, plotWidth, plotHeight)
+	return svgText(p, &leg, plotWidth, plotHeight)
 }
 
 // barPlot draws one bar per mode.
 func barPlot(r *Result, title, ylabel string, value func(*ModeResult) float64) (string, error) {
+	p, err := barChart(r, title, ylabel, value)
+	if err != nil {
+		return "", err
+	}
+	return svgText(p, nil, plotWidth/2, barHeight)
+}
+
+// barChart is barPlot's plot.
+func barChart(r *Result, title, ylabel string, value func(*ModeResult) float64) (*plot.Plot, error) {
 	p := newPlot(title, "", ylabel, false)
 	names := make([]string, len(r.Modes))
 	for i := range r.Modes {
@@ -188,7 +197,7 @@ func barPlot(r *Result, title, ylabel string, value func(*ModeResult) float64) (
 		names[i] = m.Name
 		b, err := plotter.NewBarChart(plotter.Values{value(m)}, vg.Points(28))
 		if err != nil {
-			return "", err
+			return nil, err
 		}
 		b.XMin = float64(i)
 		b.Color = modeColor(i)
@@ -197,8 +206,19 @@ func barPlot(r *Result, title, ylabel string, value func(*ModeResult) float64) (
 	}
 	p.NominalX(names...)
 	p.X.Tick.Label.Font = font.From(plotFont, 9)
+	// Half a slot beside the first and last bar, so their names are not
+	// cut at the frame; a tenth above the tallest bar, so it does not
+	// touch it.
+	p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 	p.Y.Min = 0
-	return svgText(p, plotWidth/2, barHeight)
+	top := 0.0
+	for i := range r.Modes {
+		top = max(top, value(&r.Modes[i]))
+	}
+	if top > 0 {
+		p.Y.Max = top * 1.12
+	}
+	return p, nil
 }
 
 var (
@@ -206,11 +226,34 @@ var (
 	fontFamily = regexp.MustCompile(`font-family:([^;"']+);`)
 )
 
+// legendWidth is the strip right of a plot's data that holds its legend,
+// so that no legend covers a line.
+const legendWidth = 3.4 * vg.Centimeter
+
+// svgMargin is left around a plot's edge.
+const svgMargin = vg.Length(3) // points
+
 // svgText draws p as an SVG element to inline in HTML: without the XML
-// prolog, its fonts followed by generic families.
-func svgText(p *plot.Plot, w, h vg.Length) (string, error) {
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
+// prolog, with its fonts embedded (text is measured with them when laid
+// out, so a browser without them installed would draw wider text than was
+// measured and clip it), named before generic families. A legend goes in
+// a strip on the right, beside the data, not over it.
+func svgText(p *plot.Plot, l *plot.Legend, w, h vg.Length) (string, error) {
+	c := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true))
+	// A margin of 3 pt: gonum sets the title and the y label flush with
+	// the edge, where the line box of their font pokes out by a pixel.
+	dc := draw.Crop(draw.New(c), svgMargin, -svgMargin, svgMargin, -svgMargin)
+	if l != nil {
+		p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
+		l.TextStyle.Font = font.From(plotFont, 9)
+		l.Top, l.Left = true, true
+		l.Padding = vg.Points(3)
+		l.XOffs = vg.Points(4)
+		l.YOffs = -p.Title.TextStyle.Font.Size - p.Title.Padding - vg.Points(4)
+		l.Draw(draw.Crop(dc, w-2*svgMargin-legendWidth, 0, 0, 0))
+	} else {
+		p.Draw(dc)
+	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {
 		return "", err

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,8 +55,37 @@ func TestHTMLReporter(t *testing.T) {
 			t.Errorf("SVG %d: XML prolog or no generic font family", i+1)
 		}
 	}
-	if m := regexp.MustCompile(`(?i)(src|href)\s*=|@import|url\(|<script|<link`).FindString(page); m != "" {
+	// The line plots' legends sit in a strip right of the data: no line
+	// crosses into it, and the mode names are in it (they used to be drawn
+	// over the lines, at the top right of the data).
+	edge := float64(plotWidth - svgMargin - legendWidth) // the plot is drawn from svgMargin
+	for i, s := range svgs[:min(3, len(svgs))] {
+		for _, d := range regexp.MustCompile(`<path d="([^"]+)"`).FindAllStringSubmatch(s, -1) {
+			xs := regexp.MustCompile(`[ML]([0-9.]+),`).FindAllStringSubmatch(d[1], -1)
+			left, right := 0, 0
+			for _, x := range xs {
+				if v, _ := strconv.ParseFloat(x[1], 64); v < edge {
+					left++
+				} else {
+					right++
+				}
+			}
+			if left > 0 && right > 0 {
+				t.Errorf("SVG %d: a path crosses into the legend strip at x=%.1fpt: %.80s", i+1, edge, d[1])
+			}
+		}
+		for _, m := range regexp.MustCompile(`<text x="([0-9.]+)"[^>]*>(poll:100ms|sse|partial)( p99| p50)?</text>`).FindAllStringSubmatch(s, -1) {
+			if v, _ := strconv.ParseFloat(m[1], 64); v < edge {
+				t.Errorf("SVG %d: legend %q at x=%.1fpt, in the data (strip from %.1fpt)", i+1, m[2], v, edge)
+			}
+		}
+	}
+	// The plots' fonts are embedded as data: URLs; nothing else is loaded.
+	if m := regexp.MustCompile(`(?i)(src|href)\s*=|@import|url\((?:[^d]|d[^a]|da[^t])|<script|<link`).FindString(page); m != "" {
 		t.Errorf("the page refers to a resource: %q", m)
+	}
+	if n := strings.Count(page, "url(data:"); n == 0 {
+		t.Error("the plots' fonts are not embedded")
 	}
 	for _, want := range []string{"poll:100ms", "sse", "partial", "90%", "Time to result by percentile",
 		"Discovery delay by percentile", "Requests per task", "Bytes per task", "a &lt;test&gt; warning", "seed&#34;: 3", res.Machine.GoVersion} {
@@ -83,5 +113,30 @@ func TestHTMLReporterBadHistogram(t *testing.T) {
 	r := &Result{Modes: []ModeResult{{Name: "sse", TTR: Stats{Count: 1, HDR: "not a histogram"}}}}
 	if err := HTMLReporter(r)(new(bytes.Buffer)); err == nil {
 		t.Error("no error")
+	}
+}
+
+// TestBarChartRoom: the tallest bar stops below the frame and the first
+// and last bars have half a slot beside them, so neither the bar nor the
+// last mode's name ("partial", once clipped) touches the edge.
+func TestBarChartRoom(t *testing.T) {
+	r := &Result{Modes: []ModeResult{{Name: "poll:1s"}, {Name: "sse"}, {Name: "partial"}}}
+	vals := []float64{3, 7, 5}
+	p, err := barChart(r, "Requests per task", "requests", func(m *ModeResult) float64 {
+		for i := range r.Modes {
+			if &r.Modes[i] == m {
+				return vals[i]
+			}
+		}
+		return 0
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Y.Max < 7*1.1 {
+		t.Errorf("y axis up to %g for a tallest bar of 7: the bar touches the frame", p.Y.Max)
+	}
+	if p.X.Min > -0.5 || p.X.Max < 2.5 {
+		t.Errorf("x axis %g..%g for bars at 0..2: the end bars' names are cut", p.X.Min, p.X.Max)
 	}
 }

@@ -100,6 +100,7 @@ type counts struct {
 	segments, partials, duplicates       int64
 	gaps, dataLoss, resumes, streamsLost int64
 	negativeDiscovery, clipped           int64
+	discoveryUpdated                     int64
 	// sums give exact means (histograms give percentiles).
 	sum [nHist]float64
 }
@@ -118,6 +119,7 @@ func (c *counts) add(o *counts) {
 	c.streamsLost += o.streamsLost
 	c.negativeDiscovery += o.negativeDiscovery
 	c.clipped += o.clipped
+	c.discoveryUpdated += o.discoveryUpdated
 	for i := range c.sum {
 		c.sum[i] += o.sum[i]
 	}
@@ -144,6 +146,7 @@ type sample struct {
 	// When ok:
 	ttfp, ttr, discovery time.Duration
 	hasDiscovery         bool
+	discoveryUpdated     bool // from lastUpdatedAt, not the result's meta
 	requests             int64
 
 	segments, partials, duplicates, gaps, dataLoss, resumes int64
@@ -217,6 +220,9 @@ func (s *shard) record(mode int, x *sample) {
 	if x.hasDiscovery {
 		if x.discovery < 0 {
 			c.negativeDiscovery++
+		}
+		if x.discoveryUpdated {
+			c.discoveryUpdated++
 		}
 		c.clipped += recordValue(h[iDiscovery], int64(x.discovery))
 		c.sum[iDiscovery] += float64(max(x.discovery, 0))

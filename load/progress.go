@@ -20,7 +20,9 @@ type Progress struct {
 	Started, Completed, Failed, InFlight int64
 	// Rates over the last interval, all modes.
 	TasksPerSec, PartialsPerSec, SegmentsPerSec float64
-	// LagMax is the largest start lag of the last interval.
+	// LagMax is the largest start lag since the start: the table's
+	// worst lag once the run ends (ModeProgress.LagMax is the last
+	// interval's).
 	LagMax time.Duration
 	// Draining: no more tasks start; the run waits for those in flight.
 	Draining bool

@@ -68,7 +68,7 @@ func (r *Result) tableRows() (header []string, rows [][]string) {
 		}
 		rows = append(rows, []string{m.Name, fmt.Sprint(m.Completed), fmt.Sprint(m.Failed),
 			latency(m.TTFP, m.TTFP.P50), latency(m.TTR, m.TTR.P50), latency(m.TTR, m.TTR.P99),
-			latency(m.Discovery, m.Discovery.Mean), latency(m.Discovery, m.Discovery.P99),
+			latency(m.Discovery, m.Discovery.Mean) + m.discoveryMark(), latency(m.Discovery, m.Discovery.P99) + m.discoveryMark(),
 			requests(m.Requests), bytesPerTask(m), cpu, latency(m.Lag, m.Lag.P99)})
 	}
 	return header, rows
@@ -119,10 +119,25 @@ func (m ModeResult) notes() string {
 	if len(other) > 0 {
 		parts = append(parts, "answered "+strings.Join(other, ", ")+" (fallback)")
 	}
+	if n := m.DiscoveryFromLastUpdated; n > 0 {
+		parts = append(parts, fmt.Sprintf("%s discovery from the task's lastUpdatedAt for %d of %d tasks (the server's resolution, often 1 ms), the rest from the result's completion time", DiscoveryMark, n, m.Discovery.Count))
+	}
 	if m.Gaps+m.DataLoss+m.StreamsLost > 0 {
 		parts = append(parts, fmt.Sprintf("%d seqNr gaps, %d partials lost, %d streams lost, %d resumes", m.Gaps, m.DataLoss, m.StreamsLost, m.Resumes))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// DiscoveryMark follows a discovery figure measured, for some or all of
+// the mode's tasks, from the terminal task's lastUpdatedAt rather than the
+// result's dev.tasksim/completed-at.
+const DiscoveryMark = "†"
+
+func (m ModeResult) discoveryMark() string {
+	if m.DiscoveryFromLastUpdated > 0 {
+		return DiscoveryMark
+	}
+	return ""
 }
 
 // serversLine says where the servers ran and whether CPU was measured.

@@ -15,6 +15,9 @@ import (
 // per-mode statistics with their HDR histograms, and per-interval
 // figures.
 type Result struct {
+	// Schema names this layout, ResultSchema; a change that breaks
+	// readers bumps it. Results written before it was added have none.
+	Schema string `json:"schema"`
 	// Version is tasksim's.
 	Version string  `json:"version"`
 	Config  Config  `json:"config"`
@@ -52,6 +55,9 @@ const (
 	StopOverloaded  = "overloaded"
 	StopInterrupted = "interrupted"
 )
+
+// ResultSchema is Result.Schema (docs/load.md, "Outputs").
+const ResultSchema = "tasksim.load-result/v1"
 
 // Overload describes a schedule the load generator could not keep.
 type Overload struct {
@@ -123,6 +129,11 @@ type ModeResult struct {
 	// NegativeDiscovery counts results that arrived before the server's
 	// completion time by the two clocks (recorded as 0): clock skew.
 	NegativeDiscovery int64 `json:"negativeDiscovery,omitempty"`
+	// DiscoveryFromLastUpdated counts discovery delays measured from the
+	// terminal task's lastUpdatedAt (a server that does not put its
+	// completion time in the result's _meta, or sse's final response);
+	// the others come from the result's dev.tasksim/completed-at.
+	DiscoveryFromLastUpdated int64 `json:"discoveryFromLastUpdated,omitempty"`
 	// Clipped counts values above the histograms' range (recorded as
 	// the largest).
 	Clipped int64 `json:"clipped,omitempty"`

@@ -74,6 +74,9 @@ type Options struct {
 	Hlog io.Writer
 	// Version goes into clientInfo and the result.
 	Version string
+	// Header is sent with every request (credentials): never written to
+	// the result.
+	Header http.Header
 }
 
 // Run drives the load cfg describes against the targets and returns what
@@ -123,6 +126,7 @@ type runner struct {
 	total      []*histSet
 	totalCount []counts
 	lastFlush  time.Time
+	lagMax     time.Duration // the largest start lag so far
 	intervals  []Interval
 	hlog       *hlogWriter
 	warnings   []string
@@ -223,10 +227,10 @@ func (r *runner) connect(ctx context.Context) error {
 		c := client.New(&client.Options{Name: "tasksim-load", Version: r.opts.Version, NoPartial: !m.spec.wantsPartials()})
 		for range r.cfg.Sessions {
 			cctx, cancel := context.WithTimeout(ctx, connectTimeout)
-			s, err := c.Connect(cctx, &streamhttp.ClientTransport{URL: m.target.URL, HTTPClient: m.target.http, NoStandaloneStream: !m.spec.standaloneStream()})
+			s, err := c.Connect(cctx, &streamhttp.ClientTransport{URL: m.target.URL, HTTPClient: m.target.http, Header: r.opts.Header, NoStandaloneStream: !m.spec.standaloneStream()})
 			if err == nil && !checked[m.target] {
 				checked[m.target] = true
-				err = checkTarget(cctx, s)
+				err = checkTarget(cctx, s, r.cfg.Tool)
 			}
 			cancel()
 			if err != nil {
@@ -245,17 +249,28 @@ func (r *runner) connect(ctx context.Context) error {
 	return nil
 }
 
-func checkTarget(ctx context.Context, s *client.Session) error {
+// checkTarget checks that the server offers the tool the tasks call:
+// tool, or slow_text when tool is "".
+func checkTarget(ctx context.Context, s *client.Session, tool string) error {
 	tools, err := s.ListTools(ctx)
 	if err != nil {
 		return err
 	}
+	name := tool
+	if name == "" {
+		name = ToolName
+	}
+	var names []string
 	for _, t := range tools {
-		if t.Name == ToolName {
+		if t.Name == name {
 			return nil
 		}
+		names = append(names, t.Name)
 	}
-	return fmt.Errorf("it has no %s tool (tasksim load calls the reference server's %s; run tasksim serve, or leave out --server)", ToolName, ToolName)
+	if tool != "" {
+		return fmt.Errorf("it has no tool %s (it offers: %s)", tool, strings.Join(names, ", "))
+	}
+	return fmt.Errorf("it has no %s tool (tasksim load calls the reference server's %s unless given --tool; run tasksim serve, or leave out --server)", ToolName, ToolName)
 }
 
 func (r *runner) warnCapabilities(m *modeRun) {

@@ -123,8 +123,15 @@ func (r *runner) closedSchedule(ctx, taskCtx context.Context, tasks *sync.WaitGr
 // records what it measured.
 func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time.Time, open bool) {
 	lag := time.Since(intended)
-	if open && lag > time.Duration(r.cfg.MaxLag) {
-		r.setOverload(lag, r.cannotDrive())
+	if open && (lag > time.Duration(r.cfg.MaxLag) || r.overload.Load() != nil) {
+		// A task dispatched before the bound broke that gets to run only
+		// after it does not start either: the stop message's lag and
+		// moment then agree with the table (no task started later, none
+		// later than the bound).
+		if lag > time.Duration(r.cfg.MaxLag) {
+			r.setOverload(lag, r.cannotDrive())
+		}
+		return
 	}
 	sh := r.shards[(k*int64(len(r.modes))+int64(m.index))%int64(len(r.shards))]
 	sh.recordStart(m.index, lag)
@@ -137,9 +144,10 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 	shape := r.cfg.Shape.draw(r.cfg.Seed, k)
 	ttl := shape.duration + 2*m.spec.PollInterval + time.Duration(r.cfg.TTLMargin)
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(r.cfg.Timeout))
+	tool, args := r.cfg.toolCall(k, shape)
 	res, err := m.sessions[k%int64(len(m.sessions))].CallTool(tctx, client.CallOptions{
-		Name:         ToolName,
-		Args:         json.RawMessage(shape.args()),
+		Name:         tool,
+		Args:         json.RawMessage(args),
 		Mode:         m.spec.callMode(),
 		PollInterval: m.spec.PollInterval,
 		TTL:          ttl,

@@ -22,10 +22,18 @@ type Shape struct {
 	Duration DurationDist `json:"duration,omitzero"`
 }
 
-// DefaultShape is 10 chunks of 32 bytes, one every 100 ms: a one-second
-// task.
+// DefaultShape is 10 chunks of 32 bytes spread over a duration drawn
+// uniformly from 0.5 s to 1.5 s: one second on average.
+//
+// The duration is drawn, not fixed, so that task ends fall at every phase
+// of a poll interval. With fixed 1 s tasks started on a fixed schedule,
+// every poll:200ms (or poll:1s) task ends just before one of its polls, and
+// polling's discovery delay came out near 0 (5 ms measured) instead of the
+// half interval that theory and real traffic give. A range one second wide
+// is a whole number of periods of any interval dividing 1 s, so the phase
+// is uniform and poll:P measures P/2.
 func DefaultShape() Shape {
-	return Shape{Chunks: FixedInt(10), ChunkSize: FixedInt(32), Interval: FixedDuration(100 * time.Millisecond)}
+	return Shape{Chunks: FixedInt(10), ChunkSize: FixedInt(32), Duration: UniformDuration(500*time.Millisecond, 1500*time.Millisecond)}
 }
 
 // taskShape is one task's draw.
@@ -178,6 +186,11 @@ func (d dist) format(f func(float64) string) string {
 // "50ms..150ms" (uniform) or "exp:1s" (exponential with that mean, capped
 // at 10 means). It marshals as that text.
 type DurationDist struct{ d dist }
+
+// UniformDuration is the uniform distribution from a to b.
+func UniformDuration(a, b time.Duration) DurationDist {
+	return DurationDist{dist{kind: distUniform, a: float64(a), b: float64(b)}}
+}
 
 // FixedDuration is the distribution that is always v.
 func FixedDuration(v time.Duration) DurationDist {

@@ -154,3 +154,28 @@ func TestParseStat(t *testing.T) {
 		t.Errorf("PeakRSS = %d", rss)
 	}
 }
+
+// TestDefaultShapeNoPhaseLock: with the default shape, the ideal discovery
+// delay of poll:P (polls every P from the start, the result found at the
+// first poll after the task's end) averages P/2 over the tasks, as it does
+// in real traffic. With the old fixed 1 s tasks every task ended on a poll
+// and the mean was 0 (a measured run gave 5 ms for poll:200ms).
+func TestDefaultShapeNoPhaseLock(t *testing.T) {
+	s := DefaultShape()
+	for _, p := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, time.Second} {
+		var sum time.Duration
+		const n = 2000
+		for k := range int64(n) {
+			d := s.draw(1, k).duration
+			polls := (d + p - 1) / p // the first poll at or after the end
+			sum += polls*p - d
+		}
+		mean := sum / n
+		if lo, hi := p*45/100, p*55/100; mean < lo || mean > hi {
+			t.Errorf("poll:%v: ideal mean discovery %v, want about %v (P/2)", p, mean, p/2)
+		}
+	}
+	if m := s.MeanDuration(); m != time.Second {
+		t.Errorf("mean task duration %v, want 1s", m)
+	}
+}

@@ -68,6 +68,7 @@ func measure(res *client.CallResult, err error, intended time.Time, timedOut, in
 	s.ttfp = first.Sub(intended)
 	if !res.CompletedAt.IsZero() {
 		s.hasDiscovery = true
+		s.discoveryUpdated = res.CompletedAtSource == client.CompletedAtLastUpdated
 		s.discovery = res.End.Sub(res.CompletedAt)
 	}
 	s.requests = requests

@@ -8,22 +8,26 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"time"
 	"unicode/utf8"
 )
 
 // The JSONL form of a trace: a header line {"header":{...}}, then one
-// record a line. Field names are stable (docs/trace-format.md); empty
-// optional fields are left out.
+// record a line. Field names are stable (docs/trace-format.md) and
+// camelCase, like the protocol's own and every other JSON tasksim writes;
+// empty optional fields are left out. Exports written before the move
+// used snake_case keys (offset_ns, task_id, ...): the reader still reads
+// them (legacyKeys), and committed fixtures hold them.
 
 type jsonlHeaderLine struct {
 	Header *jsonlHeader `json:"header"`
 }
 
 type jsonlHeader struct {
-	FormatVersion  int            `json:"format_version"`
+	FormatVersion  int            `json:"formatVersion"`
 	Created        string         `json:"created,omitempty"`
-	TasksimVersion string         `json:"tasksim_version"`
+	TasksimVersion string         `json:"tasksimVersion"`
 	Command        []string       `json:"command"`
 	Protocol       string         `json:"protocol"`
 	Seed           jsonSeed       `json:"seed"`
@@ -66,18 +70,18 @@ type jsonlTarget struct {
 	Conn     uint64  `json:"conn,omitempty"`
 	Exchange uint64  `json:"exchange,omitempty"`
 	Stream   string  `json:"stream,omitempty"`
-	EventID  *string `json:"event_id,omitempty"`
+	EventID  *string `json:"eventId,omitempty"`
 	ID       string  `json:"id,omitempty"`
 	Method   string  `json:"method,omitempty"`
-	TaskID   string  `json:"task_id,omitempty"`
-	SeqNr    *int64  `json:"seq_nr,omitempty"`
+	TaskID   string  `json:"taskId,omitempty"`
+	SeqNr    *int64  `json:"seqNr,omitempty"`
 	Seq      *int64  `json:"seq,omitempty"`
 	Record   *uint64 `json:"record,omitempty"`
 }
 
 type jsonlRecord struct {
 	Index    uint64      `json:"index"`
-	OffsetNS int64       `json:"offset_ns"`
+	OffsetNS int64       `json:"offsetNs"`
 	Wall     string      `json:"wall,omitempty"`
 	Conn     uint64      `json:"conn"`
 	Exchange uint64      `json:"exchange"`
@@ -85,7 +89,7 @@ type jsonlRecord struct {
 	Dir      string      `json:"dir"`
 	Kind     string      `json:"kind"`
 	Raw      *string     `json:"raw,omitempty"`
-	RawB64   []byte      `json:"raw_b64,omitempty"`
+	RawB64   []byte      `json:"rawB64,omitempty"`
 	HTTP     *jsonlHTTP  `json:"http,omitempty"`
 	SSE      *jsonlSSE   `json:"sse,omitempty"`
 	RPC      *jsonlRPC   `json:"rpc,omitempty"`
@@ -106,19 +110,19 @@ type jsonlSSE struct {
 	ID      *string `json:"id,omitempty"`
 	Event   string  `json:"event,omitempty"`
 	Data    string  `json:"data"`
-	RetryMS *int64  `json:"retry_ms,omitempty"`
+	RetryMS *int64  `json:"retryMs,omitempty"`
 }
 
 type jsonlRPC struct {
 	Type       string  `json:"type"`
 	Method     string  `json:"method,omitempty"`
 	ID         string  `json:"id,omitempty"`
-	TaskID     string  `json:"task_id,omitempty"`
+	TaskID     string  `json:"taskId,omitempty"`
 	Status     string  `json:"status,omitempty"`
-	SeqNrs     []int64 `json:"seq_nrs,omitempty"`
+	SeqNrs     []int64 `json:"seqNrs,omitempty"`
 	Seq        *int64  `json:"seq,omitempty"`
-	IsComplete *bool   `json:"is_complete,omitempty"`
-	ErrorCode  int     `json:"error_code,omitempty"`
+	IsComplete *bool   `json:"isComplete,omitempty"`
+	ErrorCode  int     `json:"errorCode,omitempty"`
 }
 
 const wallLayout = time.RFC3339Nano
@@ -391,7 +395,32 @@ func (j *JSONLReader) nextLine() ([]byte, error) {
 	return nil, io.EOF
 }
 
+// legacyKey matches a snake_case key of JSONL exports written before the
+// keys became camelCase. A key is only ever a quoted name followed by a
+// colon; inside a JSON string every quote is escaped, so string values
+// (raw messages, SSE data) never match.
+var legacyKey = regexp.MustCompile(`"(format_version|tasksim_version|offset_ns|raw_b64|event_id|task_id|seq_nrs|seq_nr|retry_ms|is_complete|error_code)"(\s*):`)
+
+// legacyKeys maps the old keys to the current ones.
+var legacyKeys = map[string]string{
+	"format_version": "formatVersion", "tasksim_version": "tasksimVersion", "offset_ns": "offsetNs", "raw_b64": "rawB64",
+	"event_id": "eventId", "task_id": "taskId", "seq_nrs": "seqNrs", "seq_nr": "seqNr", "retry_ms": "retryMs",
+	"is_complete": "isComplete", "error_code": "errorCode",
+}
+
+// currentKeys rewrites the snake_case keys of an old export's line.
+func currentKeys(line []byte) []byte {
+	if bytes.IndexByte(line, '_') < 0 {
+		return line
+	}
+	return legacyKey.ReplaceAllFunc(line, func(k []byte) []byte {
+		m := legacyKey.FindSubmatch(k)
+		return []byte(`"` + legacyKeys[string(m[1])] + `"` + string(m[2]) + `:`)
+	})
+}
+
 func strictUnmarshal(b []byte, v any) error {
+	b = currentKeys(b)
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -478,7 +507,7 @@ func recordFromJSON(j *jsonlRecord) (Record, error) {
 			// Checked in milliseconds before conversion, which would
 			// overflow into a negative duration.
 			if *s.RetryMS < 0 || *s.RetryMS > int64(math.MaxInt64/time.Millisecond) {
-				return r, fmt.Errorf("sse retry_ms %d: want 0 to %d", *s.RetryMS, int64(math.MaxInt64/time.Millisecond))
+				return r, fmt.Errorf("sse retryMs %d: want 0 to %d", *s.RetryMS, int64(math.MaxInt64/time.Millisecond))
 			}
 			r.SSE.Retry, r.SSE.HasRetry = time.Duration(*s.RetryMS)*time.Millisecond, true
 		}

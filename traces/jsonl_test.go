@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -70,17 +72,17 @@ func TestJSONLRoundTrip(t *testing.T) {
 	var rec map[string]any
 	json.Unmarshal([]byte(lines[8]), &rec) // the first sse-event
 	if rec["kind"] != "sse-event" || rec["dir"] != "s>c" || rec["stream"] != "post:1" || rec["index"] != 7.0 ||
-		rec["offset_ns"] != 20e6 || rec["wall"] != "2026-05-03T10:30:00.02Z" {
+		rec["offsetNs"] != 20e6 || rec["wall"] != "2026-05-03T10:30:00.02Z" {
 		t.Errorf("record line %s", lines[8])
 	}
-	if rpc := rec["rpc"].(map[string]any); rpc["task_id"] != "786512e2-9e0d-44bd-8f29-789f320fe840" || rpc["seq_nrs"].([]any)[0] != 1.0 || rpc["is_complete"] != false {
+	if rpc := rec["rpc"].(map[string]any); rpc["taskId"] != "786512e2-9e0d-44bd-8f29-789f320fe840" || rpc["seqNrs"].([]any)[0] != 1.0 || rpc["isComplete"] != false {
 		t.Errorf("rpc %v", rpc)
 	}
 	if sse := rec["sse"].(map[string]any); sse["id"] != "e1" || sse["event"] != "message" {
 		t.Errorf("sse %v", sse)
 	}
-	// Bytes that are not UTF-8 go in raw_b64.
-	if !strings.Contains(lines[17], `"raw_b64":"//54AA=="`) || strings.Contains(lines[17], `"raw":`) {
+	// Bytes that are not UTF-8 go in rawB64.
+	if !strings.Contains(lines[17], `"rawB64":"//54AA=="`) || strings.Contains(lines[17], `"raw":`) {
 		t.Errorf("binary record line %s", lines[17])
 	}
 }
@@ -141,8 +143,8 @@ func TestJSONLImportErrors(t *testing.T) {
 		{"raw twice", `{"kind":"annotation","dir":"-","raw":"a","raw_b64":"YQ=="}`, 1, "both"},
 		{"two values", `{"kind":"annotation","dir":"-"} {}`, 1, "more than one"},
 		{"bad header", `{"header":{"labels":[["a"]],"colour":1}}`, 1, "unknown field"},
-		{"retry overflows", `{"kind":"sse-event","dir":"s>c","sse":{"data":"x","retry_ms":10000000000000}}`, 1, "retry_ms"},
-		{"negative retry", `{"kind":"sse-event","dir":"s>c","sse":{"data":"x","retry_ms":-1}}`, 1, "retry_ms"},
+		{"retry overflows", `{"kind":"sse-event","dir":"s>c","sse":{"data":"x","retry_ms":10000000000000}}`, 1, "retryMs"},
+		{"negative retry", `{"kind":"sse-event","dir":"s>c","sse":{"data":"x","retryMs":-1}}`, 1, "retryMs"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -167,5 +169,55 @@ func TestJSONLImportErrors(t *testing.T) {
 	}
 	if _, err := jr.Next(); err != io.EOF {
 		t.Errorf("empty input: %v", err)
+	}
+}
+
+// TestJSONLLegacyKeys: exports written before the keys became camelCase
+// (committed fixtures, users' old files) read the same as the current
+// form, record for record; the writer writes camelCase only.
+func TestJSONLLegacyKeys(t *testing.T) {
+	old, err := os.ReadFile("testdata/v1.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(old, []byte(`"offset_ns"`)) || !bytes.Contains(old, []byte(`"format_version"`)) {
+		t.Fatal("testdata/v1.jsonl is no longer in the old key style")
+	}
+	read := func(b []byte) (Header, []Record) {
+		r, err := NewJSONLReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recs []Record
+		for rec, err := range All(r) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs = append(recs, rec)
+		}
+		return r.Header(), recs
+	}
+	h, recs := read(old)
+	var cur bytes.Buffer
+	if err := WriteJSONL(&cur, h, &sliceSource{recs: recs}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"offset_ns", "format_version", "tasksim_version", "task_id", "seq_nrs", "is_complete", "raw_b64", "retry_ms"} {
+		if bytes.Contains(cur.Bytes(), []byte(`"`+k+`"`)) {
+			t.Errorf("the writer wrote the old key %s", k)
+		}
+	}
+	h2, recs2 := read(cur.Bytes())
+	if !reflect.DeepEqual(h, h2) || !reflect.DeepEqual(recs, recs2) {
+		t.Errorf("old and current keys read differently:\nold %+v\ncur %+v", recs, recs2)
+	}
+	if h.FormatVersion == 0 || h.TasksimVersion == "" || len(recs) == 0 {
+		t.Errorf("the old keys were not read: header %+v", h)
+	}
+	// A string value that looks like an old key is data, not a key.
+	line := `{"kind":"annotation","dir":"-","note":"\"task_id\": 1 and \"offset_ns\":2"}`
+	_, rs := read([]byte(line))
+	if len(rs) != 1 || rs[0].Note != `"task_id": 1 and "offset_ns":2` {
+		t.Errorf("a note with quoted old keys became %+v", rs)
 	}
 }

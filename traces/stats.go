@@ -8,7 +8,7 @@ import (
 type Stats struct {
 	Records uint64 `json:"records"`
 	// Duration is the Offset of the last record.
-	Duration time.Duration `json:"duration_ns"`
+	Duration time.Duration `json:"durationNs"`
 	// First and Last are the wall times of the first and last records.
 	First time.Time `json:"first,omitzero"`
 	Last  time.Time `json:"last,omitzero"`
@@ -16,9 +16,9 @@ type Stats struct {
 	// are the payload bytes by direction: per stream, its body chunks and
 	// stdio lines if it has any, else its messages and SSE events (so a
 	// recorder that keeps both is not counted twice).
-	RawBytes    int64 `json:"raw_bytes"`
-	ClientBytes int64 `json:"client_bytes"`
-	ServerBytes int64 `json:"server_bytes"`
+	RawBytes    int64 `json:"rawBytes"`
+	ClientBytes int64 `json:"clientBytes"`
+	ServerBytes int64 `json:"serverBytes"`
 	Conns       int   `json:"conns"`
 	Exchanges   int   `json:"exchanges"`
 	Streams     int   `json:"streams"`
@@ -29,10 +29,10 @@ type Stats struct {
 	// Methods counts requests and notifications by method.
 	Methods map[string]int `json:"methods"`
 	// Statuses counts HTTP response statuses.
-	Statuses map[int]int `json:"http_statuses"`
+	Statuses map[int]int `json:"httpStatuses"`
 	// Responses and ErrorResponses count JSON-RPC responses.
 	Responses      int `json:"responses"`
-	ErrorResponses int `json:"error_responses"`
+	ErrorResponses int `json:"errorResponses"`
 	// Segments counts SEP-1905 partial-content segments (seqNr values),
 	// Partials SEP-2679 partial notifications.
 	Segments int `json:"segments"`

@@ -126,7 +126,7 @@ func TestFaultsRoundTrip(t *testing.T) {
 	for _, s := range []string{
 		`"seed":18446744073709551609`,
 		`"faults":{"specs":["drop-sse-event:nth=3","delay:method=tools/call,d=200ms"],"decisions":["drop-sse-event: stream post:2 event 3"],"note":"delay decisions are in the fault records"}`,
-		`"fault":{"name":"duplicate-seqnr","params":[["nth","1"],["via","sse"]],"target":{"conn":1,"exchange":3,"stream":"post:3","event_id":"2","id":"7","method":"tools/call","task_id":"786512e2-9e0d-44bd-8f29-789f320fe840","seq_nr":3,"record":0},"action":"duplicated"},"side":"client"`,
+		`"fault":{"name":"duplicate-seqnr","params":[["nth","1"],["via","sse"]],"target":{"conn":1,"exchange":3,"stream":"post:3","eventId":"2","id":"7","method":"tools/call","taskId":"786512e2-9e0d-44bd-8f29-789f320fe840","seqNr":3,"record":0},"action":"duplicated"},"side":"client"`,
 		`"fault":{"name":"stall","params":[],"target":{}}`,
 	} {
 		if !strings.Contains(jsonl, s) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -31,6 +32,7 @@ type CallOptions struct {
 	JSON        bool
 	NoPartial   bool
 	NoModes     bool
+	HeaderOptions
 }
 
 // NewCmdCall builds tasksim call.
@@ -68,6 +70,7 @@ tool reported an error or the result is incomplete (task expired or lost),
 	f := cmd.Flags()
 	f.StringVar(&o.Server, "server", "", "Streamable HTTP endpoint URL")
 	f.StringVar(&o.ServerCmd, "server-cmd", "", "command that runs a stdio server (quoted words allowed)")
+	AddHeaderFlags(f, &o.HeaderOptions)
 	f.StringVar(&o.Tool, "tool", "", "tool name (required)")
 	f.StringVar(&o.Args, "args", "", "tool arguments as a JSON object")
 	f.StringVar(&o.Mode, "mode", "task", "plain, immediate, streaming, task, poll or partial")
@@ -126,6 +129,17 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 	if err != nil {
 		return err
 	}
+	header, err := o.Header(st)
+	if err != nil {
+		return err
+	}
+	if header != nil {
+		ht, ok := tr.(*streamhttp.ClientTransport)
+		if !ok {
+			return usagef("--header and --bearer-token-env need --server (a stdio server has no HTTP headers)")
+		}
+		ht.Header = header
+	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	sess, err := client.New(&client.Options{Version: Version, NoPartial: o.NoPartial, NoModes: o.NoModes}).Connect(ctx, tr)
@@ -144,8 +158,27 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 	}
 	co := client.CallOptions{Name: o.Tool, Args: args, Mode: mode, TTL: o.TTL, PollInterval: o.Poll, CancelAfter: o.CancelAfter}
 	if live {
-		co.OnSegment = func(s mcp.Segment) { show(s.ContentBlock) }
-		co.OnPartial = func(p mcp.TaskPartialParams) { show(p.Content...) }
+		// A streaming call with partials declared receives the same
+		// blocks twice: as segments on its POST stream and as partials
+		// on the standalone stream, in the same order. The n-th block
+		// of either channel is printed once, by whichever brings it
+		// first, so a channel that stops early loses nothing.
+		var mu sync.Mutex
+		var shown, fromSegments, fromPartials int
+		showNext := func(from *int, b mcp.ContentBlock) {
+			mu.Lock()
+			defer mu.Unlock()
+			if *from++; *from > shown {
+				shown = *from
+				show(b)
+			}
+		}
+		co.OnSegment = func(s mcp.Segment) { showNext(&fromSegments, s.ContentBlock) }
+		co.OnPartial = func(p mcp.TaskPartialParams) {
+			for _, b := range p.Content {
+				showNext(&fromPartials, b)
+			}
+		}
 	}
 	res, callErr := sess.CallTool(ctx, co)
 	if res == nil || (callErr != nil && res.Answer == "") {
@@ -258,6 +291,10 @@ type eventJSON struct {
 	Error       string         `json:"error,omitempty"`
 }
 
+// CallSchema names the layout of call --json (docs/cli.md); a change that
+// breaks readers bumps it.
+const CallSchema = "tasksim.call/v1"
+
 func callJSON(r *client.CallResult, err error) any {
 	events := make([]eventJSON, len(r.Timeline))
 	for i, e := range r.Timeline {
@@ -277,6 +314,7 @@ func callJSON(r *client.CallResult, err error) any {
 		events[i] = j
 	}
 	out := map[string]any{
+		"schema": CallSchema,
 		"result": map[string]any{
 			"content":           nonNil(r.Content),
 			"structuredContent": r.StructuredContent,

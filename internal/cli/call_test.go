@@ -264,3 +264,26 @@ func TestCallBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestCallLiveOnce: on a terminal, a call that receives both SEP-1905
+// segments and SEP-2679 partials (streaming with partials declared)
+// prints every chunk once, not once per channel.
+func TestCallLiveOnce(t *testing.T) {
+	url := referenceServer(t)
+	for _, mode := range []string{"streaming", "partial", "task"} {
+		t.Run(mode, func(t *testing.T) {
+			var out, errb strings.Builder
+			st := &State{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, StdoutTTY: true,
+				Getenv: func(string) string { return "" }, Context: t.Context(),
+				Args: []string{"call", "--server", url, "--tool", "slow_text",
+					"--args", `{"chunks":4,"chunkSize":10,"intervalMs":5}`, "--mode", mode, "--poll-interval", "10ms"}}
+			if code := Main(st); code != ExitOK {
+				t.Fatalf("exit %d: %s", code, errb.String())
+			}
+			want := server.ChunkText(1, 10) + server.ChunkText(2, 10) + server.ChunkText(3, 10) + server.ChunkText(4, 10)
+			if got := strings.TrimSpace(out.String()); got != want {
+				t.Errorf("stdout %q, want %q", got, want)
+			}
+		})
+	}
+}

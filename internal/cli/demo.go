@@ -49,8 +49,18 @@ same with plots to tasksim-demo.html (--html) and print its path.
 It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.Title = fmt.Sprintf("tasksim demo: %s, %g tasks/s each for %v (tasks of %s chunks every %s), reference server on 127.0.0.1",
-				strings.ReplaceAll(o.Modes, ",", ", "), o.Rate, o.Duration, o.Chunks, o.Interval)
+			target := "reference server on 127.0.0.1"
+			if o.Server != "" {
+				target = redactURL(o.Server, nil)
+			} else if o.Tool != "" || o.Args != "" {
+				return usagef("--tool and --args need --server (the reference server's tool is slow_text)")
+			}
+			what := fmt.Sprintf("tasks of %s chunks every %s", o.Chunks, o.Interval)
+			if o.Tool != "" {
+				what = "tool " + o.Tool
+			}
+			o.Title = fmt.Sprintf("tasksim demo: %s, %g tasks/s each for %v (%s), %s",
+				strings.ReplaceAll(o.Modes, ",", ", "), o.Rate, o.Duration, what, target)
 			return runLoad(cmd.Context(), st, o)
 		},
 	}
@@ -65,6 +75,9 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 	f.DurationVar(&o.Duration, "duration", demoDuration, "how long tasks keep starting")
 	f.Float64Var(&o.Rate, "rate", demoRate, "task arrivals per second, per mode")
 	f.BoolVar(&o.InProcess, "in-process", false, "run the reference server inside this process (server CPU not measured)")
+	f.StringVar(&o.Server, "server", "", "compare the modes on this Streamable HTTP server instead of the reference server")
+	addToolFlags(f, o)
+	AddHeaderFlags(f, &o.HeaderOptions)
 	f.StringVar(&o.JSON, "json", "", "also write the result as JSON to FILE")
 	f.StringVar(&o.Hlog, "hlog", "", "also write the HdrHistogram interval log to FILE")
 	f.StringVar(&o.HTML, "html", demoHTML, "write the HTML report to FILE (\"\": none)")

@@ -12,7 +12,23 @@ const (
 	ExitFindings = 1 // a rule violated, a threshold missed
 	ExitUsage    = 2 // usage error or bad input
 	ExitRuntime  = 3 // runtime failure: cannot connect, I/O error
+	// ExitInterrupted: a measurement (tasksim load) stopped by SIGINT or
+	// SIGTERM before its end, its thresholds met so far: incomplete, so
+	// not a success. 130 is what shells report for a SIGINT.
+	ExitInterrupted = 130
 )
+
+// InterruptedError means a run that measures was stopped by a signal
+// before its end and found nothing wrong so far. Other commands treat an
+// interrupt as their normal end (exit 0).
+type InterruptedError struct{ What, Detail string }
+
+func (e *InterruptedError) Error() string {
+	if e.Detail == "" {
+		return e.What + " interrupted before its end"
+	}
+	return e.What + " interrupted before its end; " + e.Detail
+}
 
 // UsageError is a mistake in how the command was called or in its input.
 type UsageError struct{ Err error }
@@ -46,9 +62,12 @@ func ExitCode(err error) int {
 	var u *UsageError
 	var f *FindingsError
 	var x *ExitStatusError
+	var in *InterruptedError
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, &in):
+		return ExitInterrupted
 	case errors.As(err, &x):
 		return x.Code
 	case errors.As(err, &f):

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/tasksim/tasksim/dashboards"
@@ -42,8 +44,13 @@ type LoadOptions struct {
 	MaxLag       time.Duration
 	MaxInFlight  int
 
-	Server        string
-	InProcess     bool
+	Server    string
+	InProcess bool
+	// Tool and Args: the tool every task calls and its arguments (a
+	// template, or @FILE of one JSON object per line); "": slow_text.
+	Tool string
+	Args string
+	HeaderOptions
 	ServerPerMode bool
 
 	JSON string
@@ -81,7 +88,10 @@ Every task calls slow_text (the reference server's tool): --chunks blocks of
 --chunk-size bytes, one every --interval, or spread over --task-duration. Each
 of these takes a fixed value (100ms), a uniform range (50ms..150ms) or, for
 durations, an exponential distribution (exp:1s), drawn per task from --seed:
-the k-th task of every mode has the same shape.
+the k-th task of every mode has the same shape. By default a task lasts
+500ms..1.5s: drawn, so that tasks end at every phase of a poll interval (fixed
+durations on a fixed schedule phase-lock with polling, whose discovery delay
+then looks near 0 instead of half the interval).
 
 Modes (--mode, comma-separated):
   poll:P      tasks/get every P, then tasks/result (no notifications, no GET stream)
@@ -93,6 +103,14 @@ Workload, per mode: --rate tasks/s (open model: tasks start on schedule
 whatever the server does; the default) or --concurrency clients (closed
 model), for --duration or --tasks, with a linear --ramp-up. Tasks share
 --sessions MCP sessions per mode.
+
+Tool: every task calls slow_text unless --tool NAME names another (any
+server's own tool, with --server), called with --args: a JSON object in which
+{{task}} (the task's number in its mode), {{draw}} (a seeded number in [0,1)),
+{{durationMs}}, {{chunks}} and {{chunkSize}} (the task's drawn shape) are
+replaced, or @FILE: one JSON object per line, task k taking line k mod n.
+Discovery delay then comes from the task's lastUpdatedAt when the result has
+no completion time (marked † in the table).
 
 Target: without --server, the reference server runs as a child process of
 this binary, one for all modes, which interleave on it for a fair comparison
@@ -117,7 +135,8 @@ of ttfp, ttr, discovery, lag, requests, bytes, cpu; STAT p50, p90, p99, p999,
 max or mean (bytes and cpu: mean); OP < <= > >=; VALUE 50ms, 1.5s, 200us or a
 number (milliseconds; requests; bytes with an optional kB, KiB, MB, MiB).
 
-Exit codes: 0 done, 1 a threshold missed or more than --max-failure-rate of
+Exit codes: 0 done, 1 a threshold missed (also judged on what ran when
+interrupted; met, an interrupted run exits 130) or more than --max-failure-rate of
 a mode's tasks failed, 2 bad flags or threshold, 3 the
 server cannot be loaded, or this machine cannot drive the rate: a task
 started more than --max-lag after its intended start (the run stops there
@@ -141,14 +160,16 @@ and reports what it measured).`,
 	f.DurationVar(&o.RampUp, "ramp-up", 0, "grow the rate (or clients) linearly from 0 over this long")
 	f.StringVar(&o.Chunks, "chunks", "10", "chunks per task: N or A..B")
 	f.StringVar(&o.ChunkSize, "chunk-size", "32", "bytes per chunk: N or A..B")
-	f.StringVar(&o.Interval, "interval", "100ms", "pause before each chunk: D, A..B or exp:MEAN")
-	f.StringVar(&o.TaskDuration, "task-duration", "", "total task duration, spread over the chunks (replaces --interval): D, A..B or exp:MEAN")
+	f.StringVar(&o.Interval, "interval", "", "pause before each chunk: D, A..B or exp:MEAN (default: --task-duration's)")
+	f.StringVar(&o.TaskDuration, "task-duration", "", "total task duration, spread over the chunks (replaces --interval): D, A..B or exp:MEAN (default 500ms..1.5s: see the help)")
 	f.Uint64Var(&o.Seed, "seed", 1, "seed of the task shapes")
 	f.IntVar(&o.Sessions, "sessions", load.DefaultSessions, "MCP sessions per mode, shared by its tasks")
 	f.DurationVar(&o.Timeout, "timeout", load.DefaultTimeout, "give up on a task after this long")
 	f.DurationVar(&o.MaxLag, "max-lag", load.DefaultMaxLag, "stop when a task starts this late: the machine cannot drive the rate")
 	f.IntVar(&o.MaxInFlight, "max-in-flight", load.DefaultMaxInFlight, "tasks running at once, all modes (more wait, and their lag grows)")
 	f.StringVar(&o.Server, "server", "", "Streamable HTTP URL of the server to load (default: the reference server in a child process)")
+	addToolFlags(f, o)
+	AddHeaderFlags(f, &o.HeaderOptions)
 	f.BoolVar(&o.InProcess, "in-process", false, "run the reference server inside this process (server CPU not measured)")
 	f.BoolVar(&o.ServerPerMode, "server-per-mode", false, "one reference server process per mode, so each mode's server CPU is measured alone")
 	f.StringVar(&o.JSON, "json", "", `write the result as JSON to FILE ("-": stdout; the table then goes to stderr)`)
@@ -189,11 +210,16 @@ func loadConfig(o *LoadOptions) (load.Config, []load.Threshold, error) {
 		if cfg.Shape.Duration, err = load.ParseDurationDist(o.TaskDuration); err != nil {
 			return cfg, nil, usagef("--task-duration: %v", err)
 		}
-	} else if cfg.Shape.Interval, err = load.ParseDurationDist(o.Interval); err != nil {
-		return cfg, nil, usagef("--interval: %v", err)
+	} else if o.Interval != "" {
+		if cfg.Shape.Interval, err = load.ParseDurationDist(o.Interval); err != nil {
+			return cfg, nil, usagef("--interval: %v", err)
+		}
 	}
 	if o.Sessions < 1 || o.Timeout <= 0 || o.MaxLag <= 0 || o.MaxInFlight < 1 {
 		return cfg, nil, usagef("--sessions, --timeout, --max-lag and --max-in-flight must be positive")
+	}
+	if err := toolConfig(&cfg, o); err != nil {
+		return cfg, nil, err
 	}
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -229,6 +255,13 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	if o.Server != "" && !strings.HasPrefix(o.Server, "http://") && !strings.HasPrefix(o.Server, "https://") {
 		return usagef("--server %q: want an http:// or https:// URL", o.Server)
 	}
+	header, err := o.Header(st)
+	if err != nil {
+		return err
+	}
+	if header != nil && o.Server == "" {
+		return usagef("--header and --bearer-token-env need --server (the reference server takes no credentials)")
+	}
 	jsonOut, err := createOutput(st, o.JSON)
 	if err != nil {
 		return err
@@ -254,7 +287,7 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		fmt.Fprintln(st.Stderr, o.Title)
 	}
 	prog := newProgressPrinter(st, cfg)
-	opts := load.Options{Targets: targets, Progress: prog.report, Version: Version}
+	opts := load.Options{Targets: targets, Progress: prog.report, Version: Version, Header: header}
 	if o.Prom != "" {
 		p := load.NewProm()
 		mux := http.NewServeMux()
@@ -281,6 +314,11 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	res, runErr := load.Run(ctx, cfg, opts)
 	prog.done()
 	if res == nil {
+		if errors.Is(runErr, context.Canceled) {
+			// Interrupted before the schedule started: nothing measured,
+			// not a success either.
+			return &InterruptedError{What: "load", Detail: "before the schedule started: nothing measured"}
+		}
 		return runErr // a *load.TargetError: the server cannot be loaded (exit 3)
 	}
 	stopServers()
@@ -321,14 +359,15 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 			fmt.Fprintln(tableOut, "report: "+o.HTML)
 		}
 	}
-	if runErr != nil {
-		if errors.Is(runErr, context.Canceled) {
-			fmt.Fprintln(st.Stderr, "tasksim: interrupted; the table shows what ran (thresholds not checked)")
-			return nil
-		}
-		if errors.Is(runErr, load.ErrOverloaded) {
-			return fmt.Errorf("%w (the table shows what ran)", runErr)
-		}
+	interrupted := errors.Is(runErr, context.Canceled)
+	switch {
+	case interrupted:
+		// Thresholds are judged on what ran, as k6 does: a run cut short
+		// whose figures already miss one is a finding (exit 1); one that
+		// meets them is still not a pass (exit 130, ExitInterrupted).
+	case errors.Is(runErr, load.ErrOverloaded):
+		return fmt.Errorf("%w (the table shows what ran)", runErr)
+	case runErr != nil:
 		return runErr
 	}
 	checks, err := load.CheckThresholds(res, thresholds)
@@ -343,7 +382,16 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		}
 	}
 	if len(missed) > 0 {
-		return &FindingsError{Summary: fmt.Sprintf("%d of %d thresholds missed: %s", len(missed), len(checks), strings.Join(missed, ", "))}
+		what := ""
+		if interrupted {
+			what = "interrupted; "
+		}
+		return &FindingsError{Summary: fmt.Sprintf("%s%d of %d thresholds missed: %s", what, len(missed), len(checks), strings.Join(missed, ", "))}
+	}
+	if interrupted {
+		// Tasks cut off by the interrupt count as failed: the failure
+		// rate says nothing about the server here.
+		return &InterruptedError{What: "load", Detail: "the table shows what ran (thresholds met so far)"}
 	}
 	return checkFailureRate(res, o.MaxFailureRate)
 }
@@ -488,8 +536,9 @@ func startInProcess(cfg load.Config) (string, func(), error) {
 }
 
 // progressPrinter shows progress on stderr: one updating line when stderr
-// is a terminal, else a plain line per interval for runs up to 10 s, per 5
-// intervals up to a minute, per 10 beyond (and when draining starts).
+// is a terminal, else a plain line per interval (a second) for runs up to
+// a minute, per 10 intervals beyond (and when draining starts), as
+// docs/load.md says.
 type progressPrinter struct {
 	st       *State
 	every    int
@@ -497,25 +546,44 @@ type progressPrinter struct {
 	live     bool
 	warned   bool
 	draining bool
+	// width returns the terminal's width (0: unknown).
+	width func() int
 }
 
 func newProgressPrinter(st *State, cfg load.Config) *progressPrinter {
 	// The live line's escape codes go to stderr, so stderr decides, not
 	// stdout: tasksim load >result.txt on a terminal still gets it, and
 	// 2>log gets plain lines.
-	p := &progressPrinter{st: st, live: isTerminalWriter(st.Stderr), every: 10}
-	switch d := time.Duration(cfg.Duration); {
-	case d > 0 && d <= 10*time.Second:
+	p := &progressPrinter{st: st, live: isTerminalWriter(st.Stderr), every: 10,
+		width: func() int { return terminalWidth(st.Stderr) }}
+	d := time.Duration(cfg.Duration)
+	if cfg.Concurrency == 0 && cfg.Tasks > 0 {
+		// Bounded by task count, the open schedule's length is known too.
+		if byCount := time.Duration(float64(cfg.Tasks) / cfg.Rate * float64(time.Second)); d == 0 || byCount < d {
+			d = byCount
+		}
+	}
+	if d > 0 && d <= time.Minute {
 		p.every = 1
-	case d > 0 && d <= time.Minute:
-		p.every = 5
 	}
 	return p
 }
 
-// maxLiveLine keeps the live line from wrapping (a wrapped line cannot be
-// rewritten in place).
+// maxLiveLine is the live line's width when the terminal's is unknown.
 const maxLiveLine = 150
+
+// terminalWidth is the width of the terminal w writes to, 0 when unknown.
+func terminalWidth(w io.Writer) int {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok {
+		return 0
+	}
+	n, _, err := term.GetSize(int(f.Fd()))
+	if err != nil {
+		return 0
+	}
+	return n
+}
 
 func (p *progressPrinter) report(pr load.Progress) {
 	if pr.LagMax > load.LagWarning && !p.warned {
@@ -523,13 +591,22 @@ func (p *progressPrinter) report(pr load.Progress) {
 		if p.live {
 			fmt.Fprint(p.st.Stderr, "\r\x1b[K")
 		}
-		fmt.Fprintf(p.st.Stderr, "load: warning: tasks started up to %s after their intended start in the last interval: the generator is falling behind (latencies count from the intended start, so they include it)\n",
+		fmt.Fprintf(p.st.Stderr, "load: warning: tasks started up to %s after their intended start: the generator is falling behind (latencies count from the intended start, so they include it)\n",
 			load.FormatMs(float64(pr.LagMax)/1e6))
 	}
 	if p.live {
+		// The line must not wrap: a wrapped line cannot be rewritten in
+		// place. The terminal may be resized during the run, so its
+		// width is read every time.
+		width := maxLiveLine
+		if p.width != nil {
+			if w := p.width(); w > 0 {
+				width = w - 1 // the cursor's column after the last rune
+			}
+		}
 		line := pr.Bar(20)
-		if r := []rune(line); len(r) > maxLiveLine {
-			line = string(r[:maxLiveLine-1]) + "…"
+		if r := []rune(line); len(r) > width {
+			line = string(r[:max(width-1, 0)]) + "…"
 		}
 		fmt.Fprint(p.st.Stderr, "\r\x1b[K"+line)
 		return
@@ -552,4 +629,40 @@ func (p *progressPrinter) done() {
 func isTerminalWriter(w io.Writer) bool {
 	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// addToolFlags adds --tool and --args (load, and demo with --server).
+func addToolFlags(f *pflag.FlagSet, o *LoadOptions) {
+	f.StringVar(&o.Tool, "tool", "", "the tool every task calls (default: the reference server's slow_text with the drawn shape)")
+	f.StringVar(&o.Args, "args", "", `--tool's arguments: a JSON object with {{task}}, {{draw}}, {{durationMs}}, {{chunks}}, {{chunkSize}} replaced per task, or @FILE of one JSON object per line`)
+}
+
+// toolConfig puts --tool and --args into cfg.
+func toolConfig(cfg *load.Config, o *LoadOptions) error {
+	if o.Args != "" && o.Tool == "" {
+		return usagef("--args needs --tool (slow_text's arguments come from the task shape flags)")
+	}
+	cfg.Tool = o.Tool
+	name, ok := strings.CutPrefix(o.Args, "@")
+	if !ok {
+		cfg.Args = o.Args
+		return nil
+	}
+	b, err := readInput(name)
+	if err != nil {
+		return err
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		if !json.Valid([]byte(line)) || !strings.HasPrefix(line, "{") {
+			return usagef("--args %s: line %d: not a JSON object: %.60s", o.Args, i+1, line)
+		}
+		cfg.ArgSets = append(cfg.ArgSets, json.RawMessage(line))
+	}
+	if len(cfg.ArgSets) == 0 {
+		return usagef("--args %s: no argument sets in it", o.Args)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -217,5 +219,103 @@ func TestLoadProgressNotATerminal(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "load: warning: tasks started up to") || !strings.Contains(stderr.String(), "\nload: ") {
 		t.Errorf("plain progress lines missing:\n%s", stderr.String())
+	}
+}
+
+// cancelOnWrite is a stderr that cancels the run's context when a line
+// containing trigger is written (the first progress line: the run is
+// going), as SIGINT would.
+type cancelOnWrite struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	trigger string
+	cancel  context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if bytes.Contains(p, []byte(w.trigger)) {
+		w.cancel()
+	}
+	return w.buf.Write(p)
+}
+
+func (w *cancelOnWrite) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestLoadInterrupted: an interrupted run judges its thresholds on what
+// ran. One missed exits 1 (it used to exit 0, "thresholds not checked");
+// all met exits 130: the run is incomplete, not a success.
+func TestLoadInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		name, threshold string
+		code            int
+		stderr          string
+	}{
+		{"missed", "sse.ttr.p50<1us", ExitFindings, "interrupted; 1 of 1 thresholds missed"},
+		{"met", "sse.ttr.p50>=30ms", ExitInterrupted, "interrupted before its end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			stderr := &cancelOnWrite{trigger: "started", cancel: cancel}
+			var stdout bytes.Buffer
+			st := &State{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: stderr, Getenv: func(string) string { return "" }, Context: ctx,
+				Args: []string{"load", "--in-process", "--mode", "sse", "--rate", "20", "--duration", "10s",
+					"--chunks", "3", "--interval", "10ms", "--sessions", "1", "--max-lag", "1h", "--threshold", tc.threshold}}
+			if code := Main(st); code != tc.code {
+				t.Fatalf("exit %d, want %d\nstderr:\n%s", code, tc.code, stderr)
+			}
+			if !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, stderr)
+			}
+		})
+	}
+}
+
+// TestLoadProgressEverySecond: off a terminal, a run of up to a minute
+// prints a progress line every interval (a second), as docs/load.md says;
+// it used to print one per 5 s for runs over 10 s.
+func TestLoadProgressEverySecond(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cfg   load.Config
+		lines int
+	}{
+		{"30s", load.Config{Rate: 10, Duration: load.Duration(30 * time.Second)}, 30},
+		{"300 tasks at 10/s", load.Config{Rate: 10, Tasks: 300}, 30},
+		{"5m", load.Config{Rate: 10, Duration: load.Duration(5 * time.Minute)}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var errb bytes.Buffer
+			p := newProgressPrinter(&State{Stderr: &errb}, tc.cfg)
+			for i := range 30 {
+				p.report(load.Progress{Elapsed: time.Duration(i+1) * time.Second})
+			}
+			if n := strings.Count(errb.String(), "load: "); n != tc.lines {
+				t.Errorf("%d lines in 30 intervals, want %d:\n%s", n, tc.lines, errb.String())
+			}
+		})
+	}
+}
+
+// TestLoadProgressFitsTerminal: the live line is cut to the terminal's
+// width (it used to be cut at 150 runes whatever the width, so an 80-column
+// terminal wrapped it and every update printed a new line).
+func TestLoadProgressFitsTerminal(t *testing.T) {
+	for _, width := range []int{40, 80, 200} {
+		var errb bytes.Buffer
+		p := &progressPrinter{st: &State{Stderr: &errb}, live: true, every: 1, width: func() int { return width }}
+		p.report(load.Progress{Elapsed: 3 * time.Second, Planned: 10 * time.Second, Started: 123456, Completed: 123000, InFlight: 456,
+			TasksPerSec: 1000, PartialsPerSec: 9999, SegmentsPerSec: 9999, LagMax: 1234 * time.Microsecond,
+			Modes: []load.ModeProgress{{Name: "poll:100ms", TTRP50: time.Second}, {Name: "sse", TTRP50: time.Second}, {Name: "partial", TTRP50: time.Second}}})
+		line := strings.TrimPrefix(errb.String(), "\r\x1b[K")
+		if n := len([]rune(line)); n >= width {
+			t.Errorf("width %d: a line of %d runes: %q", width, n, line)
+		}
 	}
 }

@@ -35,6 +35,8 @@ type ProxyOptions struct {
 	Seed       uint64
 	SeedGiven  bool
 	Record     string
+	// RedactFlags redact the --record trace as tasksim record does.
+	RedactFlags
 	// Command is the stdio server to run, from the arguments after "--".
 	Command []string
 }
@@ -90,6 +92,7 @@ Faults:
 	f.StringVar(&o.FaultsFile, "faults", "", "a file of fault specs (one a line, or JSON {\"seed\": N, \"faults\": [...]})")
 	f.Uint64Var(&o.Seed, "seed", 0, "seed of the fault decisions (default: the file's, or a random one, printed)")
 	f.StringVar(&o.Record, "record", "", "also record the traffic and the faults into this trace file")
+	AddRedactFlags(f, &o.RedactFlags)
 	return cmd
 }
 
@@ -235,7 +238,11 @@ func proxyHTTP(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set,
 	defer func() { stopInner(); <-innerDone }()
 
 	h.Labels = append([]traces.Label{{Key: "recorder", Value: "http"}, {Key: "upstream", Value: o.Upstream}}, h.Labels...)
-	w, err := createTrace(&RecordOptions{Output: o.Record}, h, nil)
+	red, err := o.Redactor()
+	if err != nil {
+		return err
+	}
+	w, err := createTrace(&RecordOptions{Output: o.Record}, h, red)
 	if err != nil {
 		return err
 	}
@@ -296,7 +303,11 @@ func proxyStdio(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set
 	}
 	var tw *traces.Writer
 	if o.Record != "" {
-		tf, err := createTrace(&RecordOptions{Output: o.Record}, h, nil)
+		red, err := o.Redactor()
+		if err != nil {
+			return err
+		}
+		tf, err := createTrace(&RecordOptions{Output: o.Record}, h, red)
 		if err != nil {
 			return err
 		}

@@ -20,13 +20,11 @@ import (
 
 // RecordOptions are the flags and arguments of tasksim record.
 type RecordOptions struct {
-	Upstream      string
-	Listen        string
-	Output        string
-	RedactHeaders []string
-	RedactJSON    []string
-	RedactRegexp  []string
-	RedactQuery   []string
+	Upstream string
+	Listen   string
+	Output   string
+	RedactFlags
+	RedactQuery []string
 	// Command is the stdio server to run, from the arguments after "--".
 	Command []string
 }
@@ -72,10 +70,8 @@ the trace header and the log.`,
 	f.StringVar(&o.Upstream, "upstream", "", "the server's Streamable HTTP endpoint URL (HTTP proxy mode)")
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:7071", "address the proxy listens on (HTTP proxy mode)")
 	f.StringVarP(&o.Output, "output", "o", "", "trace file to write (required)")
-	f.StringArrayVar(&o.RedactHeaders, "redact-header", nil, "also redact this HTTP header's values (repeatable)")
-	f.StringArrayVar(&o.RedactJSON, "redact-json", nil, "redact the JSON values at this path, e.g. params.arguments.apiKey (repeatable)")
+	AddRedactFlags(f, &o.RedactFlags)
 	f.StringArrayVar(&o.RedactQuery, "redact-query", nil, "also keep this --upstream query parameter's value out of the trace header and the log (repeatable)")
-	f.StringArrayVar(&o.RedactRegexp, "redact-regexp", nil, "redact text matching this regular expression, or its first group (repeatable)")
 	return cmd
 }
 
@@ -89,9 +85,9 @@ func runRecord(ctx context.Context, st *State, o *RecordOptions) error {
 	case o.Upstream == "" && len(o.Command) == 0:
 		return usagef("give --upstream URL --listen ADDR (HTTP proxy) or -- CMD ARGS (stdio server)")
 	}
-	red, err := traces.NewRedactor(traces.RedactOptions{Headers: o.RedactHeaders, JSONPaths: o.RedactJSON, Patterns: o.RedactRegexp})
+	red, err := o.Redactor()
 	if err != nil {
-		return usagef("redaction: %v", err)
+		return err
 	}
 	h := traces.Header{
 		TasksimVersion: Version,

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,14 +75,25 @@ together, as if one generator had done all the work.`,
 }
 
 func newCmdReportHTML(st *State) *cobra.Command {
-	out := "report.html"
+	var out string
 	cmd := &cobra.Command{
-		Use:     "html [-o report.html] RESULT.json",
-		Short:   "Render the HTML report of a tasksim load --json result",
-		Long:    `Render the self-contained HTML report (plots, table, configuration) of a result written by tasksim load --json, as tasksim load --html does.`,
-		Example: `  tasksim report html -o run.html run.json`,
-		Args:    cobra.ExactArgs(1),
+		Use:   "html [-o FILE] RESULT.json",
+		Short: "Render the HTML report of a tasksim load --json result",
+		Long: `Render the self-contained HTML report (plots, table, configuration) of a result written by tasksim load --json, as tasksim load --html does.
+
+Without -o the report goes next to the result, RESULT.json -> RESULT.html,
+and an existing file of that name is left alone (exit 2): name it with -o to
+replace it.`,
+		Example: `  tasksim report html run.json             # writes run.html
+  tasksim report html -o report.html run.json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
+			if out == "" {
+				out = strings.TrimSuffix(args[0], ".json") + ".html"
+				if _, err := os.Lstat(out); err == nil {
+					return usagef("%s exists: give -o %s to replace it, or another file", out, out)
+				}
+			}
 			b, err := readInput(args[0])
 			if err != nil {
 				return err
@@ -106,7 +119,7 @@ func newCmdReportHTML(st *State) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", out, `write the report to FILE ("-": stdout)`)
+	cmd.Flags().StringVarP(&out, "output", "o", "", `write the report to FILE ("-": stdout; default: RESULT.html beside RESULT.json, never replaced)`)
 	return cmd
 }
 

@@ -32,6 +32,30 @@ func TestReportFromLoadRun(t *testing.T) {
 	}
 	checkPage(t, again)
 
+	// Without -o: beside the result, never over a file that exists (it
+	// used to write ./report.html, replacing whatever was there).
+	t.Chdir(dir)
+	before, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "", "report", "html", res); code != ExitUsage || !strings.Contains(stderr, "run.html exists") {
+		t.Errorf("report html over an existing run.html: exit %d, stderr %q, want %d", code, stderr, ExitUsage)
+	}
+	if after, _ := os.ReadFile(page); !bytes.Equal(after, before) {
+		t.Error("report html without -o replaced run.html")
+	}
+	if err := os.Remove(page); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := run(t, "", "report", "html", res); code != ExitOK || stdout != "report: "+page+"\n" {
+		t.Errorf("report html RESULT: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	checkPage(t, page)
+	if _, err := os.Stat(filepath.Join(dir, "report.html")); err == nil {
+		t.Error("report html wrote ./report.html")
+	}
+
 	// A second log covering the same seconds, as from another machine: the
 	// first, rewritten by MergeHlogs.
 	a, err := os.ReadFile(hlogA)

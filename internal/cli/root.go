@@ -8,9 +8,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Version is the tasksim version, set at build time with -ldflags.
-var Version = "dev"
-
 // Main runs the tasksim command line and returns the exit code.
 func Main(st *State) int {
 	root := NewCmdRoot(st)
@@ -71,10 +68,12 @@ Exit codes: 0 success, 1 findings (a rule violated, a threshold missed),
 		// Every numeric flag of every command is checked once, here.
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return validateNumbers(cmd) },
 	}
+	root.SetVersionTemplate(versionTemplate())
 	root.SetIn(st.Stdin)
 	root.SetOut(st.Stdout)
 	root.SetErr(st.Stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(NewCmdServe(st, nil), NewCmdCall(st, nil), NewCmdRecord(st), NewCmdProxy(st), NewCmdTrace(st), NewCmdLoad(st), NewCmdDemo(st), NewCmdReport(st), NewCmdCheck(st), NewCmdSim(st))
+	addCompletions(root)
 	return root
 }

@@ -109,7 +109,7 @@ client got it).
 export form.`,
 		Example: `  tasksim trace show run.trace
   tasksim trace show run.trace --kind message,sse-event
-  tasksim trace show run.trace --json | jq '.records[] | select(.rpc.task_id != null)'`,
+  tasksim trace show run.trace --json | jq '.records[] | select(.rpc.taskId != null)'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTraceShow(cmd.Context(), st, o, args[0])
@@ -498,13 +498,13 @@ func runTraceVerify(st *State, o *TraceVerifyOptions, path string) error {
 		problem = v.Corrupt.Error()
 	}
 	if o.JSON {
-		out := map[string]any{"file": path, "ok": v.OK(), "records": v.Records, "size": v.Size,
-			"duration_ns": v.Duration, "truncated": nil, "corrupt": nil}
+		out := map[string]any{"schema": "tasksim.trace-verify/v1", "file": path, "ok": v.OK(), "records": v.Records, "size": v.Size,
+			"durationNs": v.Duration, "truncated": nil, "corrupt": nil}
 		if t := v.Truncated; t != nil {
-			out["truncated"] = map[string]any{"index": t.Index, "offset": t.Offset, "in_header": t.Header}
+			out["truncated"] = map[string]any{"index": t.Index, "offset": t.Offset, "inHeader": t.Header}
 		}
 		if c := v.Corrupt; c != nil {
-			out["corrupt"] = map[string]any{"index": c.Index, "offset": c.Offset, "reason": c.Reason, "in_header": c.Header}
+			out["corrupt"] = map[string]any{"index": c.Index, "offset": c.Offset, "reason": c.Reason, "inHeader": c.Header}
 		}
 		if err := writeJSON(st.Stdout, out); err != nil {
 			return err
@@ -539,8 +539,8 @@ func newCmdTraceExport(st *State) *cobra.Command {
 		Long: `Convert a trace for other tools.
 
 jsonl  a header line {"header":{…}}, then one record a line with stable field
-       names (index, offset_ns, wall, conn, exchange, stream, dir, kind, raw or
-       raw_b64, http, sse, rpc, note) for jq and grep; tasksim trace import reads
+       names (index, offsetNs, wall, conn, exchange, stream, dir, kind, raw or
+       rawB64, http, sse, rpc, note) for jq and grep; tasksim trace import reads
        it back.
 har    HAR 1.2, one entry per HTTP exchange; an SSE response's events are its
        content text, and "_sseEvents" lists them with their times. A trace
@@ -759,6 +759,7 @@ type TraceRedactOptions struct {
 	Headers   []string
 	JSONPaths []string
 	Patterns  []string
+	RedactFlags
 }
 
 func newCmdTraceRedact(st *State) *cobra.Command {
@@ -771,15 +772,17 @@ secret gets the same token throughout the trace, so the redacted trace still
 replays and still shows which requests shared a credential.
 
 Always redacted: the values of Authorization, Proxy-Authorization, Cookie and
-Set-Cookie header fields. Add header names with --header, values in JSON text
-(JSON-RPC messages, SSE data, stdio lines, HTTP bodies) with --json-path, and
-anything matching a regular expression with --pattern (a pattern with a
-capture group replaces the group only).
+Set-Cookie header fields. Add header names with --redact-header, values in
+JSON text (JSON-RPC messages, SSE data, stdio lines, HTTP bodies) with
+--redact-json, and anything matching a regular expression with
+--redact-regexp (a pattern with a capture group replaces the group only): the
+flags of tasksim record. The old names --header, --json-path and --pattern
+still work, deprecated.
 
 JSON paths: params.arguments.apiKey, result.content[*].text, $..password,
 params._meta["example.com/token"].`,
-		Example: `  tasksim trace redact run.trace -o shared.trace --header X-Api-Key \
-      --json-path params.arguments.password --pattern 'sk-[A-Za-z0-9]{20,}'`,
+		Example: `  tasksim trace redact run.trace -o shared.trace --redact-header X-Api-Key \
+      --redact-json params.arguments.password --redact-regexp 'sk-[A-Za-z0-9]{20,}'`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTraceRedact(cmd.Context(), st, o, args[0])
@@ -787,9 +790,15 @@ params._meta["example.com/token"].`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&o.Output, "output", "o", "", "trace file to write (required)")
-	f.StringArrayVar(&o.Headers, "header", nil, "another header name whose values are secret (repeatable)")
-	f.StringArrayVar(&o.JSONPaths, "json-path", nil, "a JSON path whose values are secret (repeatable)")
-	f.StringArrayVar(&o.Patterns, "pattern", nil, "a regular expression whose matches are secret (repeatable)")
+	// The flags tasksim record takes; the old names still work, with a
+	// deprecation note (--header now means a header to send elsewhere).
+	AddRedactFlags(f, &o.RedactFlags)
+	f.StringArrayVar(&o.Headers, "header", nil, "")
+	f.StringArrayVar(&o.JSONPaths, "json-path", nil, "")
+	f.StringArrayVar(&o.Patterns, "pattern", nil, "")
+	_ = f.MarkDeprecated("header", "use --redact-header, as tasksim record does")
+	_ = f.MarkDeprecated("json-path", "use --redact-json, as tasksim record does")
+	_ = f.MarkDeprecated("pattern", "use --redact-regexp, as tasksim record does")
 	return cmd
 }
 
@@ -800,7 +809,9 @@ func runTraceRedact(ctx context.Context, st *State, o *TraceRedactOptions, path 
 	if path != "-" && same(path, o.Output) {
 		return usagef("-o %s is the input file", o.Output)
 	}
-	red, err := traces.NewRedactor(traces.RedactOptions{Headers: o.Headers, JSONPaths: o.JSONPaths, Patterns: o.Patterns})
+	rf := RedactFlags{Headers: append(o.RedactFlags.Headers, o.Headers...), JSONPaths: append(o.RedactFlags.JSONPaths, o.JSONPaths...),
+		Patterns: append(o.RedactFlags.Patterns, o.Patterns...)}
+	red, err := traces.NewRedactor(traces.RedactOptions{Headers: rf.Headers, JSONPaths: rf.JSONPaths, Patterns: rf.Patterns})
 	if err != nil {
 		return usagef("%v", err)
 	}

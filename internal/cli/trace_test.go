@@ -139,8 +139,8 @@ func TestTraceShowJSON(t *testing.T) {
 			Index uint64 `json:"index"`
 			Kind  string `json:"kind"`
 			RPC   *struct {
-				TaskID string  `json:"task_id"`
-				SeqNrs []int64 `json:"seq_nrs"`
+				TaskID string  `json:"taskId"`
+				SeqNrs []int64 `json:"seqNrs"`
 			} `json:"rpc"`
 		} `json:"records"`
 		Truncated any `json:"truncated"`
@@ -388,7 +388,7 @@ func TestTraceRedact(t *testing.T) {
 			t.Errorf("%q survived redaction", secret)
 		}
 	}
-	for _, want := range []string{`["Authorization","[redacted:1]"]`, `\"password\":\"[redacted:2]\"`, `"task_id":"t-[redacted:3]"`, `["redacted","tasksim trace redact"]`} {
+	for _, want := range []string{`["Authorization","[redacted:1]"]`, `\"password\":\"[redacted:2]\"`, `"taskId":"t-[redacted:3]"`, `["redacted","tasksim trace redact"]`} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("export lacks %s:\n%s", want, stdout)
 		}

@@ -137,7 +137,10 @@ type CallResult struct {
 	// result's mcp.MetaCompletedAt, else the terminal task's
 	// lastUpdatedAt; zero when unknown.
 	Start, End, CompletedAt time.Time
-	Timeline                []Event
+	// CompletedAtSource says where CompletedAt came from:
+	// CompletedAtMeta, CompletedAtLastUpdated or "" (unknown).
+	CompletedAtSource string
+	Timeline          []Event
 	// Counts is the transport's traffic during the call.
 	Counts Counts
 }
@@ -208,3 +211,9 @@ func (c *call) params(args json.RawMessage) mcp.CallToolParams {
 	}
 	return p
 }
+
+// Sources of CallResult.CompletedAt.
+const (
+	CompletedAtMeta        = "meta"          // the result's mcp.MetaCompletedAt (ns)
+	CompletedAtLastUpdated = "lastUpdatedAt" // the terminal task's lastUpdatedAt (the server's resolution, often ms)
+)

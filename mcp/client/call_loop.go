@@ -741,6 +741,7 @@ func (c *call) noteCompletedAt(m mcp.Meta) {
 	if v, ok := m[mcp.MetaCompletedAt].(string); ok {
 		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 			c.res.CompletedAt = t
+			c.res.CompletedAtSource = CompletedAtMeta
 		}
 	}
 }
@@ -779,6 +780,7 @@ func (c *call) finish(err error) {
 	if c.res.CompletedAt.IsZero() && c.status.terminal() {
 		if t, err := mcp.ParseTime(c.status.last.LastUpdatedAt); err == nil {
 			c.res.CompletedAt = t
+			c.res.CompletedAtSource = CompletedAtLastUpdated
 		}
 	}
 	e := Event{Kind: EventResult, TaskID: c.taskID, Err: err}
