@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/tasksim/tasksim/sim"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -60,6 +61,15 @@ func flagValues(c *cobra.Command, name string) cobra.CompletionFunc {
 		return CompleteValues("jsonl", "har")
 	case name == "fault":
 		return CompleteValues(faults.Builtin().Names()...)
+	case (name == "scenario" || name == "skip") && c.Name() == "check":
+		var names []string
+		for _, sc := range sim.ServerScenarios() {
+			names = append(names, sc.Name)
+		}
+		for _, sc := range sim.ClientScenarios() {
+			names = append(names, sc.Name)
+		}
+		return completeList(names)
 	case name == "rule":
 		var ids []string
 		for _, r := range check.Catalog {

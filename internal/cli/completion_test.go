@@ -66,3 +66,23 @@ func TestCompletionFaults(t *testing.T) {
 		t.Errorf("--fault completes %q, want the built-in faults", got)
 	}
 }
+
+// TestCompletionScenarios: check --scenario and --skip complete the
+// suite's scenario names, server and client.
+func TestCompletionScenarios(t *testing.T) {
+	root := NewCmdRoot(&State{Getenv: func(string) string { return "" }})
+	c, _, err := root.Find([]string{"check"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"scenario", "skip"} {
+		fn, ok := c.GetFlagCompletionFunc(flag)
+		if !ok {
+			t.Fatalf("--%s has no completion", flag)
+		}
+		got, _ := fn(c, nil, "")
+		if !slices.Contains(got, "task-lifecycle") || !slices.Contains(got, "client-duplicates") {
+			t.Errorf("--%s completes %q, want the scenario names", flag, got)
+		}
+	}
+}
