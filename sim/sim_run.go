@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"sync"
 	"time"
 
@@ -78,12 +77,6 @@ type CallOutcome struct {
 	// Faulted says a fault may have changed the call: one acted on its
 	// session (or a restart or clock jump on any) before it ended.
 	Faulted bool `json:"faulted,omitempty"`
-	// TailLost says the result lacked only its last segments, and a fault
-	// dropped messages of the call's session: a loss no client can see
-	// (SEP-1905's final response does not say how many segments there
-	// were), so SIM-RESULT does not hold it against the client.
-	TailLost  bool `json:"tailLost,omitempty"`
-	tailShort bool
 	// Recovered is the outcome of tasks/result once the faults stopped,
 	// for a call that did not end as expected; "" when not asked.
 	Recovered string `json:"recovered,omitempty"`
@@ -211,7 +204,6 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 			out[i].Got, out[i].Detail = classify(c, res, err, cctx.Err() != nil && ctx.Err() == nil)
 			if res != nil {
 				out[i].TaskID = res.TaskID
-				out[i].tailShort = out[i].Got == OutcomeWrong && isShortTail(texts(res.Content), c.wantText())
 			}
 		})
 	}
@@ -234,7 +226,6 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	for i := range out {
 		oc := &out[i]
 		oc.Faulted = faulted(ds, s.Workload.Calls[i].Session, oc.end)
-		oc.TailLost = oc.tailShort && dropped(ds, s.Workload.Calls[i].Session, oc.end)
 		if oc.Got == oc.Expected || oc.Got == OutcomeWrong || oc.TaskID == "" || restarted {
 			continue
 		}
@@ -341,20 +332,4 @@ func lostSession(ds []decision, sess int) bool {
 		}
 	}
 	return false
-}
-
-// dropped reports whether a fault dropped a message of the session before
-// end.
-func dropped(ds []decision, sess int, end time.Time) bool {
-	for _, d := range ds {
-		if !d.at.After(end) && (d.session == sess || d.session < 0) && d.verb == faults.Drop {
-			return true
-		}
-	}
-	return false
-}
-
-// isShortTail reports whether got is want without its last elements.
-func isShortTail(got, want []string) bool {
-	return len(got) < len(want) && slices.Equal(got, want[:len(got)])
 }
