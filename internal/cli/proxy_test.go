@@ -33,20 +33,7 @@ func startProxy(t *testing.T, args ...string) (string, func() int, *syncBuffer) 
 	}
 	done := make(chan int, 1)
 	go func() { done <- Main(st) }()
-	var u string
-	for deadline := time.Now().Add(10 * time.Second); u == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		select {
-		case code := <-done:
-			t.Fatalf("proxy exited with %d: %s", code, stderr.String())
-		default:
-		}
-		if m := proxyingURL.FindStringSubmatch(stderr.String()); m != nil {
-			u = m[1]
-		}
-	}
-	if u == "" {
-		t.Fatalf("no proxy URL on stderr: %q", stderr.String())
-	}
+	u := stderr.await(t, proxyingURL, done)
 	return u, func() int { stop(); return <-done }, stderr
 }
 
