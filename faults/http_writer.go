@@ -40,29 +40,14 @@ type faultWriter struct {
 	mode      int
 	body      []byte // modeJSON: the body so far
 
-	split   *sseSplitter
-	feed    blockFeed
-	rd      *sse.Reader
+	split   *sse.Splitter
+	dec     sse.BlockDecoder
 	n       int    // events seen
 	held    []byte // an event held back (reorder)
 	lastOut int    // what became of the last block: 0 dropped, 1 written, 2 held
 
 	cut     bool
 	stalled bool
-}
-
-// blockFeed gives an sse.Reader one block at a time.
-type blockFeed struct{ cur []byte }
-
-var errBlockEnd = errors.New("end of block")
-
-func (f *blockFeed) Read(p []byte) (int, error) {
-	if len(f.cur) == 0 {
-		return 0, errBlockEnd
-	}
-	n := copy(p, f.cur)
-	f.cur = f.cur[n:]
-	return n, nil
 }
 
 func (f *faultWriter) Header() http.Header { return f.w.Header() }
@@ -89,8 +74,7 @@ func (f *faultWriter) WriteHeader(code int) {
 	case f.stream == "":
 	case ct == "text/event-stream":
 		f.mode = modeSSE
-		f.split = newSSESplitter()
-		f.rd = sse.NewReader(&f.feed)
+		f.split = sse.NewSplitter()
 	case ct == "application/json":
 		f.mode = modeJSON
 		return // the head goes out with the body, in finish
@@ -126,7 +110,7 @@ func (f *faultWriter) Write(p []byte) (int, error) {
 		f.body = append(f.body, p...)
 		return len(p), nil
 	case modeSSE:
-		if err := f.split.write(p, f.block, f.tail); err != nil {
+		if err := f.split.Write(p, f.block, f.tail); err != nil {
 			return 0, err
 		}
 		return len(p), nil
@@ -143,7 +127,10 @@ func (f *faultWriter) Flush() {
 func (f *faultWriter) flush() { _ = http.NewResponseController(f.w).Flush() }
 
 // tail writes the LF that ends the last block, wherever that went.
-func (f *faultWriter) tail() error {
+func (f *faultWriter) tail(lf bool) error {
+	if !lf {
+		return nil
+	}
 	switch f.lastOut {
 	case 1:
 		return f.out([]byte{'\n'})
@@ -163,19 +150,16 @@ func (f *faultWriter) out(p []byte) error {
 }
 
 // block acts on one block of the event stream.
-func (f *faultWriter) block(b []byte) error {
+func (f *faultWriter) block(b []byte, _ bool) error {
 	if f.cut {
 		return errCutWrite
 	}
 	if f.stalled {
 		return nil
 	}
-	f.feed.cur = b
-	ev, err := f.rd.Next()
-	f.feed.cur = nil
+	ev, err := f.dec.Decode(b)
 	if err != nil {
 		// No event (comments, a lone id or retry): it passes.
-		f.rd = sse.NewReader(&f.feed)
 		f.lastOut = 1
 		err := f.out(b)
 		f.flush()
@@ -271,7 +255,8 @@ func (f *faultWriter) finish(ctx context.Context) {
 			_ = f.out(f.held)
 			f.held = nil
 		}
-		_ = f.out(f.split.rest()) // an event next left unfinished
+		rest, _ := f.split.Pending()
+		_ = f.out(rest) // an event next left unfinished
 		f.flush()
 	}
 	if f.stalled {
