@@ -114,6 +114,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.MaxWall)
 	defer cancel()
+	defer clock.OneP()()
 
 	sim := clock.NewSim(simStart)
 	r := &run{ctx: ctx, sim: sim}

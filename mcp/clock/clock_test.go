@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -161,5 +162,25 @@ func TestSystemChanTimer(t *testing.T) {
 	<-tm.C()
 	if tm.Stop() {
 		t.Fatal("Stop after firing reported true")
+	}
+}
+
+// TestOnePNests: OneP holds the process on one P until its last holder
+// releases, then restores the setting it found; a release is idempotent.
+func TestOnePNests(t *testing.T) {
+	prev := runtime.GOMAXPROCS(0)
+	r1 := OneP()
+	r2 := OneP()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS %d under OneP, want 1", got)
+	}
+	r1()
+	r1()
+	if got := runtime.GOMAXPROCS(0); got != 1 {
+		t.Fatalf("GOMAXPROCS %d with one holder left, want 1", got)
+	}
+	r2()
+	if got := runtime.GOMAXPROCS(0); got != prev {
+		t.Fatalf("GOMAXPROCS %d after the last release, want %d", got, prev)
 	}
 }
