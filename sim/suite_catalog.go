@@ -41,7 +41,7 @@ func ServerScenarios() []*Scenario {
 			Rules: []string{"S2679-NEGOTIATION"}, Run: scenarioPartialNegotiation},
 		{Name: "http-resume", Summary: "a POST stream cut mid-task while another streams, resumed with Last-Event-ID: only its events, none lost",
 			Rules: []string{"HTTP-RESUME-SAME-STREAM", "HTTP-RESUME-COMPLETE", "HTTP-EVENT-ID-UNIQUE", "HTTP-NO-BROADCAST"}, HTTPOnly: true, Run: scenarioHTTPResume},
-		{Name: "task-survives-stream", Summary: "a task goes on to completion after the stream that created it is closed",
+		{Name: "task-survives-stream", Summary: "a task goes on to completion after the stream that created it is closed (or, without SEP-1905 streaming, after its request was answered)",
 			Rules: []string{"TASK-SURVIVES-REQUEST"}, HTTPOnly: true, Run: scenarioTaskSurvives},
 		{Name: "http-origin", Summary: "a request with a foreign Origin gets 403",
 			Rules: []string{"HTTP-ORIGIN"}, HTTPOnly: true, Run: scenarioOrigin},

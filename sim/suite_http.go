@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -158,11 +159,11 @@ func scenarioHTTPResume(e *Env) error {
 }
 
 func scenarioTaskSurvives(e *Env) error {
+	if e.needModes(mcp.ModeStreaming) != nil {
+		return taskSurvivesAnswer(e)
+	}
 	tc, err := e.needStream()
 	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
 		return err
 	}
 	if err := e.needKnownArgs(tc, "a task that outlives its stream"); err != nil {
@@ -213,6 +214,56 @@ func scenarioTaskSurvives(e *Env) error {
 		json.Unmarshal(m.Result, &res)
 	}
 	e.Expect("TASK-SURVIVES-REQUEST", m.Error == nil && !res.IsError, "the task whose stream was closed ended with %s", describeAnswer(m))
+	return nil
+}
+
+// taskSurvivesAnswer is task-survives-stream for a server without SEP-1905
+// streaming: its CreateTaskResult answers the task-augmented call, and
+// that ends the HTTP request that created the task while the task works
+// on. Nobody cancels the task, so it must not end cancelled (a server
+// that runs the task on the request's context does: mark3labs/mcp-go#897).
+func taskSurvivesAnswer(e *Env) error {
+	tc, err := e.needTask()
+	if err != nil {
+		return err
+	}
+	s, err := e.rawSession(map[string]any{})
+	if err != nil {
+		return err
+	}
+	m, err := s.call(mcp.MethodToolsCall, map[string]any{
+		"name": tc.name, "arguments": tc.argsFor(5, 60, -1), "task": map[string]any{},
+	})
+	if err != nil {
+		return err
+	}
+	var created mcp.CreateTaskResult
+	if m.Error != nil || json.Unmarshal(m.Result, &created) != nil || created.Task.TaskID == "" {
+		return fmt.Errorf("the task-augmented call of %s was answered with %s, not a task", tc.name, describeAnswer(m))
+	}
+	if created.Task.Status.IsTerminal() {
+		return e.Skip("the task was %s when its request was answered: nothing outlived the request", created.Task.Status)
+	}
+	taskID := created.Task.TaskID
+	// As in the streaming case: give the recorder the lead.
+	if err := e.wait(50 * time.Millisecond); err != nil {
+		return err
+	}
+	// tasks/result blocks until the task is terminal; tasks/get then
+	// says how it ended.
+	if _, err := s.call(mcp.MethodTasksResult, mcp.TaskResultParams{TaskID: taskID}); err != nil {
+		return err
+	}
+	g, err := s.call(mcp.MethodTasksGet, mcp.GetTaskParams{TaskID: taskID})
+	if err != nil {
+		return err
+	}
+	var task mcp.Task
+	if g.Error != nil || json.Unmarshal(g.Result, &task) != nil {
+		return fmt.Errorf("tasks/get of task %s after its result: %s", taskID, describeAnswer(g))
+	}
+	e.Expect("TASK-SURVIVES-REQUEST", task.Status != mcp.StatusCancelled,
+		"task %s ended cancelled (%q) after the request that created it was answered; nobody cancelled it", taskID, task.StatusMessage)
 	return nil
 }
 
