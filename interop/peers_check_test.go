@@ -202,7 +202,7 @@ func TestCheckTSTaskServer(t *testing.T) {
 	t.Run("stdio", func(t *testing.T) {
 		want := tsTaskServerWant
 		want.ran = onlyBase(want.ran)
-		want.skipped = append([][2]string{{"http-*", "Streamable HTTP only"}, {"task-survives-stream", "Streamable HTTP only"}}, noSEPs...)
+		want.skipped = append([][2]string{{"http-*", "Streamable HTTP only"}}, noSEPs...)
 		got, code := runCheck(t, ".", "--server-cmd", fmt.Sprintf("%q ts-task-server.mjs --stdio", filepath.Join(nm, ".bin", "node")))
 		assertVerdicts(t, got, code, want)
 	})
@@ -213,7 +213,7 @@ func TestCheckTSTaskServer(t *testing.T) {
 func onlyBase(ran map[string]map[string]string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for k, v := range ran {
-		if !strings.HasPrefix(k, "http-") && k != "task-survives-stream" {
+		if !strings.HasPrefix(k, "http-") {
 			out[k] = v
 		}
 	}
@@ -340,7 +340,7 @@ func TestCheckGoSDKEverythingServer(t *testing.T) {
 	t.Run("stdio", func(t *testing.T) {
 		got, code := runCheck(t, ".", "--server-cmd", fmt.Sprintf("%q", exe))
 		assertVerdicts(t, got, code, peerWant{
-			skipped: append([][2]string{{"http-*", "Streamable HTTP only"}, {"task-survives-stream", "Streamable HTTP only"}}, noTasks...),
+			skipped: append([][2]string{{"http-*", "Streamable HTTP only"}}, noTasks...),
 		})
 	})
 }
@@ -419,16 +419,20 @@ func TestCheckMCPGo(t *testing.T) {
 		})
 	})
 	t.Run("stdio", func(t *testing.T) {
+		ran := mcpgoBase()
+		ran["task-survives-stream"] = map[string]string{"TASK-SURVIVES-REQUEST": fail, "TASK-FIELDS": fail}
 		got, code := runCheck(t, ".", "--server-cmd", fmt.Sprintf("%q --stdio", exe))
 		assertVerdicts(t, got, code, peerWant{
 			tool:    "mcpgo_optional",
-			ran:     mcpgoBase(),
-			skipped: append([][2]string{{"http-*", "Streamable HTTP only"}, {"task-survives-stream", "Streamable HTTP only"}}, noSEPs...),
+			ran:     ran,
+			skipped: append([][2]string{{"http-*", "Streamable HTTP only"}}, noSEPs...),
 			findings: map[string]string{
-				"task-lifecycle TASK-FIELDS":     "lacks or mangles ttl",
-				"task-isolation TASK-FIELDS":     "lacks or mangles ttl",
-				"task-id-entropy TASK-FIELDS":    "lacks or mangles ttl",
-				"sep1905-old-client TASK-FIELDS": "lacks or mangles ttl",
+				"task-lifecycle TASK-FIELDS":                 "lacks or mangles ttl",
+				"task-isolation TASK-FIELDS":                 "lacks or mangles ttl",
+				"task-id-entropy TASK-FIELDS":                "lacks or mangles ttl",
+				"sep1905-old-client TASK-FIELDS":             "lacks or mangles ttl",
+				"task-survives-stream TASK-FIELDS":           "lacks or mangles ttl",
+				"task-survives-stream TASK-SURVIVES-REQUEST": `ended cancelled ("context canceled") after the request that created it was answered`,
 			},
 		})
 	})

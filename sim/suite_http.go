@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/client"
 )
 
 // Streamable HTTP scenarios, driven request by request.
@@ -159,7 +160,7 @@ func scenarioHTTPResume(e *Env) error {
 }
 
 func scenarioTaskSurvives(e *Env) error {
-	if e.needModes(mcp.ModeStreaming) != nil {
+	if !e.HTTP() || e.needModes(mcp.ModeStreaming) != nil {
 		return taskSurvivesAnswer(e)
 	}
 	tc, err := e.needStream()
@@ -218,22 +219,25 @@ func scenarioTaskSurvives(e *Env) error {
 }
 
 // taskSurvivesAnswer is task-survives-stream for a server without SEP-1905
-// streaming: its CreateTaskResult answers the task-augmented call, and
-// that ends the HTTP request that created the task while the task works
-// on. Nobody cancels the task, so it must not end cancelled (a server
-// that runs the task on the request's context does: mark3labs/mcp-go#897).
+// streaming, or over stdio: its CreateTaskResult answers the
+// task-augmented call, which ends the request that created the task (over
+// HTTP, its POST too) while the task works on. Nobody cancels the task,
+// so it must not end cancelled (a server that runs the task on the
+// request's context does: mark3labs/mcp-go#897).
 func taskSurvivesAnswer(e *Env) error {
 	tc, err := e.needTask()
 	if err != nil {
 		return err
 	}
-	s, err := e.rawSession(map[string]any{})
+	s, err := e.Connect(&client.Options{NoModes: true})
 	if err != nil {
 		return err
 	}
-	m, err := s.call(mcp.MethodToolsCall, map[string]any{
-		"name": tc.name, "arguments": tc.argsFor(5, 60, -1), "task": map[string]any{},
-	})
+	args, err := json.Marshal(tc.argsFor(5, 60, -1))
+	if err != nil {
+		return err
+	}
+	m, err := s.Request(e.Ctx, mcp.MethodToolsCall, mcp.CallToolParams{Name: tc.name, Arguments: args, Task: &mcp.TaskParams{}})
 	if err != nil {
 		return err
 	}
@@ -251,16 +255,12 @@ func taskSurvivesAnswer(e *Env) error {
 	}
 	// tasks/result blocks until the task is terminal; tasks/get then
 	// says how it ended.
-	if _, err := s.call(mcp.MethodTasksResult, mcp.TaskResultParams{TaskID: taskID}); err != nil {
+	if _, err := s.Request(e.Ctx, mcp.MethodTasksResult, mcp.TaskResultParams{TaskID: taskID}); err != nil {
 		return err
 	}
-	g, err := s.call(mcp.MethodTasksGet, mcp.GetTaskParams{TaskID: taskID})
+	task, err := s.GetTask(e.Ctx, taskID)
 	if err != nil {
-		return err
-	}
-	var task mcp.Task
-	if g.Error != nil || json.Unmarshal(g.Result, &task) != nil {
-		return fmt.Errorf("tasks/get of task %s after its result: %s", taskID, describeAnswer(g))
+		return fmt.Errorf("tasks/get of task %s after its result: %w", taskID, err)
 	}
 	e.Expect("TASK-SURVIVES-REQUEST", task.Status != mcp.StatusCancelled,
 		"task %s ended cancelled (%q) after the request that created it was answered; nobody cancelled it", taskID, task.StatusMessage)
