@@ -287,12 +287,14 @@ func goPeers(t *testing.T) string {
 	return goPeersDir
 }
 
-// startGoPeer runs a Go peer until the test ends, and returns the URL it
-// prints on stdout (pat), or addr's when it prints none.
-func startGoPeer(t *testing.T, pat *regexp.Regexp, exe string, args ...string) string {
+// startPeer runs a peer (env added to its environment) until the test
+// ends, stopping it with SIGINT, and returns the URL it prints on stdout
+// (the last group of pat).
+func startPeer(t *testing.T, pat *regexp.Regexp, env []string, exe string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 5 * time.Second
 	if testing.Verbose() {
@@ -391,6 +393,21 @@ func mcpgoBase() map[string]map[string]string {
 	}
 }
 
+// mcpgoFindings are what the mcp-go task server's failing rules say on
+// either transport, and more.
+func mcpgoFindings(more map[string]string) map[string]string {
+	out := map[string]string{
+		"task-survives-stream TASK-SURVIVES-REQUEST": `ended cancelled ("context canceled") after the request that created it was answered`,
+	}
+	for _, sc := range []string{"task-lifecycle", "task-isolation", "task-id-entropy", "sep1905-old-client", "task-survives-stream"} {
+		out[sc+" TASK-FIELDS"] = "lacks or mangles ttl"
+	}
+	for k, v := range more {
+		out[k] = v
+	}
+	return out
+}
+
 // TestCheckMCPGo: tasksim check against a task server on
 // github.com/mark3labs/mcp-go v1.2.1 (interop/mcpgo), over Streamable HTTP
 // and stdio.
@@ -401,21 +418,15 @@ func TestCheckMCPGo(t *testing.T) {
 		ran["task-survives-stream"] = map[string]string{"TASK-SURVIVES-REQUEST": fail, "TASK-FIELDS": fail}
 		ran["http-origin"] = map[string]string{"HTTP-ORIGIN": fail}
 		ran["http-session"] = map[string]string{"HTTP-SESSION": fail}
-		got, code := runCheck(t, ".", "--server", startGoPeer(t, mcpgoURL, exe, "--http"))
+		got, code := runCheck(t, ".", "--server", startPeer(t, mcpgoURL, nil, exe, "--http"))
 		assertVerdicts(t, got, code, peerWant{
 			tool:    "mcpgo_optional",
 			ran:     ran,
 			skipped: noSEPs,
-			findings: map[string]string{
-				"task-lifecycle TASK-FIELDS":                 "lacks or mangles ttl",
-				"task-isolation TASK-FIELDS":                 "lacks or mangles ttl",
-				"task-id-entropy TASK-FIELDS":                "lacks or mangles ttl",
-				"sep1905-old-client TASK-FIELDS":             "lacks or mangles ttl",
-				"task-survives-stream TASK-FIELDS":           "lacks or mangles ttl",
-				"task-survives-stream TASK-SURVIVES-REQUEST": `ended cancelled ("context canceled") after the request that created it was answered`,
-				"http-origin HTTP-ORIGIN":                    "Origin http://evil.example was answered 200, want 403",
-				"http-session HTTP-SESSION":                  "tools/list in a terminated session answered HTTP 200, want 404",
-			},
+			findings: mcpgoFindings(map[string]string{
+				"http-origin HTTP-ORIGIN":   "Origin http://evil.example was answered 200, want 403",
+				"http-session HTTP-SESSION": "tools/list in a terminated session answered HTTP 200, want 404",
+			}),
 		})
 	})
 	t.Run("stdio", func(t *testing.T) {
@@ -423,17 +434,10 @@ func TestCheckMCPGo(t *testing.T) {
 		ran["task-survives-stream"] = map[string]string{"TASK-SURVIVES-REQUEST": fail, "TASK-FIELDS": fail}
 		got, code := runCheck(t, ".", "--server-cmd", fmt.Sprintf("%q --stdio", exe))
 		assertVerdicts(t, got, code, peerWant{
-			tool:    "mcpgo_optional",
-			ran:     ran,
-			skipped: append([][2]string{{"http-*", "Streamable HTTP only"}}, noSEPs...),
-			findings: map[string]string{
-				"task-lifecycle TASK-FIELDS":                 "lacks or mangles ttl",
-				"task-isolation TASK-FIELDS":                 "lacks or mangles ttl",
-				"task-id-entropy TASK-FIELDS":                "lacks or mangles ttl",
-				"sep1905-old-client TASK-FIELDS":             "lacks or mangles ttl",
-				"task-survives-stream TASK-FIELDS":           "lacks or mangles ttl",
-				"task-survives-stream TASK-SURVIVES-REQUEST": `ended cancelled ("context canceled") after the request that created it was answered`,
-			},
+			tool:     "mcpgo_optional",
+			ran:      ran,
+			skipped:  append([][2]string{{"http-*", "Streamable HTTP only"}}, noSEPs...),
+			findings: mcpgoFindings(nil),
 		})
 	})
 }

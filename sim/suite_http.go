@@ -233,22 +233,14 @@ func taskSurvivesAnswer(e *Env) error {
 	if err != nil {
 		return err
 	}
-	args, err := json.Marshal(tc.argsFor(5, 60, -1))
+	created, err := e.createTask(s, tc, tc.argsFor(5, 60, -1))
 	if err != nil {
 		return err
 	}
-	m, err := s.Request(e.Ctx, mcp.MethodToolsCall, mcp.CallToolParams{Name: tc.name, Arguments: args, Task: &mcp.TaskParams{}})
-	if err != nil {
-		return err
+	if created.Status.IsTerminal() {
+		return e.Skip("the task was %s when its request was answered: nothing outlived the request", created.Status)
 	}
-	var created mcp.CreateTaskResult
-	if m.Error != nil || json.Unmarshal(m.Result, &created) != nil || created.Task.TaskID == "" {
-		return fmt.Errorf("the task-augmented call of %s was answered with %s, not a task", tc.name, describeAnswer(m))
-	}
-	if created.Task.Status.IsTerminal() {
-		return e.Skip("the task was %s when its request was answered: nothing outlived the request", created.Task.Status)
-	}
-	taskID := created.Task.TaskID
+	taskID := created.TaskID
 	// As in the streaming case: give the recorder the lead.
 	if err := e.wait(50 * time.Millisecond); err != nil {
 		return err

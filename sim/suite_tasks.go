@@ -187,23 +187,15 @@ func scenarioIDEntropy(e *Env) error {
 	if err != nil {
 		return err
 	}
-	args, err := json.Marshal(tc.argsFor(1, 0, -1))
-	if err != nil {
-		return err
-	}
 	// Only the ids matter: the tasks are created and left to work, so a
 	// slow tool does not make the scenario wait for six results.
 	seen := map[string]bool{}
 	for i := 0; i < 6; i++ {
-		m, err := s.Request(e.Ctx, mcp.MethodToolsCall, mcp.CallToolParams{Name: tc.name, Arguments: args, Task: &mcp.TaskParams{}})
+		created, err := e.createTask(s, tc, tc.argsFor(1, 0, -1))
 		if err != nil {
 			return fmt.Errorf("task call %d: %w", i+1, err)
 		}
-		var created mcp.CreateTaskResult
-		if m.Error != nil || json.Unmarshal(m.Result, &created) != nil || created.Task.TaskID == "" {
-			return fmt.Errorf("task call %d of %s was answered with %s, not a task", i+1, tc.name, describeAnswer(m))
-		}
-		id := created.Task.TaskID
+		id := created.TaskID
 		e.Expect("TASK-ID-ENTROPY", !seen[id], "task id %s given out twice", id)
 		seen[id] = true
 	}
@@ -242,6 +234,24 @@ func scenarioInvalidParams(e *Env) error {
 	}
 	e.expectInvalidParams("TASK-NOT-FOUND", m, "tasks/get without taskId")
 	return nil
+}
+
+// createTask calls tc as a task, without SEP-1905 response modes, and
+// returns the task of its CreateTaskResult; the task is left to work.
+func (e *Env) createTask(s *client.Session, tc toolChoice, args any) (*mcp.Task, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.Request(e.Ctx, mcp.MethodToolsCall, mcp.CallToolParams{Name: tc.name, Arguments: raw, Task: &mcp.TaskParams{}})
+	if err != nil {
+		return nil, err
+	}
+	var created mcp.CreateTaskResult
+	if m.Error != nil || json.Unmarshal(m.Result, &created) != nil || created.Task.TaskID == "" {
+		return nil, fmt.Errorf("the task-augmented call of %s was answered with %s, not a task", tc.name, describeAnswer(m))
+	}
+	return &created.Task, nil
 }
 
 // isNotFound reports a task error the client classified as not found or
