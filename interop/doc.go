@@ -1,6 +1,8 @@
 // Package interop holds tasksim's tests against real peers: the official
-// MCP TypeScript SDK and the official conformance suite, both from npm,
-// driving the real tasksim binary.
+// MCP TypeScript SDK, server-everything and the official conformance suite
+// (from npm), the official Go SDK's conformance everything-server and a
+// task server on mark3labs/mcp-go (interop/mcpgo, its own module), from
+// the Go module proxy, driving the real tasksim binary.
 //
 // The Node side is set up with (cd interop && npm ci); .ci/run does it. The
 // tests skip when interop/node_modules is missing, unless

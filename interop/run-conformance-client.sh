@@ -29,65 +29,15 @@
 # Setup: (cd interop && npm ci)
 set -u
 
-here=$(cd "$(dirname "$0")" && pwd)
-node="$here/node_modules/.bin/node"
-suite="$here/node_modules/@modelcontextprotocol/conformance/dist/index.js"
+. "$(dirname "$0")/conformance-lib.sh"
+kind=client
+target_flag=--command
+usage_target=CMD
+label="conformance client"
 verdict="$here/conformance-client-verdict.mjs"
+defaults=(initialize tools_call sse-retry)
+# The suite writes DIR/results/<scenario>-<timestamp>/{checks.json,
+# stdout.txt,stderr.txt}; the verdict script reads that directory.
+verdict_arg() { dirname "${1:-$2/results/missing/checks.json}"; }
 
-if [ $# -lt 1 ] || [ -z "$1" ]; then
-  echo "usage: $0 CMD [SCENARIO...]" >&2
-  exit 2
-fi
-cmd=$1
-shift
-
-if [ ! -x "$node" ] || [ ! -f "$suite" ]; then
-  echo "FAIL setup: $node or $suite missing; run: (cd $here && npm ci)" >&2
-  exit 2
-fi
-case "$("$node" --version 2>/dev/null)" in
-  v22.*) ;;
-  *) echo "FAIL setup: $node is not Node 22 ($("$node" --version 2>&1))" >&2; exit 2 ;;
-esac
-
-if [ $# -gt 0 ]; then
-  scenarios=("$@")
-else
-  scenarios=(initialize tools_call sse-retry)
-fi
-
-out=${CONFORMANCE_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/tasksim-conformance-client.XXXXXX")}
-mkdir -p "$out"
-limit=${CONFORMANCE_TIMEOUT:-120}
-
-passed=0
-failed=0
-for s in "${scenarios[@]}"; do
-  dir="$out/$s"
-  rm -rf "$dir"
-  mkdir -p "$dir/results"
-  # The suite writes $dir/results/<scenario>-<timestamp>/{checks.json,stdout.txt,stderr.txt}
-  # and exits 1 on a FAILURE or WARNING check, a timeout, or a client that
-  # exited non-zero.
-  timeout --kill-after=10 "$limit" "$node" "$suite" client --command "$cmd" --scenario "$s" -o "$dir/results" \
-    >"$dir/output.log" 2>&1 </dev/null
-  rc=$?
-  checks=$(find "$dir/results" -name checks.json -print 2>/dev/null | head -n 1)
-  resdir=$(dirname "${checks:-$dir/results/missing/checks.json}")
-  line=$("$node" "$verdict" "$s" "$resdir" "$rc" 2>&1)
-  vrc=$?
-  if [ $vrc -eq 0 ]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    case "$line" in
-      "FAIL $s:"*) ;;
-      *) line="FAIL $s: verdict script error: $line" ;;
-    esac
-  fi
-  echo "$line"
-done
-
-echo "results and logs: $out"
-echo "conformance client: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+conformance_main "$@"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -19,24 +18,7 @@ import (
 // returns its URL.
 func startTSServer(t *testing.T, nm string, env ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, filepath.Join(nm, ".bin", "node"), "ts-task-server.mjs", "--http", "0")
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
-	cmd.WaitDelay = 5 * time.Second
-	if testing.Verbose() {
-		cmd.Stderr = os.Stderr
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	u, _ := awaitURL(t, stdout, tsServerURL, "ts-task-server.mjs")
-	return u
+	return startPeer(t, tsServerURL, env, filepath.Join(nm, ".bin", "node"), "ts-task-server.mjs", "--http", "0")
 }
 
 // tsServerURL is the line ts-task-server.mjs prints when it listens.

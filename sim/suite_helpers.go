@@ -95,8 +95,13 @@ func describeAnswer(m *mcp.Message) string {
 	return "result " + s
 }
 
-// text joins the text of content blocks.
+// text is content blocks as JSON, for comparing two results. No content
+// and an empty list are the same: a result without content (as a
+// cancelled task's may be) decodes to nil one way and to [] another.
 func text(blocks []mcp.ContentBlock) string {
+	if len(blocks) == 0 {
+		return "[]"
+	}
 	b, _ := json.Marshal(blocks)
 	return string(b)
 }

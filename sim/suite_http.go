@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/client"
 )
 
 // Streamable HTTP scenarios, driven request by request.
@@ -158,11 +160,11 @@ func scenarioHTTPResume(e *Env) error {
 }
 
 func scenarioTaskSurvives(e *Env) error {
+	if !e.HTTP() || e.needModes(mcp.ModeStreaming) != nil {
+		return taskSurvivesAnswer(e)
+	}
 	tc, err := e.needStream()
 	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
 		return err
 	}
 	if err := e.needKnownArgs(tc, "a task that outlives its stream"); err != nil {
@@ -213,6 +215,47 @@ func scenarioTaskSurvives(e *Env) error {
 		json.Unmarshal(m.Result, &res)
 	}
 	e.Expect("TASK-SURVIVES-REQUEST", m.Error == nil && !res.IsError, "the task whose stream was closed ended with %s", describeAnswer(m))
+	return nil
+}
+
+// taskSurvivesAnswer is task-survives-stream for a server without SEP-1905
+// streaming, or over stdio: its CreateTaskResult answers the
+// task-augmented call, which ends the request that created the task (over
+// HTTP, its POST too) while the task works on. Nobody cancels the task,
+// so it must not end cancelled (a server that runs the task on the
+// request's context does: mark3labs/mcp-go#897).
+func taskSurvivesAnswer(e *Env) error {
+	tc, err := e.needTask()
+	if err != nil {
+		return err
+	}
+	s, err := e.Connect(&client.Options{NoModes: true})
+	if err != nil {
+		return err
+	}
+	created, err := e.createTask(s, tc, tc.argsFor(5, 60, -1))
+	if err != nil {
+		return err
+	}
+	if created.Status.IsTerminal() {
+		return e.Skip("the task was %s when its request was answered: nothing outlived the request", created.Status)
+	}
+	taskID := created.TaskID
+	// As in the streaming case: give the recorder the lead.
+	if err := e.wait(50 * time.Millisecond); err != nil {
+		return err
+	}
+	// tasks/result blocks until the task is terminal; tasks/get then
+	// says how it ended.
+	if _, err := s.Request(e.Ctx, mcp.MethodTasksResult, mcp.TaskResultParams{TaskID: taskID}); err != nil {
+		return err
+	}
+	task, err := s.GetTask(e.Ctx, taskID)
+	if err != nil {
+		return fmt.Errorf("tasks/get of task %s after its result: %w", taskID, err)
+	}
+	e.Expect("TASK-SURVIVES-REQUEST", task.Status != mcp.StatusCancelled,
+		"task %s ended cancelled (%q) after the request that created it was answered; nobody cancelled it", taskID, task.StatusMessage)
 	return nil
 }
 

@@ -46,7 +46,10 @@ fault layer); its traffic is recorded as a trace and judged by the rule
 catalog (docs/rules.md), together with the scenario's own assertions.
 
 Tools are picked from tools/list by their hints (execution.taskSupport,
-execution.streamPartial); --tool and --args override the choice. A scenario
+execution.streamPartial); a tool's required arguments are made from its
+input schema (default, enum, or the simplest value of the type), and a
+tool whose required arguments cannot be made is passed over; --tool and
+--args override the choice. A scenario
 that cannot apply (a capability the server does not declare, no suitable
 tool, an HTTP-only scenario against stdio) is SKIP with the reason, never
 PASS. --list prints the scenarios and the rules each exercises.
