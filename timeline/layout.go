@@ -157,7 +157,8 @@ func (r *Run) layout(id string) svgPicture {
 			order = append(order, l)
 			rows = append(rows, placed{lane: l, head: true})
 		}
-		if rec.Stream != "" && rec.Kind != traces.KindFault && !slices.Contains(l.streams, rec.Stream) {
+		// "conn" (an in-process connection's one stream) says nothing more.
+		if rec.Stream != "" && rec.Stream != "conn" && rec.Kind != traces.KindFault && !slices.Contains(l.streams, rec.Stream) {
 			l.streams = append(l.streams, rec.Stream)
 		}
 		l.last = len(rows)

@@ -231,7 +231,7 @@ var pageTemplate = template.Must(template.New("timeline").Parse(`{{define "page"
 .tl-run h2.tl-title { font-size: 1.15em; border-bottom: 1px solid #ddd; }
 .tl-legend, .tl-meta, .tl-summary, .tl-past { color: #555; font-size: 0.9em; }
 .tl-meta { font-family: ui-monospace, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
-.tl-note { color: #a40; font-size: 0.9em; }
+.tl-note { color: #333; font-size: 0.9em; margin: 0.2em 0; }
 .tl-past { color: #a40; }
 .tl-key-fault { color: #c60; font-weight: bold; }
 .tl-key-viol { background: rgba(220, 30, 30, 0.2); }

@@ -51,6 +51,8 @@ func simRunTimeline(res *sim.Result, title string) (*timeline.Run, error) {
 type simPick struct {
 	best  *sim.Result
 	score [4]int
+	// ignoreFailures picks by faults and recoveries alone (the demo).
+	ignoreFailures bool
 }
 
 func (p *simPick) offer(res *sim.Result) {
@@ -58,7 +60,7 @@ func (p *simPick) offer(res *sim.Result) {
 		return // a failure is kept already
 	}
 	var s [4]int
-	if res.Failed() {
+	if res.Failed() && !p.ignoreFailures {
 		s[0] = 1
 	}
 	for _, c := range res.Calls {
@@ -93,8 +95,12 @@ func (p *simPick) why() string {
 	case p.score[0] == 1:
 		return "the first run that failed a rule: " + strings.Join(p.best.FailedRules(), ", ")
 	}
-	return fmt.Sprintf("no run failed; this one had the most calls recovered after the faults (%d), then the most faults acting (%d kinds, %d decisions)",
-		p.score[1], p.score[2], p.score[3])
+	lead := "no run failed; this one had"
+	if p.ignoreFailures {
+		lead = "the run with"
+	}
+	return fmt.Sprintf("%s the most calls recovered after the faults (%d), then the most faults acting (%d kinds, %d decisions)",
+		lead, p.score[1], p.score[2], p.score[3])
 }
 
 // writeSimHTML writes the --html page of tasksim sim: the picked run.
