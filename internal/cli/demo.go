@@ -36,7 +36,7 @@ func NewCmdDemo(st *State) *cobra.Command {
 	simSeeds := demoSimSeeds
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server (~25 s)",
+		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server, then faults in the simulator (~40 s)",
 		Long: `Start the reference server (one child process on 127.0.0.1, shared by every
 mode; --in-process: inside this process) and compare four ways of getting a
 task's result on the same schedule, interleaved on that one server: polling
