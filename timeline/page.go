@@ -39,14 +39,8 @@ func execute(w io.Writer, name, title string, runs []*Run) error {
 		}
 		v.Runs = append(v.Runs, r.view(runID(r.Title, i)))
 	}
-	ew := &errWriter{w: w}
-	if err := pageTemplate.ExecuteTemplate(ew, name, v); err != nil {
-		if ew.err != nil {
-			return ew.err
-		}
-		return fmt.Errorf("timeline: %w", err)
-	}
-	return ew.err
+	// A template returns its writer's error as it is.
+	return pageTemplate.ExecuteTemplate(w, name, v)
 }
 
 // runID is a run's element id: unique on a page that embeds several
@@ -167,21 +161,6 @@ func (r *Run) view(id string) runView {
 	pass, fail, skip := r.Verdict.Counts()
 	v.Counts = fmt.Sprintf("%d rules: %d passed, %d failed, %d skipped", len(r.Verdict.Rules), pass, fail, skip)
 	return v
-}
-
-// errWriter keeps the first write error and drops later writes.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
 }
 
 var pageTemplate = template.Must(template.New("timeline").Parse(`{{define "page"}}<!DOCTYPE html>
