@@ -114,7 +114,7 @@ func (r *Run) view(id string) runView {
 		}
 	}
 	viol := violations(r.Verdict)
-	v.Summary = fmt.Sprintf("%d records, %d faults, %d records break a rule", r.total, faults+r.pastFaults, len(viol))
+	v.Summary = fmt.Sprintf("%s, %s, %s named by failed rules", count(int(r.total), "record"), count(faults+r.pastFaults, "fault"), count(len(viol), "record"))
 	if r.past > 0 {
 		var undrawn []uint64
 		for i := range viol {
@@ -126,7 +126,7 @@ func (r *Run) view(id string) runView {
 		v.Past = fmt.Sprintf("Only the first %d records are drawn: %d more from record %d on are not (%d faults among them",
 			len(r.records), r.past, r.firstPast, r.pastFaults)
 		if len(undrawn) > 0 {
-			v.Past += fmt.Sprintf(", and %d records a rule's finding names", len(undrawn))
+			v.Past += fmt.Sprintf(", and %s named by failed rules", count(len(undrawn), "record"))
 		}
 		v.Past += "). tasksim trace show lists every record."
 	}
@@ -161,6 +161,14 @@ func (r *Run) view(id string) runView {
 	pass, fail, skip := r.Verdict.Counts()
 	v.Counts = fmt.Sprintf("%d rules: %d passed, %d failed, %d skipped", len(r.Verdict.Rules), pass, fail, skip)
 	return v
+}
+
+// count is n things, "1 record", "2 records".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
 
 var pageTemplate = template.Must(template.New("timeline").Parse(`{{define "page"}}<!DOCTYPE html>

@@ -335,7 +335,7 @@ func TestBigTracesAreBounded(t *testing.T) {
 	if rows := strings.Count(page, `<g class="tl-row`); rows != DefaultMaxRecords {
 		t.Errorf("%d rows drawn, want %d", rows, DefaultMaxRecords)
 	}
-	want := fmt.Sprintf("Only the first %d records are drawn: %d more from record %d on are not (%d faults among them, and 1 records a rule&#39;s finding names)",
+	want := fmt.Sprintf("Only the first %d records are drawn: %d more from record %d on are not (%d faults among them, and 1 record named by failed rules)",
 		DefaultMaxRecords, n-DefaultMaxRecords, DefaultMaxRecords, 8)
 	if !strings.Contains(page, want) {
 		t.Errorf("the page does not say what it left out (%q)", want)
