@@ -123,8 +123,8 @@ func (r *Run) view(id string) runView {
 			}
 		}
 		slices.Sort(undrawn)
-		v.Past = fmt.Sprintf("Only the first %d records are drawn: %d more from record %d on are not (%d faults among them",
-			len(r.records), r.past, r.firstPast, r.pastFaults)
+		v.Past = fmt.Sprintf("Only the first %d records are drawn: %d more from record %d on are not (%s among them",
+			len(r.records), r.past, r.firstPast, count(r.pastFaults, "fault"))
 		if len(undrawn) > 0 {
 			v.Past += fmt.Sprintf(", and %s named by failed rules", count(len(undrawn), "record"))
 		}
