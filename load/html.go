@@ -9,19 +9,28 @@ import (
 	"time"
 )
 
+// HTMLSection is a part another command adds to the report (tasksim
+// demo adds the fault half's timeline): a title and its HTML, trusted
+// as it is, which must load nothing either.
+type HTMLSection struct {
+	Title string
+	HTML  template.HTML
+}
+
 // HTMLReporter writes r as one self-contained HTML page: the summary
 // table, plots drawn as inline SVG (the percentile distributions of time
 // to result and discovery delay per mode, time to result per interval,
 // requests and bytes per task), the configuration, the machine and the
 // warnings. It loads nothing: no scripts, stylesheets or images
 // from anywhere; the plots' font is embedded once. It returns an error for a histogram that does not decode
-// as well as for a failed write.
-func HTMLReporter(r *Result) Reporter {
+// as well as for a failed write. Sections come after the plots.
+func HTMLReporter(r *Result, sections ...HTMLSection) Reporter {
 	return func(w io.Writer) error {
 		page, err := newHTMLPage(r)
 		if err != nil {
 			return err
 		}
+		page.Sections = sections
 		ew := &errWriter{w: w}
 		if err := htmlTemplate.Execute(ew, page); err != nil {
 			if ew.err != nil {
@@ -45,6 +54,7 @@ type htmlPage struct {
 	Plots    []htmlPlot
 	Config   string
 	Machine  [][2]string
+	Sections []HTMLSection
 }
 
 type htmlPlot struct {
@@ -178,7 +188,9 @@ pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
 <figcaption>{{.Caption}}</figcaption>
 </figure>
 {{end}}</div>
-<h2>Machine</h2>
+{{range .Sections}}<h2>{{.Title}}</h2>
+{{.HTML}}
+{{end}}<h2>Machine</h2>
 <table class="kv">
 {{range .Machine}}{{if index . 1}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
 {{end}}{{end}}</table>

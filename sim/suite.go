@@ -66,6 +66,10 @@ type SuiteOptions struct {
 	TraceDir string
 	// Command is the command line written into each trace header.
 	Command []string
+	// Traced, when set, is called after each scenario, while its trace
+	// file (ScenarioResult.Trace, "" if none) is still there, kept or
+	// not (tasksim check --html draws it).
+	Traced func(*ScenarioResult)
 }
 
 // DefaultScenarioTimeout bounds one scenario when SuiteOptions.Timeout is 0.
@@ -256,6 +260,9 @@ func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteRes
 			return nil, ctx.Err()
 		}
 		r := runScenario(ctx, sc, target, &o, probe, tools, filepath.Join(dir, sc.Name+".trace"))
+		if o.Traced != nil {
+			o.Traced(r)
+		}
 		if r.Status != check.Fail && !keepAll {
 			os.Remove(r.Trace)
 			r.Trace = ""

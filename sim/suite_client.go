@@ -137,6 +137,9 @@ func RunClientSuite(ctx context.Context, target ClientTarget, opts *SuiteOptions
 			return nil, ctx.Err()
 		}
 		r := runClientScenario(ctx, sc, target, &o, filepath.Join(dir, sc.Name+".trace"))
+		if o.Traced != nil {
+			o.Traced(r)
+		}
 		if r.Status != check.Fail && !keepAll {
 			os.Remove(r.Trace)
 			r.Trace = ""

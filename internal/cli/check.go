@@ -31,6 +31,7 @@ type CheckOptions struct {
 	Traces    string
 	Timeout   time.Duration
 	List      bool
+	HTML      string
 }
 
 // NewCmdCheck builds tasksim check.
@@ -95,6 +96,7 @@ be reached or is not an MCP server.`,
 	f.StringVar(&o.Traces, "traces", "", "keep every scenario's trace in this directory (default: only failures', in a temporary directory)")
 	f.DurationVar(&o.Timeout, "timeout", sim.DefaultScenarioTimeout, "bound on one scenario")
 	f.BoolVar(&o.List, "list", false, "list the scenarios and the rules each exercises, and exit")
+	f.StringVar(&o.HTML, "html", "", "write the timeline of each scenario with a trace to this HTML file, its violations highlighted")
 	return cmd
 }
 
@@ -151,9 +153,10 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 	default:
 		return usagef("give --server URL, --server-cmd \"CMD ARGS\" or --client-cmd \"CMD ARGS\" (or --list)")
 	}
+	tl := &checkTimelines{path: o.HTML}
 	res, err := sim.RunSuite(ctx, target, &sim.SuiteOptions{
 		Scenarios: o.Scenarios, Skip: o.Skip, Tool: o.Tool, Args: args, Seed: o.Seed,
-		Timeout: o.Timeout, TraceDir: o.Traces, Command: append([]string{"tasksim"}, st.Args...),
+		Timeout: o.Timeout, TraceDir: o.Traces, Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(),
 	})
 	if err != nil {
 		if errors.Is(err, sim.ErrNoScenario) {
@@ -161,15 +164,18 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 		}
 		return err // unreachable, not MCP: exit 3
 	}
-	return reportCheck(st, o, res)
+	return reportCheck(st, o, res, tl)
 }
 
 // reportCheck writes the table, --json and --junit, and maps the verdict
 // to the exit code.
-func reportCheck(st *State, o *CheckOptions, res *sim.SuiteResult) error {
+func reportCheck(st *State, o *CheckOptions, res *sim.SuiteResult, tl *checkTimelines) error {
 	repro := reproCommand(o)
 	if err := writeCheckText(st.Stdout, res, repro); err != nil {
 		return fmt.Errorf("write: %w", err)
+	}
+	if err := tl.write(st, res); err != nil {
+		return err
 	}
 	if o.JSON != "" {
 		if err := writeOutput(st, o.JSON, func(w io.Writer) error { return writeCheckJSON(w, res, repro) }); err != nil {
@@ -470,9 +476,10 @@ func runCheckClient(ctx context.Context, st *State, o *CheckOptions) error {
 	if len(words) == 0 {
 		return usagef("--client-cmd is empty")
 	}
+	tl := &checkTimelines{path: o.HTML}
 	res, err := sim.RunClientSuite(ctx, sim.ClientTarget{Command: words, Stderr: io.Discard}, &sim.SuiteOptions{
 		Scenarios: o.Scenarios, Skip: o.Skip, Seed: o.Seed, Timeout: o.Timeout, TraceDir: o.Traces,
-		Command: append([]string{"tasksim"}, st.Args...),
+		Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(),
 	})
 	if err != nil {
 		if errors.Is(err, sim.ErrNoScenario) {
@@ -480,5 +487,5 @@ func runCheckClient(ctx context.Context, st *State, o *CheckOptions) error {
 		}
 		return err
 	}
-	return reportCheck(st, o, res)
+	return reportCheck(st, o, res, tl)
 }

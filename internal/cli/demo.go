@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -32,9 +33,10 @@ const (
 // NewCmdDemo builds tasksim demo.
 func NewCmdDemo(st *State) *cobra.Command {
 	o := &LoadOptions{}
+	simSeeds := demoSimSeeds
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server (~25 s)",
+		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server, then faults in the simulator (~40 s)",
 		Long: `Start the reference server (one child process on 127.0.0.1, shared by every
 mode; --in-process: inside this process) and compare four ways of getting a
 task's result on the same schedule, interleaved on that one server: polling
@@ -45,6 +47,13 @@ how long until the first content and the whole result, how late the client
 learns of the result (discovery delay), what it cost in requests, bytes and
 server CPU (the shared server's, per task over all modes, marked *). Write the
 same with plots to tasksim-demo.html (--html) and print its path.
+
+Then the fault half (not with --server): tasksim sim over 200 seeds (at most
+15 s; --sim-seeds), the reference client and server in one process under
+fault schedules drawn from every in-process fault, judged by the rule
+catalog. Print its summary and a verdict table per rule, and put the
+timeline of the run where the faults did most (calls recovered after them)
+in the report.
 
 It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 		Args: cobra.NoArgs,
@@ -61,6 +70,14 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 			}
 			o.Title = fmt.Sprintf("tasksim demo: %s, %g tasks/s each for %v (%s), %s",
 				strings.ReplaceAll(o.Modes, ",", ", "), o.Rate, o.Duration, what, target)
+			if simSeeds < 0 {
+				return usagef("--sim-seeds %d: want 0 (no fault half) or more", simSeeds)
+			}
+			if simSeeds > 0 && o.Server == "" {
+				o.After = func(ctx context.Context, w io.Writer) ([]load.HTMLSection, error) {
+					return demoFaults(ctx, w, simSeeds, demoSimBudget)
+				}
+			}
 			return runLoad(cmd.Context(), st, o)
 		},
 	}
@@ -81,6 +98,7 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 	f.StringVar(&o.JSON, "json", "", "also write the result as JSON to FILE")
 	f.StringVar(&o.Hlog, "hlog", "", "also write the HdrHistogram interval log to FILE")
 	f.StringVar(&o.HTML, "html", demoHTML, "write the HTML report to FILE (\"\": none)")
+	f.IntVar(&simSeeds, "sim-seeds", demoSimSeeds, "seeds of the fault half, run within 15 s (0: none; not with --server)")
 	return cmd
 }
 

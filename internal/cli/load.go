@@ -73,6 +73,10 @@ type LoadOptions struct {
 	Title string
 	// Summary, when set, prints lines after the table (tasksim demo).
 	Summary func(io.Writer, *load.Result) error
+	// After, when set, runs after a complete run's table and Summary,
+	// once the servers stopped (tasksim demo's fault half); its sections
+	// go into the HTML report.
+	After func(context.Context, io.Writer) ([]load.HTMLSection, error)
 }
 
 // NewCmdLoad builds tasksim load.
@@ -335,6 +339,12 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 			return fmt.Errorf("write summary: %w", err)
 		}
 	}
+	var sections []load.HTMLSection
+	if o.After != nil && runErr == nil {
+		if sections, err = o.After(ctx, tableOut); err != nil {
+			return err
+		}
+	}
 	if jsonOut != nil {
 		if err := load.JSONReporter(res)(jsonOut.w); err != nil {
 			return fmt.Errorf("write %s: %w", o.JSON, err)
@@ -349,7 +359,7 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		}
 	}
 	if htmlOut != nil {
-		if err := load.HTMLReporter(res)(htmlOut.w); err != nil {
+		if err := load.HTMLReporter(res, sections...)(htmlOut.w); err != nil {
 			return fmt.Errorf("write %s: %w", o.HTML, err)
 		}
 		if err := htmlOut.close(); err != nil {

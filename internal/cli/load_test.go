@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -143,17 +144,32 @@ func TestDemoInProcess(t *testing.T) {
 		t.Skip("a few seconds of load")
 	}
 	report := filepath.Join(t.TempDir(), "demo.html")
-	code, stdout, stderr := run(t, "", "demo", "--in-process", "--duration", "1s", "--rate", "10", "--html", report)
+	code, stdout, stderr := run(t, "", "demo", "--in-process", "--duration", "1s", "--rate", "10", "--html", report, "--sim-seeds", "4")
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"poll:1s", "poll:100ms", "sse", "partial", "theory P/2 = 500ms", "report: " + report} {
+	for _, want := range []string{"poll:1s", "poll:100ms", "sse", "partial", "theory P/2 = 500ms", "report: " + report,
+		"Faults: tasksim sim --seeds 4", "4 runs, ", "faults applied: ", "SIM-LIVENESS                 4", "timeline of seed "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}
 	}
 	if !strings.Contains(stderr, "tasksim demo:") {
 		t.Errorf("stderr:\n%s", stderr)
+	}
+	// The report embeds the timeline of the run the output names.
+	seed := regexp.MustCompile(`timeline of seed (\d+) in the report`).FindStringSubmatch(stdout)
+	page, err := os.ReadFile(report)
+	if seed == nil || err != nil {
+		t.Fatalf("no timeline named (%v):\n%s", err, stdout)
+	}
+	for _, want := range []string{"<h2>Faults: the simulator</h2>", `<h2 class="tl-title">tasksim sim --seed ` + seed[1] + `</h2>`, `<g class="tl-lane"`, `class="tl-arrow`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if code, _, stderr := run(t, "", "demo", "--sim-seeds", "-1"); code != ExitUsage || !strings.Contains(stderr, "--sim-seeds") {
+		t.Errorf("--sim-seeds -1: exit %d, %q", code, stderr)
 	}
 }
 

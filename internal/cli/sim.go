@@ -35,6 +35,7 @@ type SimOptions struct {
 	Corpus    string
 	Shrink    string
 	Trace     string
+	HTML      string
 }
 
 // NewCmdSim builds tasksim sim.
@@ -89,6 +90,7 @@ that is not a number, a schedule file that is not one, an unknown fault),
 	f.StringVar(&o.Corpus, "corpus", "", "re-run every *.json schedule in this directory (a regression corpus)")
 	f.StringVar(&o.Shrink, "shrink", "first", "which failures to shrink: first (of each rule), all, none (default none with --schedule, --corpus)")
 	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule)")
+	f.StringVar(&o.HTML, "html", "", "write the timeline of a run to this HTML file: the run, or of many the first failing (else the one where faults did most)")
 	return cmd
 }
 
@@ -130,6 +132,7 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	shrunkRules := map[string]bool{}
 	start := time.Now()
 	runOpts := &sim.RunOptions{Version: Version}
+	var pick simPick
 	for _, s := range schedules {
 		runOpts.Command = simCommand(s)
 		t0 := time.Now()
@@ -141,6 +144,9 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 			return fmt.Errorf("seed %d: %w", s.Seed, err)
 		}
 		sum.Add(res)
+		if o.HTML != "" {
+			pick.offer(res)
+		}
 		c := simCase{name: "seed " + strconv.FormatUint(s.Seed, 10), wall: time.Since(t0)}
 		if o.Trace != "" {
 			if err := writeOutput(st, o.Trace, func(w io.Writer) error { _, err := w.Write(res.Trace); return err }); err != nil {
@@ -168,6 +174,11 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	sum.Wall = time.Since(start)
 	if err := sum.WriteText(st.Stdout); err != nil {
 		return fmt.Errorf("write: %w", err)
+	}
+	if o.HTML != "" {
+		if err := writeSimHTML(st, o.HTML, &pick, len(schedules)); err != nil {
+			return err
+		}
 	}
 	if o.JSON != "" {
 		err := writeOutput(st, o.JSON, func(w io.Writer) error {

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/timeline"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -17,6 +18,7 @@ type TraceCheckOptions struct {
 	Rules []string
 	JSON  string
 	JUnit string
+	HTML  string
 }
 
 func newCmdTraceCheck(st *State) *cobra.Command {
@@ -43,6 +45,7 @@ unknown rule id), 3 an output could not be written.`,
 	cmd.Flags().StringSliceVar(&o.Rules, "rule", nil, "judge only these rule IDs (repeatable, or comma-separated)")
 	cmd.Flags().StringVar(&o.JSON, "json", "", "also write the verdicts as JSON to this file (- for stdout)")
 	cmd.Flags().StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this file: one testcase per trace and rule")
+	cmd.Flags().StringVar(&o.HTML, "html", "", "also write the timeline of each trace, its violations highlighted, to this HTML file")
 	return cmd
 }
 
@@ -63,9 +66,15 @@ func runTraceCheck(st *State, o *TraceCheckOptions, paths []string) error {
 		}
 	}
 	var all []checkedTrace
+	var runs []*timeline.Run
 	failed := 0
 	for _, path := range paths {
-		v, err := checkTraceFile(st, path, o.Rules)
+		var run *timeline.Run
+		if o.HTML != "" {
+			run = timeline.NewRun(path, nil)
+			runs = append(runs, run)
+		}
+		v, err := checkTraceFile(st, path, o.Rules, run)
 		if err != nil {
 			return err
 		}
@@ -86,6 +95,11 @@ func runTraceCheck(st *State, o *TraceCheckOptions, paths []string) error {
 		})
 		if err != nil {
 			return fmt.Errorf("--json %s: %w", o.JSON, err)
+		}
+	}
+	if o.HTML != "" {
+		if err := writeTimeline(st, o.HTML, "tasksim trace check "+strings.Join(paths, " "), runs); err != nil {
+			return err
 		}
 	}
 	if o.JUnit != "" {
@@ -111,13 +125,20 @@ func runTraceCheck(st *State, o *TraceCheckOptions, paths []string) error {
 	return nil
 }
 
-func checkTraceFile(st *State, path string, rules []string) (*check.Verdict, error) {
+// checkTraceFile judges the trace at path; run, when not nil, gets its
+// records, header and verdict for the --html page.
+func checkTraceFile(st *State, path string, rules []string, run *timeline.Run) (*check.Verdict, error) {
 	r, err := openTrace(st, path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	v, err := check.Check(r.Records(), &check.Options{Rules: rules})
+	records := r.Records()
+	if run != nil {
+		run.Header = r.Header()
+		records = run.Tee(records)
+	}
+	v, err := check.Check(records, &check.Options{Rules: rules})
 	if err != nil {
 		var c *traces.CorruptError
 		if errors.As(err, &c) {
@@ -127,6 +148,12 @@ func checkTraceFile(st *State, path string, rules []string) (*check.Verdict, err
 	}
 	if v.Cut != "" {
 		fmt.Fprintf(st.Stderr, "tasksim: warning: %s: %s; judged up to its last whole record\n", path, v.Cut)
+	}
+	if run != nil {
+		run.Verdict = v
+		if v.Cut != "" {
+			run.Notes = append(run.Notes, "the trace is cut ("+v.Cut+"): drawn and judged up to its last whole record")
+		}
 	}
 	return v, nil
 }
