@@ -21,7 +21,6 @@ import (
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
-	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -188,12 +187,7 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 	}
 	defer stopUp()
 	u, _ := url.Parse(upstream + streamhttp.DefaultPath)
-	proxy, err := recorder.NewProxy(u, w, nil)
-	if err != nil {
-		w.Close()
-		return fail("recorder: %v", err)
-	}
-	front, stopFront, err := serveLoopback(settled(proxy), proxy.ConnState)
+	front, _, stopFront, err := startRecordingProxy(u, w)
 	if err != nil {
 		w.Close()
 		return fail("recorder: %v", err)
@@ -203,7 +197,6 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 	stdout, runErr := runClient(ctx, target, clientURL, sc.Name)
 	cancel()
 	stopFront()
-	proxy.Close()
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("trace: %w", err)
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -224,26 +224,6 @@ func probeTarget(ctx context.Context, target Target, timeout time.Duration) (*pr
 	return p, nil
 }
 
-// requestSettle is how long the recording proxy holds each request
-// before it forwards it. The proxy records an answer just after it passed
-// to the client, so a client that sends its next request at once, on
-// another connection, could have that request recorded before the answer
-// that caused it; the checker would then see a task id used before it was
-// given out. The hold gives the recording the lead.
-const requestSettle = 3 * time.Millisecond
-
-func settled(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t := time.NewTimer(requestSettle)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
 // runScenario runs sc with a fresh recorder writing to tracePath.
 func runScenario(parent context.Context, sc *Scenario, target Target, o *SuiteOptions, probe *probeInfo, tools toolset, tracePath string) *ScenarioResult {
 	start := time.Now()
@@ -270,30 +250,17 @@ func runScenario(parent context.Context, sc *Scenario, target Target, o *SuiteOp
 	var stopProxy func()
 	if target.HTTP() {
 		u, _ := url.Parse(target.URL)
-		proxy, err := recorder.NewProxy(u, w, nil)
-		if err == nil {
-			var ln net.Listener
-			ln, err = net.Listen("tcp", "127.0.0.1:0")
-			if err == nil {
-				hs := &http.Server{Handler: settled(proxy), ConnState: proxy.ConnState, ReadHeaderTimeout: 10 * time.Second}
-				done := make(chan struct{})
-				go func() { defer close(done); hs.Serve(ln) }()
-				stopProxy = func() {
-					hs.Close()
-					<-done
-					proxy.Close()
-				}
-				pu := *u
-				pu.Scheme, pu.Host = "http", ln.Addr().String()
-				e.httpURL = pu.String()
-				e.pipe = proxy.Pipeline()
-			}
-		}
+		base, proxy, stop, err := startRecordingProxy(u, w)
 		if err != nil {
 			w.Close()
 			r.Status, r.Why = check.Fail, fmt.Sprintf("recorder: %v", err)
 			return r
 		}
+		stopProxy = stop
+		pu := *u
+		pu.Scheme, pu.Host = "http", strings.TrimPrefix(base, "http://")
+		e.httpURL = pu.String()
+		e.pipe = proxy.Pipeline()
 	} else {
 		e.pipe = recorder.NewPipeline(w, nil)
 		stopProxy = func() { e.pipe.Close() }
