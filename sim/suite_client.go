@@ -21,28 +21,44 @@ import (
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
+	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 
 // ClientTarget is a client under test: a command run once per scenario
 // with the scripted server's URL as its last argument and in
-// TASKSIM_SERVER_URL, the scenario's name in TASKSIM_SCENARIO; or, for
+// TASKSIM_SERVER_URL, the scenario's name in TASKSIM_SCENARIO; with
+// Stdio, a command line that starts the scripted server as a stdio
+// server instead, as the last argument and in TASKSIM_SERVER_CMD. Or, for
 // tests, a function doing the same in-process.
 type ClientTarget struct {
 	Command []string
-	// Run replaces Command: it runs the client against url and returns
-	// what it printed on stdout.
-	Run func(ctx context.Context, url, scenario string) (stdout string, err error)
+	// Stdio runs the client scenarios over stdio: the client starts the
+	// scripted server as a stdio server, with RelayCommand(spec).
+	Stdio bool
+	// RelayCommand returns the command line (shell words) of a relay to
+	// spec, `tasksim check --stdio-relay SPEC`: a process whose stdin and
+	// stdout are the scripted server's (suite_relay.go). Needed with Stdio
+	// and Command.
+	RelayCommand func(spec string) string
+	// Run replaces Command: it runs the client against server (the URL;
+	// with Stdio, the relay spec, to pass to DialRelay) and returns what
+	// it printed on stdout.
+	Run func(ctx context.Context, server, scenario string) (stdout string, err error)
 	// Stderr receives the command's stderr; nil discards it.
 	Stderr io.Writer
 }
 
 func (t ClientTarget) String() string {
+	s := "in-process client"
 	if len(t.Command) > 0 {
-		return strings.Join(t.Command, " ")
+		s = strings.Join(t.Command, " ")
 	}
-	return "in-process client"
+	if t.Stdio {
+		s += " (stdio)"
+	}
+	return s
 }
 
 // ClientScenario is one scripted-server scenario: the reference server,
@@ -53,6 +69,8 @@ type ClientScenario struct {
 	Server        server.Options
 	HTTP          streamhttp.Options
 	Misbehave     Misbehavior
+	// HTTPOnly scenarios are SKIP over stdio.
+	HTTPOnly bool
 }
 
 // Misbehavior is what the scripted server does to the SSE events of the
@@ -76,7 +94,7 @@ func ClientScenarios() []*ClientScenario {
 		{Name: "client-gap", Summary: "the event carrying segment 2 is lost (SEP-1905 scenario 7): the client fills the gap",
 			Rules: []string{"CLIENT-RESUME", "CLIENT-DEDUP"}, Misbehave: Misbehavior{DropSeqNr: 2}},
 		{Name: "client-cut-stream", Summary: "the POST stream is cut after 2 events, retry 300ms: the client waits, resumes and loses nothing",
-			Rules: []string{"CLIENT-RESUME", "CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"}, HTTP: streamhttp.Options{Retry: 300 * time.Millisecond}, Misbehave: Misbehavior{CutAfter: 2}},
+			Rules: []string{"CLIENT-RESUME", "CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"}, HTTP: streamhttp.Options{Retry: 300 * time.Millisecond}, Misbehave: Misbehavior{CutAfter: 2}, HTTPOnly: true},
 		{Name: "client-poll-interval", Summary: "a server in task mode only, without status notifications, pollInterval 200ms: the client polls no faster",
 			Rules:  []string{"CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"},
 			Server: server.Options{Modes: []mcp.ResponseMode{mcp.ModeTask}, NoPartial: true, NoStatusNotifications: true, PollInterval: 200 * time.Millisecond}},
@@ -167,6 +185,11 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 		}
 		return r
 	}
+	if sc.HTTPOnly && target.Stdio {
+		r.Status, r.Why, r.Trace = check.Skip, "Streamable HTTP only: a stdio session has one stream, which cannot be cut and resumed", ""
+		r.Rules = skipped(sc.Rules, r.Why)
+		return r
+	}
 	h := traces.Header{Command: o.Command, Seed: o.Seed, Labels: []traces.Label{{Key: "scenario", Value: sc.Name}, {Key: "client", Value: target.String()}}}
 	w, err := traces.Create(tracePath, h, nil)
 	if err != nil {
@@ -175,28 +198,49 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 	}
 	// The scripted server: the reference server behind Streamable HTTP,
 	// misbehaving on the wire, behind the recording proxy the client
-	// talks to.
+	// talks to; or over stdio, misbehaving on the lines it sends and
+	// recording them, through the relay the client starts.
 	srvOpts := sc.Server
 	srv := server.New(&srvOpts)
 	defer srv.Close()
-	httpOpts := sc.HTTP
-	upstream, stopUp, err := serveLoopback(misbehave(streamhttp.NewHandler(srv, &httpOpts), sc.Misbehave), nil)
-	if err != nil {
-		w.Close()
-		return fail("scripted server: %v", err)
-	}
-	defer stopUp()
-	u, _ := url.Parse(upstream + streamhttp.DefaultPath)
-	front, _, stopFront, err := startRecordingProxy(u, w)
-	if err != nil {
-		w.Close()
-		return fail("recorder: %v", err)
-	}
-	clientURL := front + streamhttp.DefaultPath
 	ctx, cancel := context.WithTimeout(parent, o.Timeout)
-	stdout, runErr := runClient(ctx, target, clientURL, sc.Name)
-	cancel()
-	stopFront()
+	defer cancel()
+	var (
+		stdout string
+		runErr error
+	)
+	if target.Stdio {
+		p := recorder.NewPipeline(w, nil)
+		spec, stop, err := serveStdioScripted(ctx, srv, sc.Misbehave, p)
+		if err != nil {
+			p.Close()
+			w.Close()
+			return fail("scripted server: %v", err)
+		}
+		stdout, runErr = runClient(ctx, target, spec, sc.Name)
+		cancel()
+		stop()
+		if err := p.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("trace: %w", err)
+		}
+	} else {
+		httpOpts := sc.HTTP
+		upstream, stopUp, err := serveLoopback(misbehave(streamhttp.NewHandler(srv, &httpOpts), sc.Misbehave), nil)
+		if err != nil {
+			w.Close()
+			return fail("scripted server: %v", err)
+		}
+		defer stopUp()
+		u, _ := url.Parse(upstream + streamhttp.DefaultPath)
+		front, _, stopFront, err := startRecordingProxy(u, w)
+		if err != nil {
+			w.Close()
+			return fail("recorder: %v", err)
+		}
+		stdout, runErr = runClient(ctx, target, front+streamhttp.DefaultPath, sc.Name)
+		cancel()
+		stopFront()
+	}
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("trace: %w", err)
 	}
@@ -248,17 +292,25 @@ func abbrev(s string) string {
 	return s
 }
 
-// runClient runs the client under test against url.
-func runClient(ctx context.Context, target ClientTarget, url, scenario string) (string, error) {
+// runClient runs the client under test against server: the scripted
+// server's URL, or with target.Stdio the relay spec.
+func runClient(ctx context.Context, target ClientTarget, server, scenario string) (string, error) {
 	if target.Run != nil {
-		return target.Run(ctx, url, scenario)
+		return target.Run(ctx, server, scenario)
 	}
 	if len(target.Command) == 0 {
 		return "", errors.New("no client command")
 	}
-	args := append(slices.Clone(target.Command[1:]), url)
+	env := "TASKSIM_SERVER_URL="
+	if target.Stdio {
+		if target.RelayCommand == nil {
+			return "", errors.New("no relay command to give a stdio client")
+		}
+		server, env = target.RelayCommand(server), "TASKSIM_SERVER_CMD="
+	}
+	args := append(slices.Clone(target.Command[1:]), server)
 	cmd := exec.CommandContext(ctx, target.Command[0], args...)
-	cmd.Env = append(os.Environ(), "TASKSIM_SERVER_URL="+url, "TASKSIM_SCENARIO="+scenario)
+	cmd.Env = append(os.Environ(), env+server, "TASKSIM_SCENARIO="+scenario)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	stderr := target.Stderr

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/sim"
 	"github.com/tasksim/tasksim/sim/check"
 )
@@ -57,8 +58,10 @@ func TestCheckList(t *testing.T) {
 	}
 }
 
-// TestCheckReferencePeers: the tasksim binary's own server over stdio and
-// its own client (tasksim call) pass every scenario, and the reports parse.
+// TestCheckReferencePeers: the reference server (over Streamable HTTP, and
+// the tasksim binary's own over stdio) and the reference client (tasksim
+// call, over HTTP and over stdio) pass every scenario, and the reports
+// parse.
 func TestCheckReferencePeers(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -84,9 +87,41 @@ func TestCheckReferencePeers(t *testing.T) {
 	if b, err = os.ReadFile(js); err != nil || json.Unmarshal(b, &doc) != nil || doc.Schema != "tasksim.check/v1" || len(doc.Scenarios) == 0 {
 		t.Errorf("json: %v %+v", err, doc)
 	}
-	code, stdout, stderr = run(t, "", "check", "--client-cmd", exe+` call --tool slow_text --args '{"chunks":5,"intervalMs":40}' --mode streaming --server`)
-	if code != 0 {
-		t.Fatalf("--client-cmd: exit %d\n%s\n%s", code, stdout, stderr)
+	url, _ := refserver.Start(t, nil)
+	if code, stdout, stderr = run(t, "", "check", "--server", url); code != 0 || strings.Contains(stdout, "\nSKIP ") {
+		t.Errorf("--server: exit %d (want 0, no scenario skipped)\n%s\n%s", code, stdout, stderr)
+	}
+	// 5 chunks 80ms apart outlast two pollIntervals (200ms) of
+	// client-poll-interval: the client polls, and is judged on it.
+	call := exe + ` call --tool slow_text --args '{"chunks":5,"intervalMs":80}' --mode streaming`
+	for _, tc := range []struct {
+		transport, flag string
+		skips           int
+	}{{"http", "--server", 0}, {"stdio", "--server-cmd", 1}} {
+		code, stdout, stderr = run(t, "", "check", "--client-transport", tc.transport, "--client-cmd", call+" "+tc.flag, "--json", js)
+		if code != 0 {
+			t.Errorf("--client-cmd over %s: exit %d\n%s\n%s", tc.transport, code, stdout, stderr)
+			continue
+		}
+		var res sim.SuiteResult
+		if b, err = os.ReadFile(js); err != nil || json.Unmarshal(b, &res) != nil {
+			t.Fatalf("json: %v\n%s", err, b)
+		}
+		skips := 0
+		for _, r := range res.Scenarios {
+			if r.Status == check.Skip {
+				skips++
+				continue
+			}
+			for _, o := range r.Rules {
+				if o.Status != check.Pass {
+					t.Errorf("--client-cmd over %s: %s: rule %s %s (%s)", tc.transport, r.Name, o.ID, o.Status, o.Why)
+				}
+			}
+		}
+		if skips != tc.skips {
+			t.Errorf("--client-cmd over %s: %d scenarios skipped, want %d\n%s", tc.transport, skips, tc.skips, stdout)
+		}
 	}
 }
 
