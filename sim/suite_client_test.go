@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
@@ -112,16 +113,42 @@ func TestClientSuitePlantedBugs(t *testing.T) {
 	}
 }
 
-// TestClientSuiteNeverConnects: a client that never connects fails every
-// scenario with that reason, never passes.
+// TestClientSuiteNeverConnects: a client that does not start, or starts
+// and never connects, fails every scenario with that reason, never passes,
+// over HTTP and over stdio.
 func TestClientSuiteNeverConnects(t *testing.T) {
-	res, err := RunClientSuite(context.Background(), ClientTarget{Command: []string{"true"}}, nil)
-	if err != nil {
-		t.Fatal(err)
+	relay := func(spec string) string { return "relay " + spec }
+	cases := []struct {
+		name    string
+		target  ClientTarget
+		timeout time.Duration
+		want    []string
+	}{
+		{"exits at once", ClientTarget{Command: []string{"true"}}, 0, []string{"never connected"}},
+		{"not found", ClientTarget{Command: []string{"/nonexistent/tasksim-no-such-client"}}, 0, []string{"never connected", "no such file"}},
+		{"hangs", ClientTarget{Command: []string{"sh", "-c", "exec sleep 60", "sh"}}, 200 * time.Millisecond, []string{"never connected", "did not finish in time"}},
+		{"stdio: exits at once", ClientTarget{Command: []string{"true"}, Stdio: true, RelayCommand: relay}, 0, []string{"never connected"}},
+		{"stdio: not found", ClientTarget{Command: []string{"/nonexistent/tasksim-no-such-client"}, Stdio: true, RelayCommand: relay}, 0, []string{"never connected", "no such file"}},
 	}
-	for _, r := range res.Scenarios {
-		if r.Status != check.Fail || !strings.Contains(r.Why, "never connected") {
-			t.Errorf("%s: %s %q, want FAIL: never connected", r.Name, r.Status, r.Why)
-		}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := RunClientSuite(context.Background(), tc.target, &SuiteOptions{Timeout: tc.timeout})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range res.Scenarios {
+				if r.Status == check.Skip && tc.target.Stdio {
+					continue // HTTP only
+				}
+				if r.Status != check.Fail {
+					t.Errorf("%s: %s %q, want FAIL", r.Name, r.Status, r.Why)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(r.Why, w) {
+						t.Errorf("%s: %q does not say %q", r.Name, r.Why, w)
+					}
+				}
+			}
+		})
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/url"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -206,7 +208,13 @@ func probeTarget(ctx context.Context, target Target, timeout time.Duration) (*pr
 	s, err := client.New(nil).Connect(ctx, t)
 	if err != nil {
 		var op *net.OpError
+		var pe *fs.PathError
+		var ee *exec.Error
 		switch {
+		case errors.As(err, &ee):
+			return nil, fmt.Errorf("%w %s: cannot start it: %v", ErrUnreachable, target, ee)
+		case errors.As(err, &pe) && pe.Op == "fork/exec":
+			return nil, fmt.Errorf("%w %s: cannot start it: %v", ErrUnreachable, target, pe)
 		case errors.As(err, &op):
 			return nil, fmt.Errorf("%w %s: %v", ErrUnreachable, target, err)
 		case ctx.Err() != nil:

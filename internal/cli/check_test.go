@@ -26,7 +26,13 @@ func TestCheckBadInput(t *testing.T) {
 		{"unknown scenario", []string{"check", "--server", "http://127.0.0.1:1/mcp", "--scenario", "nope"}, ExitUsage, "no such scenario"},
 		{"unreachable", []string{"check", "--server", "http://127.0.0.1:1/mcp"}, ExitRuntime, "cannot reach"},
 		{"not MCP", []string{"check", "--server-cmd", "true"}, ExitRuntime, "not an MCP server"},
+		{"server command not found", []string{"check", "--server-cmd", "/nonexistent/tasksim-no-such-server --stdio"}, ExitRuntime, "cannot start it"},
+		{"server command not on PATH", []string{"check", "--server-cmd", "tasksim-no-such-server --stdio"}, ExitRuntime, "cannot start it"},
 		{"no target", []string{"check"}, ExitUsage, "--server"},
+		{"unknown client scenario", []string{"check", "--client-cmd", "true", "--scenario", "nope"}, ExitUsage, "no such scenario"},
+		{"bad client transport", []string{"check", "--client-cmd", "true", "--client-transport", "pigeon"}, ExitUsage, "want http or stdio"},
+		{"client transport without client", []string{"check", "--server", "http://127.0.0.1:1/mcp", "--client-transport", "stdio"}, ExitUsage, "--client-cmd"},
+		{"bad relay spec", []string{"check", "--stdio-relay", "nowhere"}, ExitUsage, "HOST:PORT/TOKEN"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,6 +54,17 @@ func TestCheckNotMCP(t *testing.T) {
 	code, _, stderr := run(t, "", "check", "--server", hs.URL+"/mcp")
 	if code != ExitRuntime || !strings.Contains(stderr, "not an MCP server") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 		t.Errorf("exit %d, stderr %q; want exit 3 and one line saying not an MCP server", code, stderr)
+	}
+}
+
+// TestCheckClientNotFound: a client command that cannot start fails every
+// scenario (exit 1) with that reason, over HTTP and over stdio.
+func TestCheckClientNotFound(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		code, stdout, _ := run(t, "", "check", "--client-transport", transport, "--client-cmd", "/nonexistent/tasksim-no-such-client --server")
+		if code != ExitFindings || !strings.Contains(stdout, "never connected") || !strings.Contains(stdout, "no such file") || strings.Contains(stdout, "\nPASS ") {
+			t.Errorf("%s: exit %d, want 1, every scenario failed as never connected:\n%s", transport, code, stdout)
+		}
 	}
 }
 
