@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -124,48 +123,21 @@ func SelectClient(patterns, skip []string) ([]*ClientScenario, error) {
 
 // RunClientSuite runs the client scenarios opts select against target.
 func RunClientSuite(ctx context.Context, target ClientTarget, opts *SuiteOptions) (*SuiteResult, error) {
-	var o SuiteOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.Seed == 0 {
-		o.Seed = DefaultSeed
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultScenarioTimeout
-	}
+	o := opts.withDefaults()
 	selected, err := SelectClient(o.Scenarios, o.Skip)
 	if err != nil {
 		return nil, err
 	}
-	dir, keepAll := o.TraceDir, true
-	if dir == "" {
-		keepAll = false
-		if dir, err = os.MkdirTemp("", "tasksim-check-"); err != nil {
-			return nil, fmt.Errorf("traces: %w", err)
-		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--traces %s: %w", dir, err)
-	}
 	res := &SuiteResult{Target: target.String(), Seed: o.Seed}
-	kept := 0
-	for _, sc := range selected {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		r := runClientScenario(ctx, sc, target, &o, filepath.Join(dir, sc.Name+".trace"))
-		if r.Status != check.Fail && !keepAll {
-			os.Remove(r.Trace)
-			r.Trace = ""
-		} else {
-			kept++
-		}
-		res.Scenarios = append(res.Scenarios, r)
+	names := make([]string, len(selected))
+	for i, sc := range selected {
+		names[i] = sc.Name
 	}
-	if kept == 0 && !keepAll {
-		os.Remove(dir)
-	} else {
-		res.TraceDir = dir
+	err = runEach(ctx, &o, res, names, func(i int, tracePath string) *ScenarioResult {
+		return runClientScenario(ctx, selected[i], target, &o, tracePath)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }

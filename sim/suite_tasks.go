@@ -14,11 +14,7 @@ import (
 // invalid params.
 
 func scenarioLifecycle(e *Env) error {
-	tc, err := e.needTask()
-	if err != nil {
-		return err
-	}
-	s, err := e.Connect(&client.Options{NoModes: true})
+	tc, s, err := e.setup(needs{task: true}, &client.Options{NoModes: true})
 	if err != nil {
 		return err
 	}
@@ -82,11 +78,7 @@ func scenarioLifecycle(e *Env) error {
 }
 
 func scenarioTTL(e *Env) error {
-	tc, err := e.needTask()
-	if err != nil {
-		return err
-	}
-	s, err := e.Connect(&client.Options{NoModes: true})
+	tc, s, err := e.setup(needs{task: true}, &client.Options{NoModes: true})
 	if err != nil {
 		return err
 	}
@@ -130,11 +122,7 @@ func (e *Env) expectGone(s *client.Session, taskID string) error {
 }
 
 func scenarioIsolation(e *Env) error {
-	tc, err := e.needTask()
-	if err != nil {
-		return err
-	}
-	a, err := e.Connect(&client.Options{NoModes: true})
+	tc, a, err := e.setup(needs{task: true}, &client.Options{NoModes: true})
 	if err != nil {
 		return err
 	}
@@ -165,11 +153,7 @@ func scenarioIsolation(e *Env) error {
 }
 
 func scenarioIDEntropy(e *Env) error {
-	tc, err := e.needTask()
-	if err != nil {
-		return err
-	}
-	s, err := e.Connect(&client.Options{NoModes: true})
+	tc, s, err := e.setup(needs{task: true}, &client.Options{NoModes: true})
 	if err != nil {
 		return err
 	}
@@ -186,14 +170,7 @@ func scenarioIDEntropy(e *Env) error {
 }
 
 func scenarioInvalidParams(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
-		return err
-	}
-	s, err := e.Connect(nil)
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}}, nil)
 	if err != nil {
 		return err
 	}
