@@ -473,7 +473,11 @@ func listScenarios(st *State, o *CheckOptions) error {
 			return &UsageError{Err: err}
 		}
 		for _, sc := range selected {
-			fmt.Fprintf(st.Stdout, "%-26s %s (--client-cmd)\n  rules: %s\n", sc.Name, sc.Summary, strings.Join(sc.Rules, ", "))
+			http := ""
+			if sc.HTTPOnly {
+				http = ", HTTP only"
+			}
+			fmt.Fprintf(st.Stdout, "%-26s %s (--client-cmd%s)\n  rules: %s\n", sc.Name, sc.Summary, http, strings.Join(sc.Rules, ", "))
 		}
 	}
 	return nil
