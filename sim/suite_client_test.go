@@ -13,6 +13,7 @@ import (
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/sim/check"
+	"go.uber.org/goleak"
 )
 
 // inProcessClient is the reference client as a client under test, with
@@ -151,4 +152,14 @@ func TestClientSuiteNeverConnects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestClientSuiteStdioLeavesNoGoroutines: the stdio endpoint, its relay
+// connections and the scripted server's sessions all end with the suite.
+func TestClientSuiteStdioLeavesNoGoroutines(t *testing.T) {
+	before := goleak.IgnoreCurrent()
+	if _, err := RunClientSuite(context.Background(), inProcessClient(client.Bugs{}, true), &SuiteOptions{TraceDir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	goleak.VerifyNone(t, before)
 }
