@@ -220,11 +220,8 @@ func Select(catalog []*Scenario, patterns, skip []string) ([]*Scenario, error) {
 	return out, nil
 }
 
-// RunSuite runs the server scenarios that opts select against target, one
-// after the other, each on fresh sessions. It first probes the target
-// (initialize, tools/list): a target that cannot be reached or is not an
-// MCP server is an error wrapping ErrUnreachable, and nothing runs.
-func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteResult, error) {
+// withDefaults returns opts with the zero fields set to their defaults.
+func (opts *SuiteOptions) withDefaults() SuiteOptions {
 	var o SuiteOptions
 	if opts != nil {
 		o = *opts
@@ -235,6 +232,15 @@ func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteRes
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultScenarioTimeout
 	}
+	return o
+}
+
+// RunSuite runs the server scenarios that opts select against target, one
+// after the other, each on fresh sessions. It first probes the target
+// (initialize, tools/list): a target that cannot be reached or is not an
+// MCP server is an error wrapping ErrUnreachable, and nothing runs.
+func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteResult, error) {
+	o := opts.withDefaults()
 	selected, err := Select(ServerScenarios(), o.Scenarios, o.Skip)
 	if err != nil {
 		return nil, err
@@ -243,28 +249,49 @@ func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteRes
 	if err != nil {
 		return nil, err
 	}
+	tools := pickTools(probe, o.Tool, o.Args)
+	res := &SuiteResult{Target: target.String(), Seed: o.Seed, Tool: tools.stream.name}
+	names := make([]string, len(selected))
+	for i, sc := range selected {
+		names[i] = sc.Name
+	}
+	err = runEach(ctx, &o, res, names, func(i int, tracePath string) *ScenarioResult {
+		return runScenario(ctx, selected[i], target, &o, probe, tools, tracePath)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runEach runs the scenarios named, one after the other, into res: each
+// writes its trace to DIR/NAME.trace, DIR being o.TraceDir or, when that
+// is "", a temporary directory that keeps only the traces of failed
+// scenarios (and is removed if there are none).
+func runEach(ctx context.Context, o *SuiteOptions, res *SuiteResult, names []string, run func(i int, tracePath string) *ScenarioResult) error {
 	dir, keepAll := o.TraceDir, true
 	if dir == "" {
 		keepAll = false
+		var err error
 		if dir, err = os.MkdirTemp("", "tasksim-check-"); err != nil {
-			return nil, fmt.Errorf("traces: %w", err)
+			return fmt.Errorf("traces: %w", err)
 		}
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--traces %s: %w", dir, err)
+		return fmt.Errorf("--traces %s: %w", dir, err)
 	}
-	tools := pickTools(probe, o.Tool, o.Args)
-	res := &SuiteResult{Target: target.String(), Seed: o.Seed, Tool: tools.stream.name}
 	kept := 0
-	for _, sc := range selected {
+	for i, name := range names {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
-		r := runScenario(ctx, sc, target, &o, probe, tools, filepath.Join(dir, sc.Name+".trace"))
+		r := run(i, filepath.Join(dir, name+".trace"))
 		if o.Traced != nil {
 			o.Traced(r)
 		}
 		if r.Status != check.Fail && !keepAll {
-			os.Remove(r.Trace)
+			if r.Trace != "" {
+				os.Remove(r.Trace)
+			}
 			r.Trace = ""
 		} else {
 			kept++
@@ -276,5 +303,5 @@ func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteRes
 	} else {
 		res.TraceDir = dir
 	}
-	return res, nil
+	return nil
 }

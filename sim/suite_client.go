@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -28,22 +27,37 @@ import (
 
 // ClientTarget is a client under test: a command run once per scenario
 // with the scripted server's URL as its last argument and in
-// TASKSIM_SERVER_URL, the scenario's name in TASKSIM_SCENARIO; or, for
+// TASKSIM_SERVER_URL, the scenario's name in TASKSIM_SCENARIO; with
+// Stdio, a command line that starts the scripted server as a stdio
+// server instead, as the last argument and in TASKSIM_SERVER_CMD. Or, for
 // tests, a function doing the same in-process.
 type ClientTarget struct {
 	Command []string
-	// Run replaces Command: it runs the client against url and returns
-	// what it printed on stdout.
-	Run func(ctx context.Context, url, scenario string) (stdout string, err error)
+	// Stdio runs the client scenarios over stdio: the client starts the
+	// scripted server as a stdio server, with RelayCommand(spec).
+	Stdio bool
+	// RelayCommand returns the command line (shell words) of a relay to
+	// spec, `tasksim check --stdio-relay SPEC`: a process whose stdin and
+	// stdout are the scripted server's (suite_relay.go). Needed with Stdio
+	// and Command.
+	RelayCommand func(spec string) string
+	// Run replaces Command: it runs the client against server (the URL;
+	// with Stdio, the relay spec, to pass to DialRelay) and returns what
+	// it printed on stdout.
+	Run func(ctx context.Context, server, scenario string) (stdout string, err error)
 	// Stderr receives the command's stderr; nil discards it.
 	Stderr io.Writer
 }
 
 func (t ClientTarget) String() string {
+	s := "in-process client"
 	if len(t.Command) > 0 {
-		return strings.Join(t.Command, " ")
+		s = strings.Join(t.Command, " ")
 	}
-	return "in-process client"
+	if t.Stdio {
+		s += " (stdio)"
+	}
+	return s
 }
 
 // ClientScenario is one scripted-server scenario: the reference server,
@@ -54,6 +68,8 @@ type ClientScenario struct {
 	Server        server.Options
 	HTTP          streamhttp.Options
 	Misbehave     Misbehavior
+	// HTTPOnly scenarios are SKIP over stdio.
+	HTTPOnly bool
 }
 
 // Misbehavior is what the scripted server does to the SSE events of the
@@ -77,7 +93,7 @@ func ClientScenarios() []*ClientScenario {
 		{Name: "client-gap", Summary: "the event carrying segment 2 is lost (SEP-1905 scenario 7): the client fills the gap",
 			Rules: []string{"CLIENT-RESUME", "CLIENT-DEDUP"}, Misbehave: Misbehavior{DropSeqNr: 2}},
 		{Name: "client-cut-stream", Summary: "the POST stream is cut after 2 events, retry 300ms: the client waits, resumes and loses nothing",
-			Rules: []string{"CLIENT-RESUME", "CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"}, HTTP: streamhttp.Options{Retry: 300 * time.Millisecond}, Misbehave: Misbehavior{CutAfter: 2}},
+			Rules: []string{"CLIENT-RESUME", "CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"}, HTTP: streamhttp.Options{Retry: 300 * time.Millisecond}, Misbehave: Misbehavior{CutAfter: 2}, HTTPOnly: true},
 		{Name: "client-poll-interval", Summary: "a server in task mode only, without status notifications, pollInterval 200ms: the client polls no faster",
 			Rules:  []string{"CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"},
 			Server: server.Options{Modes: []mcp.ResponseMode{mcp.ModeTask}, NoPartial: true, NoStatusNotifications: true, PollInterval: 200 * time.Millisecond}},
@@ -107,51 +123,21 @@ func SelectClient(patterns, skip []string) ([]*ClientScenario, error) {
 
 // RunClientSuite runs the client scenarios opts select against target.
 func RunClientSuite(ctx context.Context, target ClientTarget, opts *SuiteOptions) (*SuiteResult, error) {
-	var o SuiteOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.Seed == 0 {
-		o.Seed = DefaultSeed
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultScenarioTimeout
-	}
+	o := opts.withDefaults()
 	selected, err := SelectClient(o.Scenarios, o.Skip)
 	if err != nil {
 		return nil, err
 	}
-	dir, keepAll := o.TraceDir, true
-	if dir == "" {
-		keepAll = false
-		if dir, err = os.MkdirTemp("", "tasksim-check-"); err != nil {
-			return nil, fmt.Errorf("traces: %w", err)
-		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--traces %s: %w", dir, err)
-	}
 	res := &SuiteResult{Target: target.String(), Seed: o.Seed}
-	kept := 0
-	for _, sc := range selected {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		r := runClientScenario(ctx, sc, target, &o, filepath.Join(dir, sc.Name+".trace"))
-		if o.Traced != nil {
-			o.Traced(r)
-		}
-		if r.Status != check.Fail && !keepAll {
-			os.Remove(r.Trace)
-			r.Trace = ""
-		} else {
-			kept++
-		}
-		res.Scenarios = append(res.Scenarios, r)
+	names := make([]string, len(selected))
+	for i, sc := range selected {
+		names[i] = sc.Name
 	}
-	if kept == 0 && !keepAll {
-		os.Remove(dir)
-	} else {
-		res.TraceDir = dir
+	err = runEach(ctx, &o, res, names, func(i int, tracePath string) *ScenarioResult {
+		return runClientScenario(ctx, selected[i], target, &o, tracePath)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -171,6 +157,11 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 		}
 		return r
 	}
+	if sc.HTTPOnly && target.Stdio {
+		r.Status, r.Why, r.Trace = check.Skip, "Streamable HTTP only: a stdio session has one stream, which cannot be cut and resumed", ""
+		r.Rules = skipped(sc.Rules, r.Why)
+		return r
+	}
 	h := traces.Header{Command: o.Command, Seed: o.Seed, Labels: []traces.Label{{Key: "scenario", Value: sc.Name}, {Key: "client", Value: target.String()}}}
 	w, err := traces.Create(tracePath, h, nil)
 	if err != nil {
@@ -179,34 +170,49 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 	}
 	// The scripted server: the reference server behind Streamable HTTP,
 	// misbehaving on the wire, behind the recording proxy the client
-	// talks to.
+	// talks to; or over stdio, misbehaving on the lines it sends and
+	// recording them, through the relay the client starts.
 	srvOpts := sc.Server
 	srv := server.New(&srvOpts)
 	defer srv.Close()
-	httpOpts := sc.HTTP
-	upstream, stopUp, err := serveLoopback(misbehave(streamhttp.NewHandler(srv, &httpOpts), sc.Misbehave), nil)
-	if err != nil {
-		w.Close()
-		return fail("scripted server: %v", err)
-	}
-	defer stopUp()
-	u, _ := url.Parse(upstream + streamhttp.DefaultPath)
-	proxy, err := recorder.NewProxy(u, w, nil)
-	if err != nil {
-		w.Close()
-		return fail("recorder: %v", err)
-	}
-	front, stopFront, err := serveLoopback(settled(proxy), proxy.ConnState)
-	if err != nil {
-		w.Close()
-		return fail("recorder: %v", err)
-	}
-	clientURL := front + streamhttp.DefaultPath
 	ctx, cancel := context.WithTimeout(parent, o.Timeout)
-	stdout, runErr := runClient(ctx, target, clientURL, sc.Name)
-	cancel()
-	stopFront()
-	proxy.Close()
+	defer cancel()
+	var (
+		stdout string
+		runErr error
+	)
+	if target.Stdio {
+		p := recorder.NewPipeline(w, nil)
+		spec, stop, err := serveStdioScripted(ctx, srv, sc.Misbehave, p)
+		if err != nil {
+			p.Close()
+			w.Close()
+			return fail("scripted server: %v", err)
+		}
+		stdout, runErr = runClient(ctx, target, spec, sc.Name)
+		cancel()
+		stop()
+		if err := p.Close(); err != nil && runErr == nil {
+			runErr = fmt.Errorf("trace: %w", err)
+		}
+	} else {
+		httpOpts := sc.HTTP
+		upstream, stopUp, err := serveLoopback(misbehave(streamhttp.NewHandler(srv, &httpOpts), sc.Misbehave), nil)
+		if err != nil {
+			w.Close()
+			return fail("scripted server: %v", err)
+		}
+		defer stopUp()
+		u, _ := url.Parse(upstream + streamhttp.DefaultPath)
+		front, _, stopFront, err := startRecordingProxy(u, w)
+		if err != nil {
+			w.Close()
+			return fail("recorder: %v", err)
+		}
+		stdout, runErr = runClient(ctx, target, front+streamhttp.DefaultPath, sc.Name)
+		cancel()
+		stopFront()
+	}
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("trace: %w", err)
 	}
@@ -258,17 +264,25 @@ func abbrev(s string) string {
 	return s
 }
 
-// runClient runs the client under test against url.
-func runClient(ctx context.Context, target ClientTarget, url, scenario string) (string, error) {
+// runClient runs the client under test against server: the scripted
+// server's URL, or with target.Stdio the relay spec.
+func runClient(ctx context.Context, target ClientTarget, server, scenario string) (string, error) {
 	if target.Run != nil {
-		return target.Run(ctx, url, scenario)
+		return target.Run(ctx, server, scenario)
 	}
 	if len(target.Command) == 0 {
 		return "", errors.New("no client command")
 	}
-	args := append(slices.Clone(target.Command[1:]), url)
+	env := "TASKSIM_SERVER_URL="
+	if target.Stdio {
+		if target.RelayCommand == nil {
+			return "", errors.New("no relay command to give a stdio client")
+		}
+		server, env = target.RelayCommand(server), "TASKSIM_SERVER_CMD="
+	}
+	args := append(slices.Clone(target.Command[1:]), server)
 	cmd := exec.CommandContext(ctx, target.Command[0], args...)
-	cmd.Env = append(os.Environ(), "TASKSIM_SERVER_URL="+url, "TASKSIM_SCENARIO="+scenario)
+	cmd.Env = append(os.Environ(), env+server, "TASKSIM_SCENARIO="+scenario)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	stderr := target.Stderr

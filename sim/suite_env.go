@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
-	"net/http"
 	"net/url"
+	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -206,7 +208,13 @@ func probeTarget(ctx context.Context, target Target, timeout time.Duration) (*pr
 	s, err := client.New(nil).Connect(ctx, t)
 	if err != nil {
 		var op *net.OpError
+		var pe *fs.PathError
+		var ee *exec.Error
 		switch {
+		case errors.As(err, &ee):
+			return nil, fmt.Errorf("%w %s: cannot start it: %v", ErrUnreachable, target, ee)
+		case errors.As(err, &pe) && pe.Op == "fork/exec":
+			return nil, fmt.Errorf("%w %s: cannot start it: %v", ErrUnreachable, target, pe)
 		case errors.As(err, &op):
 			return nil, fmt.Errorf("%w %s: %v", ErrUnreachable, target, err)
 		case ctx.Err() != nil:
@@ -222,26 +230,6 @@ func probeTarget(ctx context.Context, target Target, timeout time.Duration) (*pr
 	}
 	p.tools = tools
 	return p, nil
-}
-
-// requestSettle is how long the recording proxy holds each request
-// before it forwards it. The proxy records an answer just after it passed
-// to the client, so a client that sends its next request at once, on
-// another connection, could have that request recorded before the answer
-// that caused it; the checker would then see a task id used before it was
-// given out. The hold gives the recording the lead.
-const requestSettle = 3 * time.Millisecond
-
-func settled(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t := time.NewTimer(requestSettle)
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
-			t.Stop()
-		}
-		h.ServeHTTP(w, r)
-	})
 }
 
 // runScenario runs sc with a fresh recorder writing to tracePath.
@@ -270,30 +258,17 @@ func runScenario(parent context.Context, sc *Scenario, target Target, o *SuiteOp
 	var stopProxy func()
 	if target.HTTP() {
 		u, _ := url.Parse(target.URL)
-		proxy, err := recorder.NewProxy(u, w, nil)
-		if err == nil {
-			var ln net.Listener
-			ln, err = net.Listen("tcp", "127.0.0.1:0")
-			if err == nil {
-				hs := &http.Server{Handler: settled(proxy), ConnState: proxy.ConnState, ReadHeaderTimeout: 10 * time.Second}
-				done := make(chan struct{})
-				go func() { defer close(done); hs.Serve(ln) }()
-				stopProxy = func() {
-					hs.Close()
-					<-done
-					proxy.Close()
-				}
-				pu := *u
-				pu.Scheme, pu.Host = "http", ln.Addr().String()
-				e.httpURL = pu.String()
-				e.pipe = proxy.Pipeline()
-			}
-		}
+		base, proxy, stop, err := startRecordingProxy(u, w)
 		if err != nil {
 			w.Close()
 			r.Status, r.Why = check.Fail, fmt.Sprintf("recorder: %v", err)
 			return r
 		}
+		stopProxy = stop
+		pu := *u
+		pu.Scheme, pu.Host = "http", strings.TrimPrefix(base, "http://")
+		e.httpURL = pu.String()
+		e.pipe = proxy.Pipeline()
 	} else {
 		e.pipe = recorder.NewPipeline(w, nil)
 		stopProxy = func() { e.pipe.Close() }

@@ -7,7 +7,59 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/client"
 )
+
+// needs is what a scenario needs of the target, checked before it starts.
+type needs struct {
+	// task asks for any task-capable tool; otherwise the streaming one.
+	task bool
+	// modes are SEP-1905 response modes the server must offer.
+	modes []mcp.ResponseMode
+	// partial asks for SEP-2679 partial streaming, of the server and the
+	// tool.
+	partial bool
+	// knownArgs, when set, is what the scenario asks of the tool that
+	// needs arguments the suite knows (tasksim's slow_text).
+	knownArgs string
+}
+
+// need returns the tool the scenario uses, or a skip saying what the
+// target lacks.
+func (e *Env) need(n needs) (toolChoice, error) {
+	tc, err := e.needStream()
+	if n.task {
+		tc, err = e.needTask()
+	}
+	if err != nil {
+		return tc, err
+	}
+	if err := e.needModes(n.modes...); err != nil {
+		return tc, err
+	}
+	if n.partial {
+		if err := e.needPartial(tc); err != nil {
+			return tc, err
+		}
+	}
+	if n.knownArgs != "" {
+		if err := e.needKnownArgs(tc, n.knownArgs); err != nil {
+			return tc, err
+		}
+	}
+	return tc, nil
+}
+
+// setup is the start of most scenarios: what need checks, then a
+// recorded session with opts and faultSpecs (Env.Connect).
+func (e *Env) setup(n needs, opts *client.Options, faultSpecs ...string) (toolChoice, *client.Session, error) {
+	tc, err := e.need(n)
+	if err != nil {
+		return tc, nil, err
+	}
+	s, err := e.Connect(opts, faultSpecs...)
+	return tc, s, err
+}
 
 // needTask returns the task-capable tool, or a skip.
 func (e *Env) needTask() (toolChoice, error) {

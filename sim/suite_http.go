@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
@@ -57,11 +56,8 @@ func isEventStream(resp *http.Response) bool {
 }
 
 func scenarioHTTPResume(e *Env) error {
-	tc, err := e.needStream()
+	tc, err := e.need(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}})
 	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
 		return err
 	}
 	s, err := e.rawSession(nil)
@@ -163,11 +159,8 @@ func scenarioTaskSurvives(e *Env) error {
 	if !e.HTTP() || e.needModes(mcp.ModeStreaming) != nil {
 		return taskSurvivesAnswer(e)
 	}
-	tc, err := e.needStream()
+	tc, err := e.need(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, knownArgs: "a task that outlives its stream"})
 	if err != nil {
-		return err
-	}
-	if err := e.needKnownArgs(tc, "a task that outlives its stream"); err != nil {
 		return err
 	}
 	s, err := e.rawSession(nil)
@@ -198,12 +191,8 @@ func scenarioTaskSurvives(e *Env) error {
 	if taskID == "" {
 		return e.Skip("the streaming answer named no task")
 	}
-	// The recorder writes an event once it has passed to the client; a
-	// request sent on another connection at once could be recorded
-	// first, and the checker would take the task id for unknown.
-	if err := e.wait(50 * time.Millisecond); err != nil {
-		return err
-	}
+	// No wait here: the recording proxy's gate (suite_gate.go) records
+	// the event that named the task before it lets the next request by.
 	// tasks/result blocks until the task is terminal: a task cancelled
 	// or failed because its stream ended answers an error or isError.
 	m, err := s.call(mcp.MethodTasksResult, mcp.TaskResultParams{TaskID: taskID})
@@ -241,10 +230,9 @@ func taskSurvivesAnswer(e *Env) error {
 		return e.Skip("the task was %s when its request was answered: nothing outlived the request", created.Status)
 	}
 	taskID := created.TaskID
-	// As in the streaming case: give the recorder the lead.
-	if err := e.wait(50 * time.Millisecond); err != nil {
-		return err
-	}
+	// No wait here either: over HTTP the recording proxy's gate
+	// (suite_gate.go) records the answer before it lets this request
+	// through; over stdio one pipe carries both, in order.
 	// tasks/result blocks until the task is terminal; tasks/get then
 	// says how it ended.
 	if _, err := s.Request(e.Ctx, mcp.MethodTasksResult, mcp.TaskResultParams{TaskID: taskID}); err != nil {

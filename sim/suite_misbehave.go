@@ -6,7 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/sse"
@@ -21,8 +21,8 @@ func misbehave(h http.Handler, mb Misbehavior) http.Handler {
 	if mb == (Misbehavior{}) {
 		return h
 	}
-	var mu sync.Mutex
-	cutDone, dropDone := false, false
+	// One cut and one drop per scenario, whichever stream comes first.
+	var cutDone, dropDone atomic.Bool
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			h.ServeHTTP(w, r)
@@ -31,24 +31,8 @@ func misbehave(h http.Handler, mb Misbehavior) http.Handler {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
 		mw := &misbehavingWriter{ResponseWriter: w, mb: mb, cancel: cancel}
-		mw.claimCut = func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			if cutDone {
-				return false
-			}
-			cutDone = true
-			return true
-		}
-		mw.claimDrop = func() bool {
-			mu.Lock()
-			defer mu.Unlock()
-			if dropDone {
-				return false
-			}
-			dropDone = true
-			return true
-		}
+		mw.claimCut = func() bool { return cutDone.CompareAndSwap(false, true) }
+		mw.claimDrop = func() bool { return dropDone.CompareAndSwap(false, true) }
 		h.ServeHTTP(mw, r.WithContext(ctx))
 	})
 }

@@ -47,17 +47,7 @@ func scenarioModes(e *Env) error {
 }
 
 func scenarioFallback(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeImmediate); err != nil {
-		return err
-	}
-	if err := e.needKnownArgs(tc, "a call too slow to answer at once"); err != nil {
-		return err
-	}
-	s, err := e.Connect(&client.Options{Modes: []mcp.ResponseMode{mcp.ModeImmediate}})
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeImmediate}, knownArgs: "a call too slow to answer at once"}, &client.Options{Modes: []mcp.ResponseMode{mcp.ModeImmediate}})
 	if err != nil {
 		return err
 	}
@@ -73,11 +63,7 @@ func scenarioFallback(e *Env) error {
 }
 
 func scenarioOldClient(e *Env) error {
-	tc, err := e.needTask()
-	if err != nil {
-		return err
-	}
-	s, err := e.Connect(&client.Options{NoModes: true, NoPartial: true})
+	tc, s, err := e.setup(needs{task: true}, &client.Options{NoModes: true, NoPartial: true})
 	if err != nil {
 		return err
 	}
@@ -91,14 +77,7 @@ func scenarioOldClient(e *Env) error {
 }
 
 func scenarioImmediate(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeImmediate); err != nil {
-		return err
-	}
-	s, err := e.Connect(&client.Options{Modes: []mcp.ResponseMode{mcp.ModeImmediate}})
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeImmediate}}, &client.Options{Modes: []mcp.ResponseMode{mcp.ModeImmediate}})
 	if err != nil {
 		return err
 	}
@@ -137,14 +116,7 @@ func (e *Env) streamCall(s *client.Session, tc toolChoice, chunks int, o client.
 }
 
 func scenarioStreaming(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
-		return err
-	}
-	s, err := e.Connect(nil)
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}}, nil)
 	if err != nil {
 		return err
 	}
@@ -169,14 +141,7 @@ func scenarioStreaming(e *Env) error {
 }
 
 func scenarioResume(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
-		return err
-	}
-	s, err := e.Connect(nil)
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}}, nil)
 	if err != nil {
 		return err
 	}
@@ -204,17 +169,10 @@ func scenarioResume(e *Env) error {
 }
 
 func scenarioGapFill(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
-		return err
-	}
 	// The fault layer loses the message carrying segment 2 and, drawn
 	// from the seed, duplicates others: the client must fill the gap
 	// with tasks/result and lastSeqNr, and the server answer it right.
-	s, err := e.Connect(nil, "drop-sse-event:seqnr=2,count=1", "duplicate-seqnr:p=0.5")
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}}, nil, "drop-sse-event:seqnr=2,count=1", "duplicate-seqnr:p=0.5")
 	if err != nil {
 		return err
 	}
@@ -236,17 +194,7 @@ func scenarioGapFill(e *Env) error {
 }
 
 func scenarioTTLStreaming(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
-		return err
-	}
-	if err := e.needKnownArgs(tc, "a stream that outlives its ttl"); err != nil {
-		return err
-	}
-	s, err := e.Connect(nil)
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, knownArgs: "a stream that outlives its ttl"}, nil)
 	if err != nil {
 		return err
 	}
@@ -287,17 +235,7 @@ func scenarioTTLStreaming(e *Env) error {
 }
 
 func scenarioCancelStreaming(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
-		return err
-	}
-	if err := e.needKnownArgs(tc, "a stream long enough to cancel"); err != nil {
-		return err
-	}
-	s, err := e.Connect(nil)
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, knownArgs: "a stream long enough to cancel"}, nil)
 	if err != nil {
 		return err
 	}
@@ -318,17 +256,7 @@ func scenarioCancelStreaming(e *Env) error {
 }
 
 func scenarioFailureStreaming(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
-		return err
-	}
-	if err := e.needKnownArgs(tc, "a tool that fails mid-stream"); err != nil {
-		return err
-	}
-	s, err := e.Connect(nil)
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, knownArgs: "a tool that fails mid-stream"}, nil)
 	if err != nil {
 		return err
 	}

@@ -11,14 +11,7 @@ import (
 // SEP-2679 scenarios: partial notifications and their negotiation.
 
 func scenarioPartials(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needPartial(tc); err != nil {
-		return err
-	}
-	s, err := e.Connect(nil)
+	tc, s, err := e.setup(needs{partial: true}, nil)
 	if err != nil {
 		return err
 	}
@@ -34,11 +27,8 @@ func scenarioPartials(e *Env) error {
 }
 
 func scenarioPartialNegotiation(e *Env) error {
-	tc, err := e.needStream()
+	tc, err := e.need(needs{partial: true})
 	if err != nil {
-		return err
-	}
-	if err := e.needPartial(tc); err != nil {
 		return err
 	}
 	var partials atomic.Int64

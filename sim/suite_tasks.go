@@ -15,11 +15,7 @@ import (
 // invalid params.
 
 func scenarioLifecycle(e *Env) error {
-	tc, err := e.needTask()
-	if err != nil {
-		return err
-	}
-	s, err := e.Connect(&client.Options{NoModes: true})
+	tc, s, err := e.setup(needs{task: true}, &client.Options{NoModes: true})
 	if err != nil {
 		return err
 	}
@@ -83,11 +79,7 @@ func scenarioLifecycle(e *Env) error {
 }
 
 func scenarioTTL(e *Env) error {
-	tc, err := e.needTask()
-	if err != nil {
-		return err
-	}
-	s, err := e.Connect(&client.Options{NoModes: true})
+	tc, s, err := e.setup(needs{task: true}, &client.Options{NoModes: true})
 	if err != nil {
 		return err
 	}
@@ -144,11 +136,7 @@ func (e *Env) expectGone(s *client.Session, taskID string) error {
 }
 
 func scenarioIsolation(e *Env) error {
-	tc, err := e.needTask()
-	if err != nil {
-		return err
-	}
-	a, err := e.Connect(&client.Options{NoModes: true})
+	tc, a, err := e.setup(needs{task: true}, &client.Options{NoModes: true})
 	if err != nil {
 		return err
 	}
@@ -179,11 +167,7 @@ func scenarioIsolation(e *Env) error {
 }
 
 func scenarioIDEntropy(e *Env) error {
-	tc, err := e.needTask()
-	if err != nil {
-		return err
-	}
-	s, err := e.Connect(&client.Options{NoModes: true})
+	tc, s, err := e.setup(needs{task: true}, &client.Options{NoModes: true})
 	if err != nil {
 		return err
 	}
@@ -203,14 +187,7 @@ func scenarioIDEntropy(e *Env) error {
 }
 
 func scenarioInvalidParams(e *Env) error {
-	tc, err := e.needStream()
-	if err != nil {
-		return err
-	}
-	if err := e.needModes(mcp.ModeStreaming); err != nil {
-		return err
-	}
-	s, err := e.Connect(nil)
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}}, nil)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -21,17 +22,23 @@ type CheckOptions struct {
 	Server    string
 	ServerCmd string
 	ClientCmd string
-	Tool      string
-	Args      string
-	Scenarios []string
-	Skip      []string
-	Seed      uint64
-	JSON      string
-	JUnit     string
-	Traces    string
-	Timeout   time.Duration
-	List      bool
-	HTML      string
+	// ClientTransport is how --client-cmd reaches the scripted server:
+	// "http" (a URL) or "stdio" (a command to start).
+	ClientTransport string
+	// StdioRelay is the hidden --stdio-relay SPEC: the process a stdio
+	// client under test starts as its server.
+	StdioRelay string
+	Tool       string
+	Args       string
+	Scenarios  []string
+	Skip       []string
+	Seed       uint64
+	JSON       string
+	JUnit      string
+	Traces     string
+	Timeout    time.Duration
+	List       bool
+	HTML       string
 }
 
 // NewCmdCheck builds tasksim check.
@@ -59,7 +66,13 @@ With --client-cmd "CMD ARGS" the suite judges a client instead: per client
 scenario it starts a scripted server (the reference server misbehaving on
 purpose: duplicated segments, a lost segment, a cut stream with an SSE
 retry, a pollInterval to respect) and runs CMD ARGS URL, with URL also in
-TASKSIM_SERVER_URL and the scenario's name in TASKSIM_SCENARIO. The client
+TASKSIM_SERVER_URL and the scenario's name in TASKSIM_SCENARIO. With
+--client-transport stdio the client is given, in place of URL, a command
+line that starts the scripted server as a stdio server (one argument, in
+shell words, also in TASKSIM_SERVER_CMD): the client runs it as its stdio
+server, the way an MCP host does; it is "tasksim check --stdio-relay ...",
+which relays its stdin and stdout to the suite. Scenarios that need
+Streamable HTTP (a cut SSE stream) are SKIP over stdio. The client
 is judged from the wire (CLIENT-RESUME, CLIENT-POLL-INTERVAL) and from what
 it prints on stdout (CLIENT-DEDUP): the text of the result's content
 blocks, concatenated, as tasksim call prints it. A client that does not
@@ -76,9 +89,13 @@ be reached or is not an MCP server.`,
 		Example: `  tasksim check --server http://127.0.0.1:7070/mcp --junit report.xml --traces traces/
   tasksim check --server-cmd "tasksim serve --stdio" --scenario 'sep1905-*'
   tasksim check --client-cmd "tasksim call --tool slow_text --args '{\"chunks\":5}' --mode streaming --server"
+  tasksim check --client-transport stdio --client-cmd "tasksim call --tool slow_text --mode streaming --server-cmd"
   tasksim check --list`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.StdioRelay != "" {
+				return runStdioRelay(cmd.Context(), st, o.StdioRelay)
+			}
 			return runCheck(cmd.Context(), st, o)
 		},
 	}
@@ -86,6 +103,9 @@ be reached or is not an MCP server.`,
 	f.StringVar(&o.Server, "server", "", "Streamable HTTP endpoint URL of the server under test")
 	f.StringVar(&o.ServerCmd, "server-cmd", "", "command that runs the stdio server under test (quoted words allowed); started once per session")
 	f.StringVar(&o.ClientCmd, "client-cmd", "", "judge a client: command run once per client scenario, the scripted server's URL appended as its last argument")
+	f.StringVar(&o.ClientTransport, "client-transport", "http", "how --client-cmd reaches the scripted server: http (a URL) or stdio (a command that starts it)")
+	f.StringVar(&o.StdioRelay, "stdio-relay", "", "relay stdin and stdout to a check suite's stdio endpoint HOST:PORT/TOKEN (what a stdio client under test starts)")
+	_ = f.MarkHidden("stdio-relay")
 	f.StringVar(&o.Tool, "tool", "", "tool to call instead of the one picked from tools/list")
 	f.StringVar(&o.Args, "args", "", "arguments of --tool, a JSON object")
 	f.StringArrayVar(&o.Scenarios, "scenario", nil, "run only scenarios matching this glob (repeatable)")
@@ -109,6 +129,9 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 		if o.ClientCmd != "" && (o.Server != "" || o.ServerCmd != "") {
 			return usagef("give --client-cmd alone, without --server or --server-cmd")
 		}
+	}
+	if o.ClientTransport != "http" && o.ClientCmd == "" {
+		return usagef("--client-transport is for --client-cmd")
 	}
 	if o.List {
 		return listScenarios(st, o)
@@ -210,6 +233,9 @@ func reproCommand(o *CheckOptions) func(scenario string) string {
 		case o.ServerCmd != "":
 			parts = append(parts, "--server-cmd", shellQuote(o.ServerCmd))
 		default:
+			if o.ClientTransport == "stdio" {
+				parts = append(parts, "--client-transport", "stdio")
+			}
 			parts = append(parts, "--client-cmd", shellQuote(o.ClientCmd))
 		}
 		if o.Tool != "" {
@@ -456,7 +482,11 @@ func listScenarios(st *State, o *CheckOptions) error {
 			return &UsageError{Err: err}
 		}
 		for _, sc := range selected {
-			fmt.Fprintf(st.Stdout, "%-26s %s (--client-cmd)\n  rules: %s\n", sc.Name, sc.Summary, strings.Join(sc.Rules, ", "))
+			http := ""
+			if sc.HTTPOnly {
+				http = ", HTTP only"
+			}
+			fmt.Fprintf(st.Stdout, "%-26s %s (--client-cmd%s)\n  rules: %s\n", sc.Name, sc.Summary, http, strings.Join(sc.Rules, ", "))
 		}
 	}
 	return nil
@@ -477,7 +507,22 @@ func runCheckClient(ctx context.Context, st *State, o *CheckOptions) error {
 		return usagef("--client-cmd is empty")
 	}
 	tl := &checkTimelines{path: o.HTML}
-	res, err := sim.RunClientSuite(ctx, sim.ClientTarget{Command: words, Stderr: io.Discard}, &sim.SuiteOptions{
+	target := sim.ClientTarget{Command: words, Stderr: io.Discard}
+	switch o.ClientTransport {
+	case "http":
+	case "stdio":
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("the stdio relay needs tasksim's own path: %w", err)
+		}
+		target.Stdio = true
+		target.RelayCommand = func(spec string) string {
+			return shellQuote(exe) + " check --stdio-relay " + shellQuote(spec)
+		}
+	default:
+		return usagef("--client-transport %q: want http or stdio", o.ClientTransport)
+	}
+	res, err := sim.RunClientSuite(ctx, target, &sim.SuiteOptions{
 		Scenarios: o.Scenarios, Skip: o.Skip, Seed: o.Seed, Timeout: o.Timeout, TraceDir: o.Traces,
 		Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(),
 	})
@@ -488,4 +533,20 @@ func runCheckClient(ctx context.Context, st *State, o *CheckOptions) error {
 		return err
 	}
 	return reportCheck(st, o, res, tl)
+}
+
+// runStdioRelay is the hidden --stdio-relay SPEC: the stdio server a
+// client under test starts in a --client-transport stdio run. It copies
+// its stdin and stdout to the suite's scripted server.
+func runStdioRelay(ctx context.Context, st *State, spec string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := sim.Relay(ctx, spec, st.Stdin, st.Stdout); err != nil {
+		if errors.Is(err, sim.ErrBadRelaySpec) {
+			return &UsageError{Err: err}
+		}
+		return err
+	}
+	return nil
 }

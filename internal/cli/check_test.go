@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/sim"
 	"github.com/tasksim/tasksim/sim/check"
 )
@@ -25,7 +26,13 @@ func TestCheckBadInput(t *testing.T) {
 		{"unknown scenario", []string{"check", "--server", "http://127.0.0.1:1/mcp", "--scenario", "nope"}, ExitUsage, "no such scenario"},
 		{"unreachable", []string{"check", "--server", "http://127.0.0.1:1/mcp"}, ExitRuntime, "cannot reach"},
 		{"not MCP", []string{"check", "--server-cmd", "true"}, ExitRuntime, "not an MCP server"},
+		{"server command not found", []string{"check", "--server-cmd", "/nonexistent/tasksim-no-such-server --stdio"}, ExitRuntime, "cannot start it"},
+		{"server command not on PATH", []string{"check", "--server-cmd", "tasksim-no-such-server --stdio"}, ExitRuntime, "cannot start it"},
 		{"no target", []string{"check"}, ExitUsage, "--server"},
+		{"unknown client scenario", []string{"check", "--client-cmd", "true", "--scenario", "nope"}, ExitUsage, "no such scenario"},
+		{"bad client transport", []string{"check", "--client-cmd", "true", "--client-transport", "pigeon"}, ExitUsage, "want http or stdio"},
+		{"client transport without client", []string{"check", "--server", "http://127.0.0.1:1/mcp", "--client-transport", "stdio"}, ExitUsage, "--client-cmd"},
+		{"bad relay spec", []string{"check", "--stdio-relay", "nowhere"}, ExitUsage, "HOST:PORT/TOKEN"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,6 +57,17 @@ func TestCheckNotMCP(t *testing.T) {
 	}
 }
 
+// TestCheckClientNotFound: a client command that cannot start fails every
+// scenario (exit 1) with that reason, over HTTP and over stdio.
+func TestCheckClientNotFound(t *testing.T) {
+	for _, transport := range []string{"http", "stdio"} {
+		code, stdout, _ := run(t, "", "check", "--client-transport", transport, "--client-cmd", "/nonexistent/tasksim-no-such-client --server")
+		if code != ExitFindings || !strings.Contains(stdout, "never connected") || !strings.Contains(stdout, "no such file") || strings.Contains(stdout, "\nPASS ") {
+			t.Errorf("%s: exit %d, want 1, every scenario failed as never connected:\n%s", transport, code, stdout)
+		}
+	}
+}
+
 func TestCheckList(t *testing.T) {
 	code, stdout, _ := run(t, "", "check", "--list")
 	if code != 0 || !strings.Contains(stdout, "http-resume") {
@@ -57,8 +75,10 @@ func TestCheckList(t *testing.T) {
 	}
 }
 
-// TestCheckReferencePeers: the tasksim binary's own server over stdio and
-// its own client (tasksim call) pass every scenario, and the reports parse.
+// TestCheckReferencePeers: the reference server (over Streamable HTTP, and
+// the tasksim binary's own over stdio) and the reference client (tasksim
+// call, over HTTP and over stdio) pass every scenario, and the reports
+// parse.
 func TestCheckReferencePeers(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -84,9 +104,41 @@ func TestCheckReferencePeers(t *testing.T) {
 	if b, err = os.ReadFile(js); err != nil || json.Unmarshal(b, &doc) != nil || doc.Schema != "tasksim.check/v1" || len(doc.Scenarios) == 0 {
 		t.Errorf("json: %v %+v", err, doc)
 	}
-	code, stdout, stderr = run(t, "", "check", "--client-cmd", exe+` call --tool slow_text --args '{"chunks":5,"intervalMs":40}' --mode streaming --server`)
-	if code != 0 {
-		t.Fatalf("--client-cmd: exit %d\n%s\n%s", code, stdout, stderr)
+	url, _ := refserver.Start(t, nil)
+	if code, stdout, stderr = run(t, "", "check", "--server", url); code != 0 || strings.Contains(stdout, "\nSKIP ") {
+		t.Errorf("--server: exit %d (want 0, no scenario skipped)\n%s\n%s", code, stdout, stderr)
+	}
+	// 5 chunks 80ms apart outlast two pollIntervals (200ms) of
+	// client-poll-interval: the client polls, and is judged on it.
+	call := exe + ` call --tool slow_text --args '{"chunks":5,"intervalMs":80}' --mode streaming`
+	for _, tc := range []struct {
+		transport, flag string
+		skips           int
+	}{{"http", "--server", 0}, {"stdio", "--server-cmd", 1}} {
+		code, stdout, stderr = run(t, "", "check", "--client-transport", tc.transport, "--client-cmd", call+" "+tc.flag, "--json", js)
+		if code != 0 {
+			t.Errorf("--client-cmd over %s: exit %d\n%s\n%s", tc.transport, code, stdout, stderr)
+			continue
+		}
+		var res sim.SuiteResult
+		if b, err = os.ReadFile(js); err != nil || json.Unmarshal(b, &res) != nil {
+			t.Fatalf("json: %v\n%s", err, b)
+		}
+		skips := 0
+		for _, r := range res.Scenarios {
+			if r.Status == check.Skip {
+				skips++
+				continue
+			}
+			for _, o := range r.Rules {
+				if o.Status != check.Pass {
+					t.Errorf("--client-cmd over %s: %s: rule %s %s (%s)", tc.transport, r.Name, o.ID, o.Status, o.Why)
+				}
+			}
+		}
+		if skips != tc.skips {
+			t.Errorf("--client-cmd over %s: %d scenarios skipped, want %d\n%s", tc.transport, skips, tc.skips, stdout)
+		}
 	}
 }
 
