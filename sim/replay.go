@@ -178,7 +178,7 @@ func Replay(ctx context.Context, src *traces.Reader, target Target, o *ReplayOpt
 		}
 		r.conn = c
 		runErr = r.run(ctx)
-		c.close(5 * time.Second)
+		c.close()
 		if err := p.Close(); err != nil && runErr == nil {
 			runErr = err
 		}
@@ -310,6 +310,10 @@ func (r *replayer) head(ctx context.Context, st step) *Divergence {
 		}
 		return r.diverge(st, "", "the HTTP status differs", statusText(want), live)
 	}
+	recCT, _ := st.rec.HTTP.Get("Content-Type")
+	if a, b := mediaKind(recCT), mediaKind(header.Get("Content-Type")); a != b {
+		return r.diverge(st, "", "the answer's content type differs", statusText(want)+" "+recCT, statusText(status)+" "+header.Get("Content-Type"))
+	}
 	if sid, ok := st.rec.HTTP.Get("Mcp-Session-Id"); ok {
 		if live := header.Get("Mcp-Session-Id"); live != "" {
 			r.ids.bind(r.ids.session, sid, live)
@@ -348,6 +352,9 @@ func (r *replayer) item(ctx context.Context, st step) *Divergence {
 		case rs.HasID && !it.hasID:
 			return r.diverge(st, "", "the live event has no id", recText, string(it.data))
 		case rs.HasID:
+			if prev, ok := r.ids.lookup(r.ids.event, rs.ID); ok && prev != it.id {
+				return r.diverge(st, "", fmt.Sprintf("recorded event id %q again, first replayed as %q, now live %q", rs.ID, prev, it.id), recText, string(it.data))
+			}
 			r.ids.bind(r.ids.event, rs.ID, it.id)
 		}
 		if len(recData) == 0 || len(it.data) == 0 {
@@ -361,6 +368,17 @@ func (r *replayer) item(ctx context.Context, st step) *Divergence {
 		return r.diverge(st, d.path, d.reason, recText, string(it.data))
 	}
 	return nil
+}
+
+// mediaKind tells an event stream from a JSON body from anything else.
+func mediaKind(ct string) string {
+	switch {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		return "sse"
+	case strings.HasPrefix(ct, "application/json"):
+		return "json"
+	}
+	return "other"
 }
 
 func sseIDText(f *traces.SSEFields) string {

@@ -161,7 +161,9 @@ func (m *idMap) rewriteTasks(body []byte) []byte {
 }
 
 // variableKeys are members whose values differ from run to run by
-// design: timestamps. Task ids are mapped instead (taskId).
+// design: timestamps, which compare equal when both sides hold one (any
+// string that reads as an RFC 3339 time does). Task ids are mapped
+// instead (taskId).
 var variableKeys = map[string]bool{"createdAt": true, "lastUpdatedAt": true}
 
 // difference is where two messages differ.
@@ -250,8 +252,11 @@ func (m *idMap) compareValue(path, key string, rec, live any) *difference {
 		if !ok {
 			return &difference{path, fmt.Sprintf("recorded %s, live %s", short(rec), short(live))}
 		}
-		if variableKeys[key] || isTimestamp(r) && isTimestamp(l) {
+		if isTimestamp(r) && isTimestamp(l) {
 			return nil
+		}
+		if variableKeys[key] && r != l {
+			return &difference{path, fmt.Sprintf("recorded %s, live %s (a time may differ, but both must be times)", short(rec), short(live))}
 		}
 		if mapped, known := m.lookup(m.task, r); key == "taskId" || known {
 			if !known {

@@ -30,7 +30,8 @@ const (
 type step struct {
 	kind stepKind
 	rec  traces.Record // the record it comes from (the request head for stepRequest)
-	// ch is the channel: the recorded exchange id over HTTP, 0 over stdio.
+	// ch is the channel: the recorded exchange id over HTTP, the
+	// connection (one server process) over stdio.
 	ch uint64
 	// body is a request's body (stepRequest) or a line to send (stepSend).
 	body []byte
@@ -109,9 +110,9 @@ func loadScript(src *traces.Reader) (*script, error) {
 		case rec.Exchange == 0 && (rec.Kind == traces.KindStdioLine || rec.Kind == traces.KindMessage) && rec.Stream != "stderr":
 			switch rec.Dir {
 			case traces.DirClientToServer:
-				s.steps = append(s.steps, step{kind: stepSend, rec: rec, body: rec.Raw})
+				s.steps = append(s.steps, step{kind: stepSend, rec: rec, ch: rec.Conn, body: rec.Raw})
 			case traces.DirServerToClient:
-				s.steps = append(s.steps, step{kind: stepItem, rec: rec})
+				s.steps = append(s.steps, step{kind: stepItem, rec: rec, ch: rec.Conn})
 			}
 		}
 	}
@@ -120,7 +121,7 @@ func loadScript(src *traces.Reader) (*script, error) {
 		// expected, but a mixed trace replays its HTTP half only.
 		kept := s.steps[:0]
 		for _, st := range s.steps {
-			if st.kind != stepSend && (st.kind != stepItem || st.ch != 0) {
+			if st.kind != stepSend && (st.kind != stepItem || st.rec.Exchange != 0) {
 				kept = append(kept, st)
 			}
 		}

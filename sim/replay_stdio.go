@@ -1,89 +1,120 @@
 package sim
 
 import (
-	"bufio"
-	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"sync"
-	"time"
 
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/recorder"
 )
 
-// stdioConn runs the target command, sends the script's lines to its
-// stdin and gathers its stdout lines on channel 0, recording both.
+// stdioConn runs the target command once per recorded connection (a
+// stdio server serves one session), sends the script's messages to its
+// stdin and gathers what it writes on the connection's channel; a
+// recorder.Conn records both ways, as tasksim check records a stdio
+// server.
 type stdioConn struct {
-	in     *io.PipeWriter
-	out    *liveChan
-	cancel context.CancelFunc
-	done   chan struct{}
-	runErr error
-	ids    *idMap
-	mu     sync.Mutex
+	ctx     context.Context
+	command []string
+	stderr  io.Writer
+	pipe    *recorder.Pipeline
+	ids     *idMap
+	mu      sync.Mutex
+	conns   map[uint64]*stdioChild
+	wg      sync.WaitGroup
+}
+
+type stdioChild struct {
+	conn mcp.Conn
+	out  *liveChan
 }
 
 func startStdio(ctx context.Context, command []string, stderr io.Writer, p *recorder.Pipeline, ids *idMap) (*stdioConn, error) {
 	if len(command) == 0 {
 		return nil, fmt.Errorf("%w: no command", ErrUnreachable)
 	}
-	path, err := exec.LookPath(command[0])
-	if err != nil {
+	if _, err := exec.LookPath(command[0]); err != nil {
 		return nil, fmt.Errorf("%w %s: %v", ErrUnreachable, command[0], err)
 	}
 	if stderr == nil {
 		stderr = io.Discard
 	}
-	cctx, cancel := context.WithCancel(ctx)
-	cmd := exec.Command(path, command[1:]...)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	c := &stdioConn{in: inW, out: newLiveChan(), cancel: cancel, done: make(chan struct{}), ids: ids}
-	go func() {
-		defer close(c.done)
-		_, c.runErr = recorder.RunStdioPipeline(cctx, cmd, inR, outW, stderr, p)
-		outW.Close()
-		inR.Close()
-	}()
-	go func() {
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(make([]byte, 64<<10), 64<<20)
-		for sc.Scan() {
-			line := bytes.TrimRight(sc.Bytes(), "\r")
-			c.out.push(liveItem{data: bytes.Clone(line)})
-		}
-		c.out.end(sc.Err())
-		io.Copy(io.Discard, outR)
-	}()
-	return c, nil
+	return &stdioConn{ctx: ctx, command: command, stderr: stderr, pipe: p, ids: ids, conns: map[uint64]*stdioChild{}}, nil
 }
 
-func (c *stdioConn) channel(uint64) *liveChan { return c.out }
-
-func (c *stdioConn) send(_ context.Context, st step) error {
-	line := append(c.ids.rewriteTasks(bytes.Clone(st.body)), '\n')
+func (c *stdioConn) channel(ch uint64) *liveChan {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, err := c.in.Write(line); err != nil {
-		return fmt.Errorf("stdin of the server: %w", err)
+	if k := c.conns[ch]; k != nil {
+		return k.out
 	}
 	return nil
 }
 
-// close ends the server's stdin and waits for it to exit; one that does
-// not within grace is stopped.
-func (c *stdioConn) close(grace time.Duration) error {
-	c.in.Close()
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-c.done:
-	case <-t.C:
-		c.cancel()
-		<-c.done
+// child returns the server process of recorded connection ch, started on
+// first use.
+func (c *stdioConn) child(ctx context.Context, ch uint64) (*stdioChild, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if k := c.conns[ch]; k != nil {
+		return k, nil
 	}
-	c.cancel()
-	return c.runErr
+	t := &stdio.CommandTransport{Command: c.command[0], Args: c.command[1:], Stderr: c.stderr}
+	inner, err := t.Connect(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrUnreachable, c.command[0], err)
+	}
+	k := &stdioChild{conn: recorder.Conn(inner, c.pipe, &recorder.ConnOptions{ID: uint64(len(c.conns) + 1), Note: strings.Join(c.command, " ")}), out: newLiveChan()}
+	k.out.cancel = func() { k.conn.Close() }
+	c.conns[ch] = k
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		for {
+			m, err := k.conn.Read(c.ctx)
+			if err != nil {
+				k.out.end(nil)
+				return
+			}
+			b, err := json.Marshal(m)
+			if err != nil {
+				k.out.end(err)
+				return
+			}
+			k.out.push(liveItem{data: b})
+		}
+	}()
+	return k, nil
+}
+
+func (c *stdioConn) send(ctx context.Context, st step) error {
+	k, err := c.child(ctx, st.ch)
+	if err != nil {
+		return err
+	}
+	m, err := mcp.DecodeMessage(c.ids.rewriteTasks(st.body))
+	if err != nil {
+		return fmt.Errorf("record %d: not a JSON-RPC message: %w", st.rec.Index, err)
+	}
+	if err := k.conn.Write(ctx, m); err != nil {
+		// The server is gone: what it did not answer is the divergence.
+		k.out.end(err)
+	}
+	return nil
+}
+
+// close ends every server's stdin and waits for them to exit.
+func (c *stdioConn) close() {
+	c.mu.Lock()
+	for _, k := range c.conns {
+		k.conn.Close()
+	}
+	c.mu.Unlock()
+	c.wg.Wait()
 }
