@@ -112,44 +112,17 @@ func Replay(ctx context.Context, src *traces.Reader, target Target, o *ReplayOpt
 		return nil, fmt.Errorf("%w: the trace is of stdio traffic; replay it against --server-cmd", ErrNotReplayable)
 	}
 	res := &ReplayResult{Target: target.String(), Speed: o.Speed.String(), Cut: s.cut}
-	var specs []string
-	if !o.NoFaults && s.header.Faults != nil {
-		specs = append(specs, s.header.Faults.Specs...)
-	}
-	specs = append(specs, o.Faults...)
-	bound, err := faults.Builtin().ParseAll(specs)
+	set, err := replayFaults(s, o, res)
 	if err != nil {
 		return nil, err
 	}
-	if len(bound) > 0 && !target.HTTP() {
+	if len(res.Faults) > 0 && !target.HTTP() {
 		return nil, fmt.Errorf("%w: faults replay over Streamable HTTP only", ErrNotReplayable)
 	}
-	res.Seed = s.header.Seed
-	if o.HasSeed {
-		res.Seed = o.Seed
-	}
-	set := faults.NewSet(res.Seed, bound...)
-	res.Faults = set.Specs()
-
-	h := traces.Header{Command: o.Command, Protocol: s.header.Protocol, Seed: res.Seed,
-		Labels: []traces.Label{{Key: "replay-of", Value: strings.Join(s.header.Command, " ")}, {Key: "target", Value: target.String()}}}
-	if len(res.Faults) > 0 {
-		h.Faults = &traces.Schedule{Specs: res.Faults, Note: "decisions are the fault records, drawn from the seed and each message's identity"}
-	}
-	path := o.Record
-	if path == "" {
-		f, err := os.CreateTemp("", "tasksim-replay-*.trace")
-		if err != nil {
-			return nil, err
-		}
-		path = f.Name()
-		f.Close()
-	}
-	w, err := traces.Create(path, h, nil)
+	path, w, err := createReplayTrace(s, o, res)
 	if err != nil {
 		return nil, err
 	}
-	res.Trace = path
 	ids := newIDMap()
 	r := &replayer{s: s, ids: ids, speed: o.Speed, wait: o.Wait, res: res}
 	if r.wait <= 0 {
@@ -157,7 +130,6 @@ func Replay(ctx context.Context, src *traces.Reader, target Target, o *ReplayOpt
 	}
 	var runErr error
 	if target.HTTP() {
-		h.Labels = append(h.Labels, traces.Label{Key: "recorder", Value: "http"})
 		c, err := startHTTP(target.URL, w, set, ids)
 		if err != nil {
 			w.Close()
@@ -195,6 +167,55 @@ func Replay(ctx context.Context, src *traces.Reader, target Target, o *ReplayOpt
 	}
 	res.Verdict = v
 	return res, nil
+}
+
+// replayFaults is the replay's fault set: the trace's own specs (unless
+// NoFaults) and o.Faults, seeded by the trace's seed unless o gives one.
+func replayFaults(s *script, o *ReplayOptions, res *ReplayResult) (*faults.Set, error) {
+	var specs []string
+	if !o.NoFaults && s.header.Faults != nil {
+		specs = append(specs, s.header.Faults.Specs...)
+	}
+	specs = append(specs, o.Faults...)
+	bound, err := faults.Builtin().ParseAll(specs)
+	if err != nil {
+		return nil, err
+	}
+	res.Seed = s.header.Seed
+	if o.HasSeed {
+		res.Seed = o.Seed
+	}
+	set := faults.NewSet(res.Seed, bound...)
+	res.Faults = set.Specs()
+	return set, nil
+}
+
+// createReplayTrace creates the replay's trace at o.Record, or a new
+// temporary file.
+func createReplayTrace(s *script, o *ReplayOptions, res *ReplayResult) (string, *traces.Writer, error) {
+	h := traces.Header{Command: o.Command, Protocol: s.header.Protocol, Seed: res.Seed,
+		Labels: []traces.Label{{Key: "recorder", Value: "http"}, {Key: "replay-of", Value: strings.Join(s.header.Command, " ")}, {Key: "target", Value: res.Target}}}
+	if !s.http {
+		h.Labels = h.Labels[1:]
+	}
+	if len(res.Faults) > 0 {
+		h.Faults = &traces.Schedule{Specs: res.Faults, Note: "decisions are the fault records, drawn from the seed and each message's identity"}
+	}
+	path := o.Record
+	if path == "" {
+		f, err := os.CreateTemp("", "tasksim-replay-*.trace")
+		if err != nil {
+			return "", nil, err
+		}
+		path = f.Name()
+		f.Close()
+	}
+	w, err := traces.Create(path, h, nil)
+	if err != nil {
+		return "", nil, err
+	}
+	res.Trace = path
+	return path, w, nil
 }
 
 // replayer walks a script against a live connection.

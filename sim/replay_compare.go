@@ -117,10 +117,11 @@ type idMap struct {
 	task    map[string]string
 	session map[string]string
 	event   map[string]string
+	request map[string]string // JSON-RPC request ids (a client replay)
 }
 
 func newIDMap() *idMap {
-	return &idMap{task: map[string]string{}, session: map[string]string{}, event: map[string]string{}}
+	return &idMap{task: map[string]string{}, session: map[string]string{}, event: map[string]string{}, request: map[string]string{}}
 }
 
 func (m *idMap) bind(table map[string]string, rec, live string) {

@@ -51,7 +51,12 @@ type script struct {
 // client side's records, docs/trace-format.md) into a script. A trace
 // with HTTP exchanges replays over HTTP; one with stdio lines or
 // in-process messages ("conn") over stdio.
-func loadScript(src *traces.Reader) (*script, error) {
+func loadScript(src *traces.Reader) (*script, error) { return loadView(src, traces.SideClient) }
+
+// loadView is loadScript from the view of one end (traces.SideClient or
+// traces.SideServer): a client replay serves what the server sent, before
+// any fault acted, so that the faults act again.
+func loadView(src *traces.Reader, view traces.Side) (*script, error) {
 	s := &script{header: src.Header()}
 	reqAt := map[uint64]int{} // exchange -> index of its request step
 	var batch map[uint64][][]byte
@@ -64,7 +69,7 @@ func loadScript(src *traces.Reader) (*script, error) {
 			}
 			return nil, err
 		}
-		if !rec.Side.InView(traces.SideClient) {
+		if !rec.Side.InView(view) {
 			continue
 		}
 		switch {
