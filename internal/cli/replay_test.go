@@ -21,10 +21,14 @@ import (
 )
 
 // bugTrace is a trace of the corpus (sim/testdata/bugs).
-func bugTrace(name string) string { return filepath.Join("..", "..", "sim", "testdata", "bugs", name+".trace") }
+func bugTrace(name string) string {
+	return filepath.Join("..", "..", "sim", "testdata", "bugs", name+".trace")
+}
 
 // oneLine reports whether an error output is one line.
-func singleLine(s string) bool { return strings.Count(strings.TrimSpace(s), "\n") == 0 && strings.TrimSpace(s) != "" }
+func singleLine(s string) bool {
+	return strings.Count(strings.TrimSpace(s), "\n") == 0 && strings.TrimSpace(s) != ""
+}
 
 func TestReplayBadInput(t *testing.T) {
 	dir := t.TempDir()
@@ -80,7 +84,6 @@ func TestReplayBugTraceNamesFirstDifference(t *testing.T) {
 		t.Errorf("the replay's trace: trace check exit %d\n%s", code, out)
 	}
 }
-
 
 func firstRecord(t *testing.T, path string, match func(traces.Record) bool) uint64 {
 	t.Helper()
