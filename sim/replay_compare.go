@@ -173,7 +173,8 @@ type difference struct{ path, reason string }
 // compareJSON compares a recorded message with a live one structurally:
 // same members, same values, except that timestamps may differ and task
 // ids must map one to one (a recorded id seen first binds its live id).
-// It returns nil when they agree.
+// Members are compared in name order, array elements in order. It
+// returns nil when they agree.
 func (m *idMap) compareJSON(rec, live []byte) *difference {
 	rv, rerr := decodeAny(rec)
 	lv, lerr := decodeAny(live)

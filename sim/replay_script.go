@@ -166,7 +166,7 @@ func ParseSpeed(s string) (Speed, error) {
 		return 0, nil
 	}
 	f, err := strconv.ParseFloat(strings.TrimPrefix(s, "x"), 64)
-	if err != nil || f <= 0 || f > 1e6 {
+	if err != nil || !(f > 0 && f <= 1e6) {
 		return 0, fmt.Errorf("speed %q: want max or a positive factor (1 as recorded, 4 four times faster)", s)
 	}
 	return Speed(f), nil
