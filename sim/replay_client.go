@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -135,19 +136,27 @@ func (cs *clientServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Add(f.Name, f.Value)
 	}
+	start := time.Now()
+	if ct, _ := ex.head.HTTP.Get("Content-Type"); mediaKind(ct) != "sse" {
+		// A JSON answer (or none) goes out whole, with its length.
+		var body []byte
+		for _, it := range ex.items {
+			body = append(body, cs.itemBytes(it)...)
+		}
+		if len(ex.items) > 0 && !cs.pace(r.Context(), start, ex.items[len(ex.items)-1].Offset, ex.req.rec.Offset) {
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.WriteHeader(ex.head.HTTP.Status)
+		w.Write(body)
+		return
+	}
 	w.WriteHeader(ex.head.HTTP.Status)
 	rc := http.NewResponseController(w)
 	_ = rc.Flush()
-	start := time.Now()
 	for _, it := range ex.items {
-		if d := cs.speed.due(it.Offset, ex.req.rec.Offset) - time.Since(start); d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-t.C:
-			case <-r.Context().Done():
-				t.Stop()
-				return
-			}
+		if !cs.pace(r.Context(), start, it.Offset, ex.req.rec.Offset) {
+			return
 		}
 		if _, err := w.Write(cs.itemBytes(it)); err != nil {
 			return
@@ -164,6 +173,23 @@ func (cs *clientServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The recorded client cut this answer: keep it open until the
 		// live client does (or the replay ends).
 		<-r.Context().Done()
+	}
+}
+
+// pace waits until a message recorded at offset is due, counted from
+// start, when its request (recorded at from) came; false if ctx ended.
+func (cs *clientServer) pace(ctx context.Context, start time.Time, offset, from time.Duration) bool {
+	d := cs.speed.due(offset, from) - time.Since(start)
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 

@@ -180,12 +180,14 @@ func TestReplayClientCmd(t *testing.T) {
 	callArgs := []string{"--tool", "slow_text", "--args", `{"chunks":3,"intervalMs":20}`, "--mode", "streaming"}
 	path := recordCall(t, exe, callArgs...)
 	client := exe + " call --tool slow_text --args '{\"chunks\":3,\"intervalMs\":20}' --mode streaming --server"
-	code, stdout, stderr := run(t, "", "replay", path, "--client-cmd", client)
+	tmp := t.TempDir()
+	code, stdout, stderr := run(t, "", "replay", path, "--client-cmd", client, "--record", filepath.Join(tmp, "same.trace"))
 	if code != 0 || !strings.Contains(stdout, "no divergence") {
-		t.Fatalf("same client: exit %d\n%s\n%s", code, stdout, stderr)
+		_, show, _ := run(t, "", "trace", "show", path)
+		t.Fatalf("same client: exit %d\n%s\n%s\nrecorded:\n%s", code, stdout, stderr, show)
 	}
 	other := exe + " call --tool slow_text --args '{\"chunks\":4,\"intervalMs\":20}' --mode streaming --server"
-	code, stdout, stderr = run(t, "", "replay", path, "--client-cmd", other, "--speed", "max")
+	code, stdout, stderr = run(t, "", "replay", path, "--client-cmd", other, "--speed", "max", "--record", filepath.Join(tmp, "other.trace"))
 	if code != ExitFindings || !strings.Contains(stdout, "params.arguments.chunks: recorded 3, live 4") {
 		t.Fatalf("other client: exit %d\n%s\n%s", code, stdout, stderr)
 	}
