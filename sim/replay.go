@@ -82,7 +82,9 @@ func (r *ReplayResult) Failed() bool {
 // what came back on a channel.
 type replayConn interface {
 	send(ctx context.Context, st step) error
-	channel(ch uint64) *liveChan
+	// channel is where the live answer to the recorded step st comes:
+	// nil when its request was never sent.
+	channel(st step) *liveChan
 }
 
 // Replay sends the client half of the trace read by src to target (a
@@ -265,7 +267,7 @@ func (r *replayer) run(ctx context.Context) error {
 			}
 			r.res.Sent++
 		case stepCut:
-			if lc := r.conn.channel(st.ch); lc != nil {
+			if lc := r.conn.channel(st); lc != nil {
 				lc.cancel()
 			}
 		case stepHead:
@@ -303,7 +305,7 @@ func (r *replayer) diverge(st step, path, reason, recorded, live string) *Diverg
 }
 
 func (r *replayer) channel(st step) *liveChan {
-	if lc := r.conn.channel(st.ch); lc != nil {
+	if lc := r.conn.channel(st); lc != nil {
 		return lc
 	}
 	// An answer without its request in the client's view (a trace

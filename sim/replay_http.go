@@ -119,10 +119,10 @@ func startHTTP(target string, w *traces.Writer, set *faults.Set, ids *idMap) (*h
 	}, nil
 }
 
-func (c *httpConn) channel(ch uint64) *liveChan {
+func (c *httpConn) channel(st step) *liveChan {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.live[ch]
+	return c.live[st.ch]
 }
 
 // dropHeaders are not replayed: the transport sets them for the live
