@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/url"
@@ -70,9 +71,31 @@ func TestReplayBugTraceNamesFirstDifference(t *testing.T) {
 	first := firstRecord(t, path, func(r traces.Record) bool { return r.RPC != nil && slices.Contains(r.RPC.SeqNrs, 0) })
 	s := refserver.StartHTTP(t, &refserver.Options{})
 	rec := filepath.Join(t.TempDir(), "replay.trace")
-	code, stdout, stderr := run(t, "", "replay", path, "--server", s.URL, "--speed", "max", "--record", rec)
+	js := filepath.Join(t.TempDir(), "replay.json")
+	code, stdout, stderr := run(t, "", "replay", path, "--server", s.URL, "--speed", "max", "--record", rec, "--json", js)
 	if code != ExitFindings {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	var doc struct {
+		Schema string `json:"schema"`
+		Result struct {
+			Trace      string `json:"trace"`
+			Divergence struct {
+				Record uint64 `json:"record"`
+				Path   string `json:"path"`
+			} `json:"divergence"`
+		} `json:"result"`
+	}
+	b, err := os.ReadFile(js)
+	if err != nil || json.Unmarshal(b, &doc) != nil {
+		t.Fatalf("--json: %v\n%s", err, b)
+	}
+	var v any
+	json.Unmarshal(b, &v)
+	var bad []string
+	snakeKeys(v, "$", &bad)
+	if doc.Schema != "tasksim.replay/v1" || doc.Result.Trace != rec || doc.Result.Divergence.Record != first || len(bad) > 0 {
+		t.Errorf("--json: schema %q, trace %q, divergence at %d (want %d), snake_case keys %v", doc.Schema, doc.Result.Trace, doc.Result.Divergence.Record, first, bad)
 	}
 	want := "first divergence at record " + strconv.FormatUint(first, 10) + " "
 	for _, w := range []string{want, "seqNr: recorded 0, live 1", "recorded: {", "live:     {"} {
