@@ -156,6 +156,11 @@ func Replay(ctx context.Context, src *traces.Reader, target Target, o *ReplayOpt
 		if err := p.Close(); err != nil && runErr == nil {
 			runErr = err
 		}
+		if runErr == nil && res.Divergence != nil && !c.answered.Load() {
+			// Not one message from the server: it is not one, or it
+			// died at once.
+			runErr = fmt.Errorf("%w %s: the server wrote no message (%s)", ErrUnreachable, target, res.Divergence.Live)
+		}
 	}
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("trace %s: %w", path, err)

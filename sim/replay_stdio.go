@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/stdio"
@@ -29,6 +30,8 @@ type stdioConn struct {
 	mu      sync.Mutex
 	conns   map[uint64]*stdioChild
 	wg      sync.WaitGroup
+	// answered says some server process wrote a message.
+	answered atomic.Bool
 }
 
 // stdioChild is one server process. What it writes is one stream, but
@@ -141,6 +144,7 @@ func (c *stdioConn) child(ctx context.Context, ch uint64) (*stdioChild, error) {
 				k.end(err)
 				return
 			}
+			c.answered.Store(true)
 			k.sub(stdioKey(b)).push(liveItem{data: b})
 		}
 	}()

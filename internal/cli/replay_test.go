@@ -129,8 +129,8 @@ func firstRecord(t *testing.T, path string, match func(traces.Record) bool) uint
 
 // TestReplayStdioReference: a trace of the reference pair over stdio (the
 // tasksim binary's serve --stdio as a child), replayed against another
-// such child, shows no divergence; a command that does not exist cannot
-// be reached (exit 3).
+// such child, shows no divergence; a command that does not exist, or one
+// that writes no message (true), cannot be reached (exit 3).
 func TestReplayStdioReference(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -147,9 +147,11 @@ func TestReplayStdioReference(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "no divergence") || strings.Contains(stdout, "compared 0 ") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	code, _, stderr = run(t, "", "replay", path, "--server-cmd", filepath.Join(dir, "no-such-server"))
-	if code != ExitRuntime || !singleLine(stderr) || !strings.Contains(stderr, "cannot reach") {
-		t.Errorf("missing command: exit %d, %q", code, stderr)
+	for _, bad := range []string{filepath.Join(dir, "no-such-server"), "true"} {
+		code, _, stderr = run(t, "", "replay", path, "--server-cmd", bad, "--wait", "2s")
+		if code != ExitRuntime || !singleLine(stderr) || !strings.Contains(stderr, "cannot reach") {
+			t.Errorf("--server-cmd %s: exit %d, %q", bad, code, stderr)
+		}
 	}
 }
 
