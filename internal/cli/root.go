@@ -74,6 +74,7 @@ Exit codes: 0 success, 1 findings (a rule violated, a threshold missed),
 	root.SetErr(st.Stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(NewCmdServe(st, nil), NewCmdCall(st, nil), NewCmdRecord(st), NewCmdProxy(st), NewCmdTrace(st), NewCmdLoad(st), NewCmdDemo(st), NewCmdReport(st), NewCmdCheck(st), NewCmdSim(st))
+	root.AddCommand(NewCmdReplay(st))
 	addCompletions(root)
 	return root
 }

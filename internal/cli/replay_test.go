@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tasksim/tasksim/internal/refserver"
+	"github.com/tasksim/tasksim/recorder"
+	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/traces"
+)
+
+// bugTrace is a trace of the corpus (sim/testdata/bugs).
+func bugTrace(name string) string {
+	return filepath.Join("..", "..", "sim", "testdata", "bugs", name+".trace")
+}
+
+// oneLine reports whether an error output is one line.
+func singleLine(s string) bool {
+	return strings.Count(strings.TrimSpace(s), "\n") == 0 && strings.TrimSpace(s) != ""
+}
+
+func TestReplayBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notTrace := filepath.Join(dir, "notes.txt")
+	os.WriteFile(notTrace, []byte("hello, not a trace\n"), 0o644)
+	good := bugTrace("any-origin")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"not a trace", []string{"replay", notTrace, "--server", "http://127.0.0.1:1/mcp"}, ExitUsage, "not a tasksim trace"},
+		{"missing file", []string{"replay", filepath.Join(dir, "nope.trace"), "--server", "http://127.0.0.1:1/mcp"}, ExitUsage, "no such file"},
+		{"no target", []string{"replay", good}, ExitUsage, "give one of --server"},
+		{"two targets", []string{"replay", good, "--server", "http://x/mcp", "--server-cmd", "x"}, ExitUsage, "give one of --server"},
+		{"bad speed", []string{"replay", good, "--server", "http://127.0.0.1:1/mcp", "--speed", "fast"}, ExitUsage, "--speed"},
+		{"bad fault", []string{"replay", good, "--server", "http://127.0.0.1:1/mcp", "--fault", "gremlins"}, ExitUsage, "--fault"},
+		{"HTTP trace to a stdio server", []string{"replay", good, "--server-cmd", "true"}, ExitUsage, "replay it against --server URL"},
+		{"unreachable server", []string{"replay", good, "--server", "http://127.0.0.1:1/mcp"}, ExitRuntime, "cannot reach the target"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, "", tc.args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) || !singleLine(stderr) {
+				t.Errorf("exit %d, stderr %q; want exit %d, one line with %q", code, stderr, tc.code, tc.want)
+			}
+		})
+	}
+}
+
+// TestReplayBugTraceNamesFirstDifference: the corpus trace of a server
+// numbering seqNr from 0, replayed against the reference server over
+// HTTP, reports the first message with a seqNr as the divergence, with
+// both sides, and exits 1; --record keeps the replay's trace, in which
+// the fixed server passes S1905-SEQNR.
+func TestReplayBugTraceNamesFirstDifference(t *testing.T) {
+	path := bugTrace("seqnr-from-zero")
+	first := firstRecord(t, path, func(r traces.Record) bool { return r.RPC != nil && slices.Contains(r.RPC.SeqNrs, 0) })
+	s := refserver.StartHTTP(t, &refserver.Options{})
+	rec := filepath.Join(t.TempDir(), "replay.trace")
+	js := filepath.Join(t.TempDir(), "replay.json")
+	code, stdout, stderr := run(t, "", "replay", path, "--server", s.URL, "--speed", "max", "--record", rec, "--json", js)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	var doc struct {
+		Schema string `json:"schema"`
+		Result struct {
+			Trace      string `json:"trace"`
+			Divergence struct {
+				Record uint64 `json:"record"`
+				Path   string `json:"path"`
+			} `json:"divergence"`
+		} `json:"result"`
+	}
+	b, err := os.ReadFile(js)
+	if err != nil || json.Unmarshal(b, &doc) != nil {
+		t.Fatalf("--json: %v\n%s", err, b)
+	}
+	var v any
+	json.Unmarshal(b, &v)
+	var bad []string
+	snakeKeys(v, "$", &bad)
+	if doc.Schema != "tasksim.replay/v1" || doc.Result.Trace != rec || doc.Result.Divergence.Record != first || len(bad) > 0 {
+		t.Errorf("--json: schema %q, trace %q, divergence at %d (want %d), snake_case keys %v", doc.Schema, doc.Result.Trace, doc.Result.Divergence.Record, first, bad)
+	}
+	want := "first divergence at record " + strconv.FormatUint(first, 10) + " "
+	for _, w := range []string{want, "seqNr: recorded 0, live 1", "recorded: {", "live:     {"} {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+	if code, out, _ := run(t, "", "trace", "check", "--rule", "S1905-SEQNR", rec); code != 0 || !strings.Contains(out, "PASS  S1905-SEQNR") {
+		t.Errorf("the replay's trace: trace check exit %d\n%s", code, out)
+	}
+}
+
+func firstRecord(t *testing.T, path string, match func(traces.Record) bool) uint64 {
+	t.Helper()
+	r, err := traces.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for rec, err := range r.Records() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if match(rec) {
+			return rec.Index
+		}
+	}
+	t.Fatal("no such record")
+	return 0
+}
+
+// TestReplayStdioReference: a trace of the reference pair over stdio (the
+// tasksim binary's serve --stdio as a child), replayed against another
+// such child, shows no divergence; a command that does not exist, or one
+// that writes no message (true), cannot be reached (exit 3).
+func TestReplayStdioReference(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asTasksimEnv, "1") // inherited by the children
+	dir := t.TempDir()
+	cmd := []string{exe, "serve", "--stdio"}
+	if _, err := sim.RunSuite(context.Background(), sim.Target{Command: cmd}, &sim.SuiteOptions{Scenarios: []string{"sep1905-streaming"}, TraceDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "sep1905-streaming.trace")
+	code, stdout, stderr := run(t, "", "replay", path, "--server-cmd", exe+" serve --stdio", "--speed", "max")
+	if code != 0 || !strings.Contains(stdout, "no divergence") || strings.Contains(stdout, "compared 0 ") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, bad := range []string{filepath.Join(dir, "no-such-server"), "true"} {
+		code, _, stderr = run(t, "", "replay", path, "--server-cmd", bad, "--wait", "2s")
+		if code != ExitRuntime || !singleLine(stderr) || !strings.Contains(stderr, "cannot reach") {
+			t.Errorf("--server-cmd %s: exit %d, %q", bad, code, stderr)
+		}
+	}
+}
+
+// recordCall records the reference client (tasksim call, a child
+// process) calling the reference server through the HTTP recorder.
+func recordCall(t *testing.T, exe string, callArgs ...string) string {
+	t.Helper()
+	s := refserver.StartHTTP(t, &refserver.Options{})
+	path := filepath.Join(t.TempDir(), "call.trace")
+	w, err := traces.Create(path, traces.Header{Command: []string{"tasksim", "call"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(s.URL)
+	p, err := recorder.NewProxy(u, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: p, ConnState: p.ConnState, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan struct{})
+	go func() { defer close(done); hs.Serve(ln) }()
+	args := append(append([]string{"call"}, callArgs...), "--server", "http://"+ln.Addr().String()+"/mcp")
+	c := exec.Command(exe, args...)
+	c.Env = append(os.Environ(), asTasksimEnv+"=1")
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("call: %v\n%s", err, out)
+	}
+	hs.Close()
+	<-done
+	p.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestReplayClientCmd: the server half of a recorded call, served to the
+// same client (tasksim call as a child, URL last), shows no divergence;
+// served to a client that asks for something else, the divergence names
+// the request and the parameter that differs.
+func TestReplayClientCmd(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asTasksimEnv, "1")
+	callArgs := []string{"--tool", "slow_text", "--args", `{"chunks":3,"intervalMs":20}`, "--mode", "streaming"}
+	path := recordCall(t, exe, callArgs...)
+	client := exe + " call --tool slow_text --args '{\"chunks\":3,\"intervalMs\":20}' --mode streaming --server"
+	tmp := t.TempDir()
+	code, stdout, stderr := run(t, "", "replay", path, "--client-cmd", client, "--record", filepath.Join(tmp, "same.trace"))
+	if code != 0 || !strings.Contains(stdout, "no divergence") {
+		_, show, _ := run(t, "", "trace", "show", path)
+		t.Fatalf("same client: exit %d\n%s\n%s\nrecorded:\n%s", code, stdout, stderr, show)
+	}
+	other := exe + " call --tool slow_text --args '{\"chunks\":4,\"intervalMs\":20}' --mode streaming --server"
+	code, stdout, stderr = run(t, "", "replay", path, "--client-cmd", other, "--speed", "max", "--record", filepath.Join(tmp, "other.trace"))
+	if code != ExitFindings || !strings.Contains(stdout, "params.arguments.chunks: recorded 3, live 4") {
+		t.Fatalf("other client: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
