@@ -319,7 +319,8 @@ func ReplayClient(ctx context.Context, src *traces.Reader, command []string, o *
 		return nil, err
 	}
 	u, _ := url.Parse(upstream + clientPath(s))
-	proxy, err := recorder.NewProxy(u, w, nil)
+	g := newRecordGate()
+	proxy, err := recorder.NewProxy(u, w, &recorder.ProxyOptions{Transport: g.transport(recorder.NewTransport())})
 	if err != nil {
 		stopUp()
 		w.Close()
@@ -328,7 +329,7 @@ func ReplayClient(ctx context.Context, src *traces.Reader, command []string, o *
 	set.Observe(func(a faults.Applied) {
 		proxy.Pipeline().AddFault(a.TraceFault(), a.Spec+" "+a.Target.String()+": "+a.Action.String())
 	})
-	front, stopFront, err := serveLoopback(settled(proxy), proxy.ConnState)
+	front, stopFront, err := serveLoopback(g.handler(proxy), proxy.ConnState)
 	if err != nil {
 		stopUp()
 		proxy.Close()

@@ -80,7 +80,9 @@ func startHTTP(target string, w *traces.Writer, set *faults.Set, ids *idMap) (*h
 		stops = append(stops, stop)
 		upstream = &url.URL{Scheme: "http", Host: strings.TrimPrefix(base, "http://"), Path: u.Path}
 	}
-	p, err := recorder.NewProxy(upstream, w, nil)
+	// The gate keeps the replay's trace in causal order (suite_gate.go).
+	g := newRecordGate()
+	p, err := recorder.NewProxy(upstream, w, &recorder.ProxyOptions{Transport: g.transport(recorder.NewTransport())})
 	if err != nil {
 		stopAll()
 		return nil, err
@@ -96,7 +98,7 @@ func startHTTP(target string, w *traces.Writer, set *faults.Set, ids *idMap) (*h
 		stopAll()
 		return nil, err
 	}
-	hs := &http.Server{Handler: settled(p), ConnState: p.ConnState, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
+	hs := &http.Server{Handler: g.handler(p), ConnState: p.ConnState, ReadHeaderTimeout: 10 * time.Second, ErrorLog: log.New(io.Discard, "", 0)}
 	done := make(chan struct{})
 	go func() { defer close(done); hs.Serve(ln) }()
 	stops = append(stops, func() {
