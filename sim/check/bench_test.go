@@ -140,3 +140,32 @@ func TestBigTraceJudgedAlike(t *testing.T) {
 		t.Errorf("the repeated pass fixtures fail %v:\n%s", fs, verdictText(v))
 	}
 }
+
+// BenchmarkCheckSides judges the same traffic recorded on both sides of a
+// fault layer (twoSided: every record twice, an SSE event in 100 dropped
+// toward the client): the checker keeps the server's view and the
+// client's. records/s counts the records of the two-sided trace.
+func BenchmarkCheckSides(b *testing.B) {
+	n := 0
+	recs := twoSided(bigTrace(b, 50_000), func(r traces.Record) *traces.Fault {
+		if r.Kind != traces.KindSSEEvent {
+			return nil
+		}
+		if n++; n%100 != 0 {
+			return nil
+		}
+		return &traces.Fault{Name: "drop-sse-event", Action: "dropped", Target: traces.Target{Conn: r.Conn, Exchange: r.Exchange, Stream: r.Stream}}
+	})
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		v, err := Check(records(recs), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !v.Sides || v.Records != uint64(len(recs)) {
+			b.Fatal(fmt.Sprint(v.Records, " records judged, want ", len(recs), " on two sides"))
+		}
+	}
+	b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
