@@ -127,119 +127,93 @@ func (c *Checker) clone() *Checker {
 	return d
 }
 
-func (k *cloner) session(s *session) *session {
-	if s == nil {
+// copyOnce returns the copy of p in m, made at its first sight by copying
+// *p and letting fill map what it points to; nil stays nil.
+func copyOnce[T any](m map[*T]*T, p *T, fill func(d *T)) *T {
+	if p == nil {
 		return nil
 	}
-	if d := k.sessions[s]; d != nil {
+	if d := m[p]; d != nil {
 		return d
 	}
-	d := new(session)
-	*d = *s
-	k.sessions[s] = d
-	d.clientModes = slices.Clone(s.clientModes)
-	d.serverModes = slices.Clone(s.serverModes)
-	d.requests = make(map[string]*request, len(s.requests))
-	for id, r := range s.requests {
-		d.requests[id] = k.request(r)
-	}
-	d.eventIDs = make(map[string]*stream, len(s.eventIDs))
-	for id, st := range s.eventIDs {
-		d.eventIDs[id] = k.stream(st)
-	}
-	d.cutStreams = k.streamList(s.cutStreams)
-	d.resumes = make(map[*stream][]*stream, len(s.resumes))
-	for root, sts := range s.resumes {
-		d.resumes[k.stream(root)] = k.streamList(sts)
-	}
+	d := new(T)
+	*d = *p
+	m[p] = d
+	fill(d)
 	return d
+}
+
+func (k *cloner) session(s *session) *session {
+	return copyOnce(k.sessions, s, func(d *session) {
+		d.clientModes = slices.Clone(s.clientModes)
+		d.serverModes = slices.Clone(s.serverModes)
+		d.requests = make(map[string]*request, len(s.requests))
+		for id, r := range s.requests {
+			d.requests[id] = k.request(r)
+		}
+		d.eventIDs = make(map[string]*stream, len(s.eventIDs))
+		for id, st := range s.eventIDs {
+			d.eventIDs[id] = k.stream(st)
+		}
+		d.cutStreams = copyAll(s.cutStreams, k.stream)
+		d.resumes = make(map[*stream][]*stream, len(s.resumes))
+		for root, sts := range s.resumes {
+			d.resumes[k.stream(root)] = copyAll(sts, k.stream)
+		}
+	})
 }
 
 func (k *cloner) exchange(ex *exchange) *exchange {
-	if ex == nil {
-		return nil
-	}
-	if d := k.exchanges[ex]; d != nil {
-		return d
-	}
-	d := new(exchange)
-	*d = *ex
-	k.exchanges[ex] = d
-	d.sess = k.session(ex.sess)
-	d.stream = k.stream(ex.stream)
-	return d
+	return copyOnce(k.exchanges, ex, func(d *exchange) {
+		d.sess = k.session(ex.sess)
+		d.stream = k.stream(ex.stream)
+	})
 }
 
 func (k *cloner) stream(st *stream) *stream {
-	if st == nil {
-		return nil
-	}
-	if d := k.streams[st]; d != nil {
-		return d
-	}
-	d := new(stream)
-	*d = *st
-	k.streams[st] = d
-	d.ex = k.exchange(st.ex)
-	d.sess = k.session(st.sess)
-	d.resumes = k.stream(st.resumes)
-	switch by := st.resumedBy.(type) {
-	case *stream:
-		d.resumedBy = k.stream(by)
-	case *request:
-		d.resumedBy = k.request(by)
-	}
-	d.tasksCreated = make([]*task, len(st.tasksCreated))
-	for i, t := range st.tasksCreated {
-		d.tasksCreated[i] = k.task(t)
-	}
-	d.terminalTasks = maps.Clone(st.terminalTasks)
-	return d
+	return copyOnce(k.streams, st, func(d *stream) {
+		d.ex = k.exchange(st.ex)
+		d.sess = k.session(st.sess)
+		d.resumes = k.stream(st.resumes)
+		switch by := st.resumedBy.(type) {
+		case *stream:
+			d.resumedBy = k.stream(by)
+		case *request:
+			d.resumedBy = k.request(by)
+		}
+		d.tasksCreated = copyAll(st.tasksCreated, k.task)
+		d.terminalTasks = maps.Clone(st.terminalTasks)
+	})
 }
 
-func (k *cloner) streamList(sts []*stream) []*stream {
-	if sts == nil {
+// copyAll returns a list of the copies of xs; nil stays nil.
+func copyAll[T any](xs []*T, copyOf func(*T) *T) []*T {
+	if xs == nil {
 		return nil
 	}
-	out := make([]*stream, len(sts))
-	for i, st := range sts {
-		out[i] = k.stream(st)
+	out := make([]*T, len(xs))
+	for i, x := range xs {
+		out[i] = copyOf(x)
 	}
 	return out
 }
 
 func (k *cloner) request(r *request) *request {
-	if r == nil {
-		return nil
-	}
-	if d := k.requests[r]; d != nil {
-		return d
-	}
-	d := new(request)
-	*d = *r
-	k.requests[r] = d
-	d.ex = k.exchange(r.ex)
-	d.otherSession = k.session(r.otherSession)
-	d.task = k.task(r.task)
-	d.seqs = slices.Clone(r.seqs)
-	d.modes = slices.Clone(r.modes)
-	return d
+	return copyOnce(k.requests, r, func(d *request) {
+		d.ex = k.exchange(r.ex)
+		d.otherSession = k.session(r.otherSession)
+		d.task = k.task(r.task)
+		d.seqs = slices.Clone(r.seqs)
+		d.modes = slices.Clone(r.modes)
+	})
 }
 
 func (k *cloner) task(t *task) *task {
-	if t == nil {
-		return nil
-	}
-	if d := k.tasks[t]; d != nil {
-		return d
-	}
-	d := new(task)
-	*d = *t
-	k.tasks[t] = d
-	d.sess = k.session(t.sess)
-	d.createdBy = k.request(t.createdBy)
-	d.segments = maps.Clone(t.segments)
-	d.segRecs = maps.Clone(t.segRecs)
-	d.received = maps.Clone(t.received)
-	return d
+	return copyOnce(k.tasks, t, func(d *task) {
+		d.sess = k.session(t.sess)
+		d.createdBy = k.request(t.createdBy)
+		d.segments = maps.Clone(t.segments)
+		d.segRecs = maps.Clone(t.segRecs)
+		d.received = maps.Clone(t.received)
+	})
 }

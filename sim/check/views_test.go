@@ -82,13 +82,7 @@ func asOne(recs []traces.Record) []traces.Record {
 
 func judgeRecords(t *testing.T, recs []traces.Record, opts *Options) *Verdict {
 	t.Helper()
-	v, err := Check(func(yield func(traces.Record, error) bool) {
-		for _, r := range recs {
-			if !yield(r, nil) {
-				return
-			}
-		}
-	}, opts)
+	v, err := Check(records(recs), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
