@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/tasksim/tasksim/sim"
 	"github.com/tasksim/tasksim/sim/check"
 )
