@@ -7,53 +7,52 @@ import (
 	"github.com/tasksim/tasksim/traces"
 )
 
-// judge reads a run's trace and judges each rule on the view it is about
-// (docs/trace-format.md, "Whose view"): rules about the server and the
-// transport on the server's view (records of the wire and the server side
-// of the fault layer), rules about the client on the client's view. Fault
-// records are in both. One checker over both sides would see every
-// message twice.
+// judge reads a run's trace and judges it by the rule catalog. The trace
+// holds both sides of the fault layer; check.Check judges each rule on the
+// view it is about (docs/trace-format.md, "Whose view"): rules about the
+// server and the transport on the server's view, rules about the client
+// on the client's, fault records in both.
+func judge(trace []byte) (*check.Verdict, error) {
+	rd, err := traces.NewReader(bytes.NewReader(trace))
+	if err != nil {
+		return nil, err
+	}
+	return check.Check(rd.Records(), CheckOptions(rd.Header()))
+}
+
+// CheckOptions returns the options that judge a trace with header h as
+// the simulator does (tasksim trace check of a sim trace uses them too).
 //
 // Over Streamable HTTP, an in-process connection merges the HTTP streams
 // of a session into one, in an order that is not the server's (a partial
 // notification sent on the standalone stream before the final response
 // on the POST stream may be read after it). Rules about the order of
-// messages on one stream cannot be judged on that merge: over HTTP they
-// are SKIP with the reason, whatever the merge showed, so that the verdict
-// does not depend on the scheduler; stdio runs (one stream) judge them.
-func judge(trace []byte, transport string) (*check.Verdict, error) {
-	rd, err := traces.NewReader(bytes.NewReader(trace))
-	if err != nil {
-		return nil, err
+// messages on one stream cannot be judged on that merge: in a trace of an
+// in-process run over HTTP (header labels sim=in-process and
+// transport=http, as Run writes them) they are SKIP with the reason,
+// whatever the merge showed, so that the verdict does not depend on the
+// scheduler; stdio runs (one stream) judge them. Any other trace gets no
+// options.
+func CheckOptions(h traces.Header) *check.Options {
+	if label(h, "sim") != "in-process" || label(h, "transport") != TransportHTTP {
+		return &check.Options{}
 	}
-	server, client := check.New(nil), check.New(nil)
-	var n uint64
-	for rec, err := range rd.Records() {
-		if err != nil {
-			return nil, err
-		}
-		n++
-		if rec.Kind == traces.KindFault || rec.Side.InView(traces.SideServer) {
-			server.Add(rec)
-		}
-		if rec.Kind == traces.KindFault || rec.Side.InView(traces.SideClient) {
-			client.Add(rec)
-		}
+	skip := make(map[string]string, len(orderRules))
+	for _, id := range orderRules {
+		skip[id] = "the order of messages on each HTTP stream, which an in-process run merges into one per session (runs over stdio judge this rule)"
 	}
-	sv, cv := server.Verdict(), client.Verdict()
-	v := &check.Verdict{Records: n, Faults: sv.Faults}
-	for i, r := range sv.Rules {
-		if r.Rule.Side == check.Client {
-			r = cv.Rules[i]
-		}
-		if transport == TransportHTTP && orderRules[r.Rule.ID] {
-			r = check.RuleResult{Rule: r.Rule, Status: check.Skip,
-				Why: "the in-process connection merges the session's HTTP streams; judged over stdio"}
-		}
-		v.Rules = append(v.Rules, r)
-	}
-	return v, nil
+	return &check.Options{Skip: skip}
 }
 
 // orderRules judge the order of messages on one stream.
-var orderRules = map[string]bool{"S2679-AFTER-TERMINAL": true, "TASK-STATUS-TRANSITION": true}
+var orderRules = []string{"S2679-AFTER-TERMINAL", "TASK-STATUS-TRANSITION"}
+
+// label returns the value of the header label key, "" if it has none.
+func label(h traces.Header, key string) string {
+	for _, l := range h.Labels {
+		if l.Key == key {
+			return l.Value
+		}
+	}
+	return ""
+}

@@ -287,7 +287,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
-	v, err := judge(buf.Bytes(), s.Workload.Transport)
+	v, err := judge(buf.Bytes())
 	if err != nil {
 		return nil, err
 	}

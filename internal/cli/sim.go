@@ -16,6 +16,7 @@ import (
 
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/sim/check"
 )
 
 // SimOptions are the flags of tasksim sim.
@@ -89,7 +90,7 @@ that is not a number, a schedule file that is not one, an unknown fault),
 	f.StringVar(&o.Schedule, "schedule", "", "run this schedule file (from --out) instead of drawing one")
 	f.StringVar(&o.Corpus, "corpus", "", "re-run every *.json schedule in this directory (a regression corpus)")
 	f.StringVar(&o.Shrink, "shrink", "first", "which failures to shrink: first (of each rule), all, none (default none with --schedule, --corpus)")
-	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule)")
+	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule); --json then holds its verdict")
 	f.StringVar(&o.HTML, "html", "", "write the timeline of a run to this HTML file: the run, or of many the first failing (else the one where faults did most)")
 	return cmd
 }
@@ -133,6 +134,8 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	start := time.Now()
 	runOpts := &sim.RunOptions{Version: Version}
 	var pick simPick
+	// traced is the verdict of the run --trace keeps, for --json.
+	var traced *check.Verdict
 	for _, s := range schedules {
 		runOpts.Command = simCommand(s)
 		t0 := time.Now()
@@ -152,6 +155,7 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 			if err := writeOutput(st, o.Trace, func(w io.Writer) error { _, err := w.Write(res.Trace); return err }); err != nil {
 				return fmt.Errorf("--trace %s: %w", o.Trace, err)
 			}
+			traced = res.Verdict
 		}
 		rules := res.FailedRules()
 		if len(rules) == 0 {
@@ -182,7 +186,11 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	}
 	if o.JSON != "" {
 		err := writeOutput(st, o.JSON, func(w io.Writer) error {
-			return writeJSON(w, map[string]any{"schema": "tasksim.sim/v1", "summary": sum, "runsPerMinute": sum.RunsPerMinute(), "failures": failures})
+			out := map[string]any{"schema": "tasksim.sim/v1", "summary": sum, "runsPerMinute": sum.RunsPerMinute(), "failures": failures}
+			if traced != nil {
+				out["verdict"] = traced
+			}
+			return writeJSON(w, out)
 		})
 		if err != nil {
 			return fmt.Errorf("--json %s: %w", o.JSON, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tasksim/tasksim/sim"
 	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/timeline"
 	"github.com/tasksim/tasksim/traces"
@@ -138,7 +139,10 @@ func checkTraceFile(st *State, path string, rules []string, run *timeline.Run) (
 		run.Header = r.Header()
 		records = run.Tee(records)
 	}
-	v, err := check.Check(records, &check.Options{Rules: rules})
+	// A trace of tasksim sim is judged as the simulator judged it.
+	opts := sim.CheckOptions(r.Header())
+	opts.Rules = rules
+	v, err := check.Check(records, opts)
 	if err != nil {
 		var c *traces.CorruptError
 		if errors.As(err, &c) {

@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/sim/check"
 )
 
 // importFixture turns a checker fixture (JSONL) into a trace file.
@@ -92,6 +98,68 @@ func TestTraceCheckBadInput(t *testing.T) {
 			}
 			if strings.Contains(stderr, "goroutine ") || strings.Count(strings.TrimSpace(stderr), "\n") > 1 {
 				t.Errorf("stderr is not one or two clear lines: %q", stderr)
+			}
+		})
+	}
+}
+
+// tasksim trace check of a trace written by tasksim sim --trace judges
+// each rule as the sim run did: both sides of the fault layer are in the
+// trace, and the checker judges each rule on its side's view (before it
+// read sides, seed 1's trace failed S1905-SEQNR and S2679-SEQ, every
+// message seen twice). Seeds over HTTP and stdio, each with a fault that
+// acted: reorder (1), drop-partial and duplicate-seqnr (4), disconnect
+// over stdio (6), server-restart over stdio (12), drop-sse-event (15).
+func TestTraceCheckSimTrace(t *testing.T) {
+	for _, seed := range []string{"1", "4", "6", "12", "15"} {
+		t.Run("seed "+seed, func(t *testing.T) {
+			dir := t.TempDir()
+			trace, simJSON, checkJSON := filepath.Join(dir, "run.trace"), filepath.Join(dir, "sim.json"), filepath.Join(dir, "check.json")
+			if code, stdout, stderr := run(t, "", "sim", "--seed", seed, "--trace", trace, "--json", simJSON, "--out", dir); code != ExitOK && code != ExitFindings {
+				t.Fatalf("sim: exit %d: %s%s", code, stdout, stderr)
+			}
+			var ran struct {
+				Summary sim.Summary    `json:"summary"`
+				Verdict *check.Verdict `json:"verdict"`
+			}
+			if b, err := os.ReadFile(simJSON); err != nil || json.Unmarshal(b, &ran) != nil || ran.Verdict == nil {
+				t.Fatalf("sim --json holds no verdict: %v\n%.300s", err, b)
+			}
+			var fired int64
+			for _, n := range ran.Summary.Fired {
+				fired += n
+			}
+			if fired == 0 || ran.Verdict.Faults == 0 || !ran.Verdict.Sides {
+				t.Fatalf("seed %s: %d faults fired, %d fault records, sides %v: want a two-sided trace where a fault acted", seed, fired, ran.Verdict.Faults, ran.Verdict.Sides)
+			}
+			code, stdout, stderr := run(t, "", "trace", "check", "--json", checkJSON, trace)
+			wantCode := ExitOK
+			if ran.Verdict.Failed() {
+				wantCode = ExitFindings
+			}
+			if code != wantCode {
+				t.Fatalf("trace check: exit %d, want %d: %s%s", code, wantCode, stdout, stderr)
+			}
+			var checked struct {
+				Traces []checkedTrace `json:"traces"`
+			}
+			if b, err := os.ReadFile(checkJSON); err != nil || json.Unmarshal(b, &checked) != nil || len(checked.Traces) != 1 {
+				t.Fatalf("trace check --json: %v\n%.300s", err, b)
+			}
+			got := checked.Traces[0].Verdict
+			if got.Records != ran.Verdict.Records || got.Faults != ran.Verdict.Faults || !got.Sides {
+				t.Errorf("trace check: %d records, %d faults, sides %v; the run: %d, %d", got.Records, got.Faults, got.Sides, ran.Verdict.Records, ran.Verdict.Faults)
+			}
+			if len(got.Rules) != len(ran.Verdict.Rules) {
+				t.Fatalf("trace check judged %d rules, the run %d", len(got.Rules), len(ran.Verdict.Rules))
+			}
+			for i, want := range ran.Verdict.Rules {
+				if diff := cmp.Diff(want, got.Rules[i]); diff != "" {
+					t.Errorf("%s: trace check and the sim run differ (-run +check):\n%s", want.Rule.ID, diff)
+				}
+			}
+			if !strings.Contains(stdout, "both sides of a fault layer") {
+				t.Errorf("trace check does not say it judged two views:\n%s", stdout)
 			}
 		})
 	}

@@ -113,7 +113,11 @@ func records(recs []traces.Record) func(func(traces.Record, error) bool) {
 // BenchmarkCheck judges a trace of about 100,000 records of real traffic;
 // records/s is the figure to watch (target: 500,000).
 func BenchmarkCheck(b *testing.B) {
-	recs := bigTrace(b, 100_000)
+	benchCheck(b, bigTrace(b, 100_000), false)
+}
+
+// benchCheck judges recs b.N times; sides: the trace holds both sides.
+func benchCheck(b *testing.B, recs []traces.Record, sides bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -121,8 +125,8 @@ func BenchmarkCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if v.Records != uint64(len(recs)) {
-			b.Fatal(fmt.Sprint(v.Records, " records judged, want ", len(recs)))
+		if v.Records != uint64(len(recs)) || v.Sides != sides {
+			b.Fatal(fmt.Sprint(v.Records, " records judged, want ", len(recs), "; sides ", v.Sides))
 		}
 	}
 	b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "records/s")
@@ -139,4 +143,22 @@ func TestBigTraceJudgedAlike(t *testing.T) {
 	if fs := failures(v); len(fs) > 0 {
 		t.Errorf("the repeated pass fixtures fail %v:\n%s", fs, verdictText(v))
 	}
+}
+
+// BenchmarkCheckSides judges the same traffic recorded on both sides of a
+// fault layer (twoSided: every record twice, an SSE event in 100 dropped
+// toward the client): the checker keeps the server's view and the
+// client's. records/s counts the records of the two-sided trace.
+func BenchmarkCheckSides(b *testing.B) {
+	n := 0
+	recs := twoSided(bigTrace(b, 50_000), func(r traces.Record) *traces.Fault {
+		if r.Kind != traces.KindSSEEvent {
+			return nil
+		}
+		if n++; n%100 != 0 {
+			return nil
+		}
+		return &traces.Fault{Name: "drop-sse-event", Action: "dropped", Target: traces.Target{Conn: r.Conn, Exchange: r.Exchange, Stream: r.Stream}}
+	})
+	benchCheck(b, recs, true)
 }

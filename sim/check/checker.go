@@ -17,6 +17,12 @@ import (
 type Options struct {
 	// Rules limits the verdict to these rule IDs; empty means every rule.
 	Rules []string
+	// Skip makes these rules SKIP, whatever the trace shows, with what
+	// they would need (worded as Rule.Needs): for a recording that cannot
+	// show what they judge (an in-process connection that merged a
+	// session's HTTP streams into one shows no order of messages on one
+	// of them).
+	Skip map[string]string
 }
 
 // Checker judges one history, record by record. It keeps what is open:
@@ -40,6 +46,12 @@ type Checker struct {
 	// partial notification, for HTTP-NO-BROADCAST.
 	messages map[msgKey]seenMsg
 	seed     maphash.Seed
+
+	// split is set once a record of the client's or the server's side
+	// came: c is then the server's view and client, when the verdict
+	// has client rules, the client's (views.go).
+	split  bool
+	client *Checker
 }
 
 type msgKey struct {
@@ -142,13 +154,20 @@ func (c *Checker) judge(id string, cond bool, msg string, records ...uint64) {
 // are judged now) and returns the verdict, rules in catalog order.
 func (c *Checker) Verdict() *Verdict {
 	c.finish()
-	v := &Verdict{Records: c.records, Faults: c.faults}
+	if c.client != nil {
+		c.client.finish()
+	}
+	v := &Verdict{Records: c.records, Faults: c.faults, Sides: c.split}
 	for _, r := range Catalog {
-		res := c.results[r.ID]
+		res := c.viewOf(r).results[r.ID]
 		if res == nil {
 			continue
 		}
 		out := *res
+		if why, ok := c.opts.Skip[r.ID]; ok {
+			v.Rules = append(v.Rules, RuleResult{Rule: r, Status: Skip, Why: why})
+			continue
+		}
 		switch {
 		case out.Failures > 0:
 			out.Status = Fail
@@ -166,9 +185,15 @@ func (c *Checker) Verdict() *Verdict {
 	return v
 }
 
-// Add judges one record. Records must come in trace order.
+// Add judges one record in the views it belongs to (views.go). Records
+// must come in trace order.
 func (c *Checker) Add(rec traces.Record) {
 	c.records++
+	c.route(rec)
+}
+
+// add judges one record in c's history.
+func (c *Checker) add(rec traces.Record) {
 	switch rec.Kind {
 	case traces.KindFault:
 		c.addFault(rec)

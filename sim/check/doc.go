@@ -8,12 +8,16 @@
 //	                         ▼
 //	                  Checker.Verdict ──▶ per rule PASS / FAIL / SKIP (why), findings with record numbers
 //
-// A trace is the client's view when a fault sits between the client and
-// the server (docs/trace-format.md): what the fault layer did is in its
-// fault records. The checker reads them so that an anomaly a fault made
-// (a seqNr gap after a dropped event, a duplicate it injected) is not held
-// against the server, while the client's reaction to it (resuming,
-// refetching, deduplicating) is still judged.
+// When a fault layer sits between the client and the server, what it did
+// is in its fault records. A trace recorded at one point (next to the
+// client, on the wire) is the client's view: the checker reads the fault
+// records so that an anomaly a fault made (a seqNr gap after a dropped
+// event, a duplicate it injected) is not held against the server, while
+// the client's reaction to it (resuming, refetching, deduplicating) is
+// still judged. A trace that holds both sides of the layer (each record's
+// traces.Side, docs/trace-format.md, "Whose view") is judged on two views:
+// server and transport rules on the server's, client rules on the
+// client's, fault records in both (views.go).
 //
 // Example:
 //

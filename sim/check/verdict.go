@@ -54,6 +54,12 @@ type Verdict struct {
 	// Cut says the trace ended early (its writer was killed): it was
 	// judged up to its last whole record.
 	Cut string `json:"cut,omitempty"`
+	// Sides says the trace holds records of both sides of a fault layer
+	// (docs/trace-format.md, "Whose view"): server and transport rules
+	// were judged on the server's view (records of the wire and the
+	// server side), client rules on the client's (the wire and the
+	// client side), fault records in both.
+	Sides bool `json:"sides,omitempty"`
 }
 
 // Failed reports whether any rule failed.
@@ -128,6 +134,9 @@ func (v *Verdict) WriteText(w io.Writer) error {
 	b.WriteString(")\n")
 	if v.Cut != "" {
 		fmt.Fprintf(&b, "note: the trace is cut (%s); judged up to its last whole record\n", v.Cut)
+	}
+	if v.Sides {
+		b.WriteString("note: the trace holds both sides of a fault layer; server and transport rules judged on the server's view, client rules on the client's\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
