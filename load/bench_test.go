@@ -7,9 +7,9 @@ import (
 	"github.com/tasksim/tasksim/mcp/client"
 )
 
-// BenchmarkRecord measures the generator's own cost per task: turning a
-// call's result (a 25-segment streaming timeline) into a sample and
-// recording it into a shard, from as many goroutines as processors.
+// BenchmarkRecord measures the generator's own cost per task: counting a
+// call's events (a 25-segment streaming timeline) as they come, turning
+// its result into a sample and recording it into a shard, from as many goroutines as processors.
 //
 //	go test -run '^$' -bench Record ./load
 func BenchmarkRecord(b *testing.B) {
@@ -24,7 +24,11 @@ func BenchmarkRecord(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		k := 0
 		for pb.Next() {
-			s := measure(res, nil, start, false, false)
+			tl := tally{intended: start} // as OnEvent counts a call's events
+			for _, e := range res.Timeline {
+				tl.event(e)
+			}
+			s := measure(res, nil, &tl, false, false)
 			sh := shards[k%len(shards)]
 			sh.recordStart(0, 50*time.Microsecond)
 			sh.record(0, &s)

@@ -93,6 +93,11 @@ type CallOptions struct {
 	// OnEvent is called for every timeline event, one at a time, from the
 	// goroutine running CallTool or the transport's; it must not block.
 	OnEvent func(Event)
+	// NoTimeline leaves CallResult.Timeline empty: the events still reach
+	// OnEvent, but the call does not keep them. A load generator holding
+	// thousands of calls open saves an event (~250 bytes) per segment,
+	// partial and request of each.
+	NoTimeline bool
 }
 
 // CallResult is what a call produced, complete or not, with its timeline.
@@ -174,7 +179,7 @@ func (s *Session) CallTool(ctx context.Context, o CallOptions) (*CallResult, err
 		s:     s,
 		o:     o,
 		mode:  mode,
-		rec:   &recorder{now: s.opts.Clock.Now, onEvent: o.OnEvent},
+		rec:   &recorder{now: s.opts.Clock.Now, onEvent: o.OnEvent, discard: o.NoTimeline},
 		res:   &CallResult{Mode: mode, Start: s.opts.Clock.Now()},
 		async: make(chan asyncResult, 4),
 	}

@@ -102,6 +102,7 @@ type Event struct {
 type recorder struct {
 	now     func() time.Time
 	onEvent func(Event)
+	discard bool // keep no events (CallOptions.NoTimeline)
 	mu      sync.Mutex
 	events  []Event
 }
@@ -113,7 +114,9 @@ func (r *recorder) add(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.At = r.now()
-	r.events = append(r.events, e)
+	if !r.discard {
+		r.events = append(r.events, e)
+	}
 	if r.onEvent != nil {
 		r.onEvent(e)
 	}
