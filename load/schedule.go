@@ -156,6 +156,7 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 		OnPartial:    func(mcp.TaskPartialParams) { m.partials.Add(1) },
 		OnEvent:      tl.event,
 		NoTimeline:   true,
+		NoContent:    true,
 	})
 	timedOut := tctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
 	cancel()

@@ -291,7 +291,7 @@ func (c *call) becomeStreaming() {
 	}
 	c.streaming = true
 	c.res.Answer = AnswerStreaming
-	c.seg = newSegmentTracker()
+	c.seg = newSegmentTracker(c.o.NoContent)
 	c.seg.keepDups = c.s.opts.Bugs.NoDedup
 }
 
@@ -753,7 +753,7 @@ func (c *call) finishIncomplete(err error) {
 	}
 	c.res.Complete = false
 	switch {
-	case c.seg != nil && len(c.seg.segs) > 0:
+	case c.seg != nil && c.seg.received > 0:
 		c.res.Content = c.seg.content()
 	case len(c.par.content) > 0:
 		c.res.Content = c.par.content
@@ -768,7 +768,7 @@ func (c *call) finish(err error) {
 	c.done = true
 	c.err = err
 	if c.seg != nil {
-		c.res.Segments = len(c.seg.segs)
+		c.res.Segments = c.seg.received
 		c.res.Duplicates += c.seg.duplicates
 		c.res.Discarded += c.seg.invalid
 	}
