@@ -3,6 +3,7 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 )
 
 // objectMembers returns the members of the JSON object data as a map of
@@ -109,6 +110,12 @@ func unquoteKey(raw []byte) string {
 		return "result"
 	case "error":
 		return "error"
+	case "type": // a content block's
+		return "type"
+	case "text":
+		return "text"
+	case "seqNr":
+		return "seqNr"
 	}
 	if bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner)
@@ -116,4 +123,27 @@ func unquoteKey(raw []byte) string {
 	var s string
 	_ = json.Unmarshal(raw, &s) // valid JSON: cannot fail
 	return s
+}
+
+// decodeString decodes the JSON value raw into *s as json.Unmarshal does,
+// without its second pass over a string that has no escapes.
+func decodeString(raw []byte, s *string) error {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		if inner := raw[1 : n-1]; bytes.IndexByte(inner, '\\') < 0 && bytes.IndexByte(inner, '"') < 0 && utf8.Valid(inner) && !hasControl(inner) {
+			*s = string(inner)
+			return nil
+		}
+	}
+	return json.Unmarshal(raw, s)
+}
+
+// hasControl reports whether b holds a byte below 0x20, which a JSON
+// string may not hold unescaped.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }

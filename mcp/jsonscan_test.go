@@ -44,3 +44,19 @@ func FuzzObjectMembers(f *testing.F) {
 		}
 	})
 }
+
+// decodeString must decode every input as json.Unmarshal into a string
+// does: the same value, or an error for the same inputs.
+func FuzzDecodeString(f *testing.F) {
+	for _, s := range []string{`"abc"`, `""`, `"a\"b"`, `"\u00e9t\u00e9"`, `"tab	in"`, `"ünï"`, "\"\xff\"", `12`, `null`, `"a"b"`, `"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var want, got string
+		werr := json.Unmarshal(raw, &want)
+		gerr := decodeString(raw, &got)
+		if (werr == nil) != (gerr == nil) || got != want {
+			t.Fatalf("decodeString(%q) = %q, %v; json.Unmarshal: %q, %v", raw, got, gerr, want, werr)
+		}
+	})
+}
