@@ -145,7 +145,6 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 	ttl := shape.duration + 2*m.spec.PollInterval + time.Duration(r.cfg.TTLMargin)
 	tctx, cancel := context.WithTimeout(ctx, time.Duration(r.cfg.Timeout))
 	tool, args := r.cfg.toolCall(k, shape)
-	tl := &tally{intended: intended}
 	res, err := m.sessions[k%int64(len(m.sessions))].CallTool(tctx, client.CallOptions{
 		Name:         tool,
 		Args:         json.RawMessage(args),
@@ -154,13 +153,12 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 		TTL:          ttl,
 		OnSegment:    func(mcp.Segment) { m.segments.Add(1) },
 		OnPartial:    func(mcp.TaskPartialParams) { m.partials.Add(1) },
-		OnEvent:      tl.event,
 		NoTimeline:   true,
 		NoContent:    true,
 	})
 	timedOut := tctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
 	cancel()
-	s := measure(res, err, tl, timedOut, ctx.Err() != nil)
+	s := measure(res, err, intended, timedOut, ctx.Err() != nil)
 	sh.record(m.index, &s)
 	m.inFlight.Add(-1)
 	if o := r.opts.Observer; o != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -26,45 +25,13 @@ const (
 	errKindRPCPrefix   = "rpc"            // a JSON-RPC error answer: rpc-32603
 )
 
-// tally is what a task needs of its call's timeline, counted as the
-// events come (client.CallOptions.OnEvent) so that the call keeps no
-// timeline: the HTTP requests made for this call alone (the transport
-// attributes each request to the JSON-RPC id it carries, so calls sharing
-// a session do not see each other's requests, unlike CallResult.Counts)
-// and the first content's arrival. The client calls OnEvent one event at
-// a time, in timeline order; the fields are atomic because the
-// transport's goroutine may still report a request while the task reads
-// them.
-type tally struct {
-	intended time.Time
-	requests atomic.Int64
-	first    atomic.Int64 // the first segment or partial, in ns after intended, plus 1; 0: none
-}
-
-// event counts one timeline event.
-func (t *tally) event(e client.Event) {
-	switch e.Kind {
-	case client.EventHTTPRequest:
-		t.requests.Add(1)
-	case client.EventSegment, client.EventPartial:
-		if t.first.Load() == 0 {
-			t.first.CompareAndSwap(0, int64(e.At.Sub(t.intended))+1)
-		}
-	}
-}
-
-// firstContent returns the first content's arrival, zero when none came.
-func (t *tally) firstContent() time.Time {
-	if f := t.first.Load(); f != 0 {
-		return t.intended.Add(time.Duration(f - 1))
-	}
-	return time.Time{}
-}
-
 // measure turns a call's result into a sample. Latencies count from the
-// intended start (t.intended); t gives the first content and the call's
-// HTTP requests.
-func measure(res *client.CallResult, err error, t *tally, timedOut, interrupted bool) sample {
+// intended start; the result gives the first content's arrival and the
+// HTTP requests made for this call alone (the transport attributes each
+// request to the JSON-RPC id it carries, so calls sharing a session do
+// not see each other's requests, unlike CallResult.Counts), which the
+// client counts without keeping the timeline (CallOptions.NoTimeline).
+func measure(res *client.CallResult, err error, intended time.Time, timedOut, interrupted bool) sample {
 	var s sample
 	if res == nil {
 		s.errKind = errorKind(nil, err, timedOut, interrupted)
@@ -78,7 +45,7 @@ func measure(res *client.CallResult, err error, t *tally, timedOut, interrupted 
 	s.dataLoss = res.DataLoss
 	s.resumes = int64(res.Resumes)
 	s.streamLost = res.StreamLost
-	intended, first, requests := t.intended, t.firstContent(), t.requests.Load()
+	first, requests := res.FirstContent, int64(res.HTTPRequests)
 	if err != nil || !res.Complete || res.IsError {
 		s.errKind = errorKind(res, err, timedOut, interrupted)
 		return s

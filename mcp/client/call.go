@@ -152,7 +152,14 @@ type CallResult struct {
 	// CompletedAtSource says where CompletedAt came from:
 	// CompletedAtMeta, CompletedAtLastUpdated or "" (unknown).
 	CompletedAtSource string
-	Timeline          []Event
+	// FirstContent is when the first segment or partial arrived (zero:
+	// none did), and HTTPRequests the HTTP requests the transport made
+	// for this call: what Timeline shows (its first EventSegment or
+	// EventPartial, its EventHTTPRequest events), kept also with
+	// NoTimeline.
+	FirstContent time.Time
+	HTTPRequests int
+	Timeline     []Event
 	// Counts is the transport's traffic during the call.
 	Counts Counts
 }
@@ -195,7 +202,7 @@ func (s *Session) CallTool(ctx context.Context, o CallOptions) (*CallResult, err
 	err := c.run(ctx, args)
 	c.res.End = s.opts.Clock.Now()
 	c.res.Counts = s.transportCounts().Sub(before)
-	c.res.Timeline = c.rec.timeline()
+	c.res.Timeline, c.res.FirstContent, c.res.HTTPRequests = c.rec.timeline()
 	return c.res, err
 }
 

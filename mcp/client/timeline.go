@@ -105,6 +105,9 @@ type recorder struct {
 	discard bool // keep no events (CallOptions.NoTimeline)
 	mu      sync.Mutex
 	events  []Event
+	// What CallResult reports of the timeline even without it.
+	firstContent time.Time
+	httpRequests int
 }
 
 func (r *recorder) add(e Event) {
@@ -114,6 +117,14 @@ func (r *recorder) add(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.At = r.now()
+	switch e.Kind {
+	case EventHTTPRequest:
+		r.httpRequests++
+	case EventSegment, EventPartial:
+		if r.firstContent.IsZero() {
+			r.firstContent = e.At
+		}
+	}
 	if !r.discard {
 		r.events = append(r.events, e)
 	}
@@ -122,12 +133,14 @@ func (r *recorder) add(e Event) {
 	}
 }
 
-func (r *recorder) timeline() []Event {
+// timeline returns a copy of the events so far, the first content's
+// arrival and the HTTP requests counted.
+func (r *recorder) timeline() ([]Event, time.Time, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Event, len(r.events))
 	copy(out, r.events)
-	return out
+	return out, r.firstContent, r.httpRequests
 }
 
 // contentBytes is the size of a block's payload: text, data or resource.
