@@ -8,17 +8,14 @@ import (
 )
 
 // BenchmarkRecord measures the generator's own cost per task: turning a
-// call's result (a 25-segment streaming timeline) into a sample and
+// call's result (a 25-segment streaming call) into a sample and
 // recording it into a shard, from as many goroutines as processors.
 //
 //	go test -run '^$' -bench Record ./load
 func BenchmarkRecord(b *testing.B) {
 	start := time.Now()
-	res := &client.CallResult{Complete: true, Answer: client.AnswerStreaming, Segments: 25, Start: start, End: start.Add(time.Second), CompletedAt: start.Add(999 * time.Millisecond)}
-	res.Timeline = append(res.Timeline, client.Event{Kind: client.EventHTTPRequest, At: start})
-	for i := range 25 {
-		res.Timeline = append(res.Timeline, client.Event{Kind: client.EventSegment, At: start.Add(time.Duration(i+1) * 40 * time.Millisecond)})
-	}
+	res := &client.CallResult{Complete: true, Answer: client.AnswerStreaming, Segments: 25, Start: start, End: start.Add(time.Second), CompletedAt: start.Add(999 * time.Millisecond),
+		FirstContent: start.Add(40 * time.Millisecond), HTTPRequests: 1}
 	shards := []*shard{newShard(1), newShard(1)}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {

@@ -203,12 +203,25 @@ func (r *runner) connsFor(t *targetRun) int {
 	return max(64, min(n, r.cfg.MaxInFlight+r.cfg.Sessions*len(t.modes)+16))
 }
 
+// Buffers of each of the generator's HTTP connections (net/http's default
+// is 4 KiB each way). Every connection holding a stream keeps both, so
+// they are a good part of the memory per stream: a request (headers and a
+// JSON-RPC body of a few hundred bytes) fits the write buffer, and a
+// larger one is written through; the read buffer takes in response heads
+// and several small SSE events at once.
+const (
+	httpReadBuffer  = 2 << 10
+	httpWriteBuffer = 1 << 10
+)
+
 // newHTTPTransport is an HTTP/1.1 transport whose keep-alive pool holds
 // conns connections to the one host it talks to (http.DefaultTransport
 // keeps 2, so thousands of streams would open and close connections all
 // the time).
 func newHTTPTransport(conns int) *http.Transport {
 	return &http.Transport{
+		ReadBufferSize:      httpReadBuffer,
+		WriteBufferSize:     httpWriteBuffer,
 		DialContext:         (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext,
 		MaxIdleConns:        conns,
 		MaxIdleConnsPerHost: conns,

@@ -153,6 +153,8 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 		TTL:          ttl,
 		OnSegment:    func(mcp.Segment) { m.segments.Add(1) },
 		OnPartial:    func(mcp.TaskPartialParams) { m.partials.Add(1) },
+		NoTimeline:   true,
+		NoContent:    true,
 	})
 	timedOut := tctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
 	cancel()

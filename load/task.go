@@ -26,10 +26,11 @@ const (
 )
 
 // measure turns a call's result into a sample. Latencies count from the
-// intended start; the timeline gives the first content and the HTTP
-// requests made for this call alone (the transport attributes each
+// intended start; the result gives the first content's arrival and the
+// HTTP requests made for this call alone (the transport attributes each
 // request to the JSON-RPC id it carries, so calls sharing a session do
-// not see each other's requests, unlike CallResult.Counts).
+// not see each other's requests, unlike CallResult.Counts), which the
+// client counts without keeping the timeline (CallOptions.NoTimeline).
 func measure(res *client.CallResult, err error, intended time.Time, timedOut, interrupted bool) sample {
 	var s sample
 	if res == nil {
@@ -44,18 +45,7 @@ func measure(res *client.CallResult, err error, intended time.Time, timedOut, in
 	s.dataLoss = res.DataLoss
 	s.resumes = int64(res.Resumes)
 	s.streamLost = res.StreamLost
-	var first time.Time
-	var requests int64
-	for _, e := range res.Timeline {
-		switch e.Kind {
-		case client.EventHTTPRequest:
-			requests++
-		case client.EventSegment, client.EventPartial:
-			if first.IsZero() {
-				first = e.At
-			}
-		}
-	}
+	first, requests := res.FirstContent, int64(res.HTTPRequests)
 	if err != nil || !res.Complete || res.IsError {
 		s.errKind = errorKind(res, err, timedOut, interrupted)
 		return s

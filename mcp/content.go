@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Content block types.
@@ -137,7 +138,9 @@ func (c ContentBlock) appendJSON(dst []byte, seqNr *int64) ([]byte, error) {
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *ContentBlock) UnmarshalJSON(b []byte) error {
 	var members map[string]json.RawMessage
-	if err := json.Unmarshal(b, &members); err != nil {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' && utf8.Valid(t) && json.Valid(t) {
+		members = objectMembers(t) // one pass, as DecodeMessage reads messages
+	} else if err := json.Unmarshal(b, &members); err != nil {
 		return fmt.Errorf("content block: %w", err)
 	}
 	if members == nil {
@@ -148,7 +151,7 @@ func (c *ContentBlock) UnmarshalJSON(b []byte) error {
 	if !ok {
 		return fmt.Errorf("content block: missing type")
 	}
-	if err := json.Unmarshal(rawType, &c.Type); err != nil {
+	if err := decodeString(rawType, &c.Type); err != nil {
 		return fmt.Errorf("content block: type: %w", err)
 	}
 	delete(members, "type")
@@ -157,7 +160,13 @@ func (c *ContentBlock) UnmarshalJSON(b []byte) error {
 		if !ok {
 			return nil
 		}
-		if err := json.Unmarshal(v, into); err != nil {
+		var err error
+		if s, ok := into.(*string); ok {
+			err = decodeString(v, s)
+		} else {
+			err = json.Unmarshal(v, into)
+		}
+		if err != nil {
 			return fmt.Errorf("content block %s: %s: %w", c.Type, k, err)
 		}
 		delete(members, k)

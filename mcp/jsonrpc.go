@@ -275,13 +275,15 @@ func DecodeMessage(data []byte) (*Message, error) {
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: a message must be a JSON object")
 	}
-	// Every JSON object fits this map, so an error here is a syntax error.
 	// A map rather than a struct: encoding/json matches struct fields
-	// case-insensitively.
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(data, &members); err != nil {
+	// case-insensitively. objectMembers fills it in one pass over valid
+	// JSON; for invalid JSON, json.Unmarshal says what is wrong.
+	if !json.Valid(data) {
+		var members map[string]json.RawMessage
+		err := json.Unmarshal(data, &members)
 		return nil, Errorf(CodeParseError, "parse error: %v", err)
 	}
+	members := objectMembers(data)
 	m := &Message{}
 	rawID, hasID := members["id"]
 	if hasID {

@@ -55,6 +55,10 @@ type LoadOptions struct {
 
 	JSON string
 	Hlog string
+	// CPUProfile and MemProfile are files for Go profiles of the
+	// generator (load_profile.go; "": none).
+	CPUProfile string
+	MemProfile string
 	// HTML is the file of the HTML report ("": none).
 	HTML       string
 	Thresholds []string
@@ -178,6 +182,8 @@ and reports what it measured).`,
 	f.BoolVar(&o.ServerPerMode, "server-per-mode", false, "one reference server process per mode, so each mode's server CPU is measured alone")
 	f.StringVar(&o.JSON, "json", "", `write the result as JSON to FILE ("-": stdout; the table then goes to stderr)`)
 	f.StringVar(&o.Hlog, "hlog", "", "write the HdrHistogram interval log to FILE")
+	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the generator's run to FILE (go tool pprof)")
+	f.StringVar(&o.MemProfile, "memprofile", "", "write a Go heap profile of the generator to FILE, taken when the schedule ends (go tool pprof)")
 	f.StringVar(&o.HTML, "html", "", "write a self-contained HTML report (plots, table, configuration) to FILE")
 	f.StringVar(&o.Prom, "prom", "", "serve Prometheus metrics at http://ADDR/metrics during the run (e.g. 127.0.0.1:9464; a bare :PORT binds loopback)")
 	f.StringVar(&o.Dashboard, "dashboard", "", "serve a live web dashboard at http://ADDR/ during the run (e.g. 127.0.0.1:8080; a bare :PORT binds loopback)")
@@ -287,6 +293,11 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		return err
 	}
 	defer stopServers()
+	prof, err := startLoadProfiles(st, o)
+	if err != nil {
+		return err
+	}
+	defer prof.abort()
 	if o.Title != "" {
 		fmt.Fprintln(st.Stderr, o.Title)
 	}
@@ -315,8 +326,12 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	if hlogOut != nil {
 		opts.Hlog = hlogOut.w
 	}
+	opts.Progress = prof.progress(opts.Progress)
 	res, runErr := load.Run(ctx, cfg, opts)
 	prog.done()
+	if err := prof.finish(); err != nil && res != nil {
+		return err
+	}
 	if res == nil {
 		if errors.Is(runErr, context.Canceled) {
 			// Interrupted before the schedule started: nothing measured,

@@ -106,6 +106,7 @@ func TestLoadBadInput(t *testing.T) {
 		{"rate and concurrency", []string{"load", "--rate", "5", "--concurrency", "3"}, ExitUsage, "not both"},
 		{"bad interval", []string{"load", "--interval", "slow"}, ExitUsage, "--interval"},
 		{"bad server URL", []string{"load", "--server", "ftp://x"}, ExitUsage, "want an http://"},
+		{"profile to stdout", []string{"load", "--in-process", "--cpuprofile", "-"}, ExitUsage, "--cpuprofile: give a file"},
 		{"not an MCP server", []string{"load", "--server", notMCP.URL, "--tasks", "1"}, ExitRuntime, "is this an MCP endpoint?"},
 		{"nobody listening", []string{"load", "--server", "http://127.0.0.1:1/mcp", "--tasks", "1"}, ExitRuntime, "cannot load it"},
 	}

@@ -93,6 +93,18 @@ type CallOptions struct {
 	// OnEvent is called for every timeline event, one at a time, from the
 	// goroutine running CallTool or the transport's; it must not block.
 	OnEvent func(Event)
+	// NoTimeline leaves CallResult.Timeline empty: the events still reach
+	// OnEvent, but the call does not keep them. A load generator holding
+	// thousands of calls open saves an event (~250 bytes) per segment,
+	// partial and request of each.
+	NoTimeline bool
+	// NoContent keeps no content of SEP-1905 segments or SEP-2679
+	// partials: they are still counted, checked for order, gaps and
+	// duplicates, and passed to OnSegment and OnPartial, but
+	// CallResult.Content (when it would be merged from segments) and
+	// CallResult.PartialContent stay empty. A load generator holding
+	// thousands of calls open saves ~250 bytes per segment of each.
+	NoContent bool
 }
 
 // CallResult is what a call produced, complete or not, with its timeline.
@@ -140,7 +152,14 @@ type CallResult struct {
 	// CompletedAtSource says where CompletedAt came from:
 	// CompletedAtMeta, CompletedAtLastUpdated or "" (unknown).
 	CompletedAtSource string
-	Timeline          []Event
+	// FirstContent is when the first segment or partial arrived (zero:
+	// none did), and HTTPRequests the HTTP requests the transport made
+	// for this call: what Timeline shows (its first EventSegment or
+	// EventPartial, its EventHTTPRequest events), kept also with
+	// NoTimeline.
+	FirstContent time.Time
+	HTTPRequests int
+	Timeline     []Event
 	// Counts is the transport's traffic during the call.
 	Counts Counts
 }
@@ -174,15 +193,16 @@ func (s *Session) CallTool(ctx context.Context, o CallOptions) (*CallResult, err
 		s:     s,
 		o:     o,
 		mode:  mode,
-		rec:   &recorder{now: s.opts.Clock.Now, onEvent: o.OnEvent},
+		rec:   &recorder{now: s.opts.Clock.Now, onEvent: o.OnEvent, discard: o.NoTimeline},
 		res:   &CallResult{Mode: mode, Start: s.opts.Clock.Now()},
 		async: make(chan asyncResult, 4),
 	}
+	c.par.noContent = o.NoContent
 	before := s.transportCounts()
 	err := c.run(ctx, args)
 	c.res.End = s.opts.Clock.Now()
 	c.res.Counts = s.transportCounts().Sub(before)
-	c.res.Timeline = c.rec.timeline()
+	c.res.Timeline, c.res.FirstContent, c.res.HTTPRequests = c.rec.timeline()
 	return c.res, err
 }
 

@@ -19,6 +19,7 @@ type partialTracker struct {
 	empty         int // partials with empty content (rule 5 violated)
 	terminal      bool
 	content       []mcp.ContentBlock
+	noContent     bool // CallOptions.NoContent: count, do not keep
 }
 
 type partialOutcome int
@@ -50,6 +51,8 @@ func (p *partialTracker) add(n mcp.TaskPartialParams) partialOutcome {
 	if len(n.Content) == 0 {
 		p.empty++
 	}
-	p.content = append(p.content, n.Content...)
+	if !p.noContent {
+		p.content = append(p.content, n.Content...)
+	}
 	return out
 }

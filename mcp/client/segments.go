@@ -16,9 +16,15 @@ import (
 // rules 1-3).
 type segmentTracker struct {
 	// keepDups and dups: Bugs.NoDedup keeps duplicates in the result.
-	keepDups   bool
-	dups       []mcp.Segment
-	segs       map[int64]mcp.Segment
+	keepDups bool
+	dups     []mcp.Segment
+	segs     map[int64]mcp.Segment
+	// noContent (CallOptions.NoContent) keeps no segment: received seqNrs
+	// are 1..contiguous and those in ahead, which is made only for a
+	// segment that comes before one below it.
+	noContent  bool
+	ahead      map[int64]struct{}
+	received   int   // distinct segments
 	contiguous int64 // the highest n with 1..n all received
 	highest    int64
 	duplicates int
@@ -38,8 +44,21 @@ const (
 	segmentInvalid
 )
 
-func newSegmentTracker() *segmentTracker {
+func newSegmentTracker(noContent bool) *segmentTracker {
+	if noContent {
+		return &segmentTracker{noContent: true}
+	}
 	return &segmentTracker{segs: map[int64]mcp.Segment{}}
+}
+
+// has reports whether seqNr n was received.
+func (t *segmentTracker) has(n int64) bool {
+	if t.noContent {
+		_, ok := t.ahead[n]
+		return n <= t.contiguous || ok
+	}
+	_, ok := t.segs[n]
+	return ok
 }
 
 // add records one segment. A seqNr below 1 is invalid ("Sequence Number
@@ -49,20 +68,30 @@ func (t *segmentTracker) add(s mcp.Segment) segmentOutcome {
 		t.invalid++
 		return segmentInvalid
 	}
-	if _, dup := t.segs[s.SeqNr]; dup {
+	if t.has(s.SeqNr) {
 		t.duplicates++
-		if t.keepDups {
+		if t.keepDups && !t.noContent {
 			t.dups = append(t.dups, s)
 		}
 		return segmentDuplicate
 	}
-	t.segs[s.SeqNr] = s
+	t.received++
 	t.highest = max(t.highest, s.SeqNr)
-	for {
-		if _, ok := t.segs[t.contiguous+1]; !ok {
-			break
+	switch {
+	case !t.noContent:
+		t.segs[s.SeqNr] = s
+	case s.SeqNr != t.contiguous+1:
+		if t.ahead == nil {
+			t.ahead = map[int64]struct{}{}
 		}
+		t.ahead[s.SeqNr] = struct{}{}
+		return segmentNew
+	default:
 		t.contiguous++
+	}
+	for t.has(t.contiguous + 1) {
+		t.contiguous++
+		delete(t.ahead, t.contiguous)
 	}
 	return segmentNew
 }
@@ -74,7 +103,7 @@ func (t *segmentTracker) hasGap() bool { return t.highest > t.contiguous }
 func (t *segmentTracker) missing() []int64 {
 	var out []int64
 	for n := t.contiguous + 1; n < t.highest; n++ {
-		if _, ok := t.segs[n]; !ok {
+		if !t.has(n) {
 			out = append(out, n)
 		}
 	}

@@ -49,6 +49,20 @@ func TestScenario04MultipleResponses(t *testing.T) {
 	if !slices.Equal(order, []int64{1, 2, 3, 4}) || res.Segments != 4 {
 		t.Errorf("segments %v (%d)", order, res.Segments)
 	}
+	// FirstContent and HTTPRequests are what the timeline shows.
+	var first time.Time
+	requests := 0
+	for _, e := range res.Timeline {
+		switch {
+		case e.Kind == client.EventHTTPRequest:
+			requests++
+		case e.Kind == client.EventSegment && first.IsZero():
+			first = e.At
+		}
+	}
+	if requests == 0 || res.HTTPRequests != requests || first.IsZero() || !res.FirstContent.Equal(first) {
+		t.Errorf("HTTPRequests %d FirstContent %v; the timeline has %d requests, the first segment at %v", res.HTTPRequests, res.FirstContent, requests, first)
+	}
 	if len(s.lastSeqNrs()) != 0 {
 		t.Errorf("resumed with %v, nothing was missing", s.lastSeqNrs())
 	}
@@ -338,5 +352,36 @@ func TestStreamCutTwiceResumesWithNewestEventID(t *testing.T) {
 	}
 	if !slices.Equal(resumes, []string{"e2", "e3"}) {
 		t.Errorf("timeline GETs %v", resumes)
+	}
+}
+
+// NoContent and NoTimeline (a load generator's options): the call keeps
+// the books of scenario 4 but neither the segments' content nor the
+// timeline, whose events still reach OnEvent in order.
+func TestStreamingNoContentNoTimeline(t *testing.T) {
+	s := newScript(t)
+	s.call = func(w *sseWriter, id mcp.ID, _ mcp.CallToolParams) {
+		w.send("", partial(id, task(mcp.StatusWorking), false, segs(1, 2)...))
+		w.send("", partial(id, nil, false, segs(3, 4)...))
+		w.send("", partial(id, task(mcp.StatusCompleted), true))
+	}
+	sess := s.start(nil)
+	var seen []int64
+	res := streamingCall(t, sess, client.CallOptions{NoContent: true, NoTimeline: true, OnEvent: func(e client.Event) {
+		if e.Kind == client.EventSegment {
+			seen = append(seen, e.SeqNr)
+		}
+	}})
+	if !res.Complete || res.Segments != 4 || res.Duplicates != 0 || res.Gaps != 0 || res.Task.Status != mcp.StatusCompleted {
+		t.Errorf("complete %v segments %d duplicates %d gaps %d task %+v", res.Complete, res.Segments, res.Duplicates, res.Gaps, res.Task)
+	}
+	if len(res.Content) != 0 || len(res.Timeline) != 0 {
+		t.Errorf("kept %d content blocks and %d events, want none", len(res.Content), len(res.Timeline))
+	}
+	if res.HTTPRequests != 1 || res.FirstContent.IsZero() { // the tools/call POST, as in scenario 4
+		t.Errorf("HTTPRequests %d, FirstContent %v: counted without the timeline all the same", res.HTTPRequests, res.FirstContent)
+	}
+	if !slices.Equal(seen, []int64{1, 2, 3, 4}) {
+		t.Errorf("OnEvent saw segments %v, want 1-4", seen)
 	}
 }

@@ -102,8 +102,12 @@ type Event struct {
 type recorder struct {
 	now     func() time.Time
 	onEvent func(Event)
+	discard bool // keep no events (CallOptions.NoTimeline)
 	mu      sync.Mutex
 	events  []Event
+	// What CallResult reports of the timeline even without it.
+	firstContent time.Time
+	httpRequests int
 }
 
 func (r *recorder) add(e Event) {
@@ -113,18 +117,30 @@ func (r *recorder) add(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.At = r.now()
-	r.events = append(r.events, e)
+	switch e.Kind {
+	case EventHTTPRequest:
+		r.httpRequests++
+	case EventSegment, EventPartial:
+		if r.firstContent.IsZero() {
+			r.firstContent = e.At
+		}
+	}
+	if !r.discard {
+		r.events = append(r.events, e)
+	}
 	if r.onEvent != nil {
 		r.onEvent(e)
 	}
 }
 
-func (r *recorder) timeline() []Event {
+// timeline returns a copy of the events so far, the first content's
+// arrival and the HTTP requests counted.
+func (r *recorder) timeline() ([]Event, time.Time, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := make([]Event, len(r.events))
 	copy(out, r.events)
-	return out
+	return out, r.firstContent, r.httpRequests
 }
 
 // contentBytes is the size of a block's payload: text, data or resource.

@@ -29,22 +29,35 @@ func TestSegmentTracker(t *testing.T) {
 		{"invalid seqNr", []int64{0, -1, 1}, 1, 1, 0, 2, nil, "s1"},
 		{"gap filled", []int64{1, 3, 2}, 3, 3, 0, 0, nil, "s1 s2 s3"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			tr := newSegmentTracker()
-			for _, n := range tc.in {
-				tr.add(seg(n))
-			}
-			var texts []string
-			for _, b := range tr.content() {
-				texts = append(texts, b.Text)
-			}
-			got := fmt.Sprint(texts)
-			if tr.contiguous != tc.contiguous || tr.highest != tc.highest || tr.duplicates != tc.duplicates || tr.invalid != tc.invalid ||
-				!slices.Equal(tr.missing(), tc.missing) || got != "["+tc.content+"]" || tr.hasGap() != (len(tc.missing) > 0) {
-				t.Errorf("contiguous %d highest %d duplicates %d invalid %d missing %v content %s",
-					tr.contiguous, tr.highest, tr.duplicates, tr.invalid, tr.missing(), got)
-			}
-		})
+		// NoContent keeps the same books without the segments.
+		for _, noContent := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/noContent=%v", tc.name, noContent), func(t *testing.T) {
+				tr := newSegmentTracker(noContent)
+				distinct := map[int64]bool{}
+				for _, n := range tc.in {
+					tr.add(seg(n))
+					if n >= 1 {
+						distinct[n] = true
+					}
+				}
+				var texts []string
+				for _, b := range tr.content() {
+					texts = append(texts, b.Text)
+				}
+				got, want := fmt.Sprint(texts), "["+tc.content+"]"
+				if noContent {
+					want = "[]"
+				}
+				if tr.contiguous != tc.contiguous || tr.highest != tc.highest || tr.duplicates != tc.duplicates || tr.invalid != tc.invalid ||
+					!slices.Equal(tr.missing(), tc.missing) || got != want || tr.hasGap() != (len(tc.missing) > 0) || tr.received != len(distinct) {
+					t.Errorf("contiguous %d highest %d duplicates %d invalid %d missing %v content %s received %d",
+						tr.contiguous, tr.highest, tr.duplicates, tr.invalid, tr.missing(), got, tr.received)
+				}
+				if noContent && len(tr.ahead) != int(max(0, int64(len(distinct))-tr.contiguous)) {
+					t.Errorf("ahead holds %d seqNrs, want only those above contiguous %d", len(tr.ahead), tr.contiguous)
+				}
+			})
+		}
 	}
 }
 
@@ -67,8 +80,13 @@ func TestPartialTracker(t *testing.T) {
 		{"after terminal", []step{{0, false, partialAccepted}, {1, true, partialAfterTerminal}}, 1, 0, 1, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var p partialTracker
+			var p, q partialTracker
+			q.noContent = true
 			for _, s := range tc.steps {
+				if s.terminal {
+					q.terminal = true
+				}
+				q.add(mcp.TaskPartialParams{Seq: s.seq, Content: []mcp.ContentBlock{mcp.TextBlock("x")}})
 				if s.terminal {
 					p.terminal = true
 				}
@@ -78,6 +96,9 @@ func TestPartialTracker(t *testing.T) {
 			}
 			if p.accepted != tc.accepted || p.duplicates != tc.dups || p.afterTerminal != tc.after || p.lost != tc.lost || len(p.content) != tc.accepted {
 				t.Errorf("accepted %d dups %d after %d lost %d content %d", p.accepted, p.duplicates, p.afterTerminal, p.lost, len(p.content))
+			}
+			if len(q.content) != 0 || q.accepted != p.accepted || q.duplicates != p.duplicates || q.afterTerminal != p.afterTerminal || q.lost != p.lost || q.next != p.next {
+				t.Errorf("noContent: %+v, want the books of %+v without content", q, p)
 			}
 		})
 	}

@@ -66,9 +66,19 @@ type Reader struct {
 	partial     bool
 }
 
-// NewReader returns a Reader that decodes the event stream r.
+// NewReader returns a Reader that decodes the event stream r, reading it
+// through a 4 KiB buffer.
 func NewReader(r io.Reader) *Reader {
 	return &Reader{br: bufio.NewReader(r)}
+}
+
+// NewReaderSize is NewReader with a read buffer of size bytes (at least
+// 16). The buffer bounds only how much one read takes in: a line longer
+// than it is gathered across reads, up to MaxLine. A client holding
+// thousands of streams of small events open saves memory with a small
+// one.
+func NewReaderSize(r io.Reader, size int) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, size)}
 }
 
 // Next returns the next dispatched event, or io.EOF at the end of the stream.

@@ -43,6 +43,9 @@ type clientConn struct {
 	gone       bool   // the server answered 404 to our session id
 	standalone bool   // the standalone GET stream was started for this session
 	closed     bool
+	// sidValue and verValue are the header values of sessionID and
+	// version, made once per session (setHeaders).
+	sidValue, verValue []string
 
 	stats    clientCounters
 	observer atomic.Pointer[func(RequestInfo)]
@@ -160,7 +163,7 @@ func (c *clientConn) noteInitialize(msg *mcp.Message) {
 // with the stream or the Conn. An HTTP error status becomes a one-line
 // error naming the request.
 func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
-	body, err := msg.AppendJSON(nil)
+	body, err := msg.MarshalJSON() // sized for the message: one allocation
 	if err != nil {
 		return fmt.Errorf("streamhttp: encode: %w", err)
 	}
@@ -191,8 +194,8 @@ func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
 		return fmt.Errorf("streamhttp: %w", err)
 	}
 	c.setHeaders(req, !isInit)
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
+	req.Header["Accept"] = postAccept
+	req.Header["Content-Type"] = jsonContentType
 	info := RequestInfo{Method: http.MethodPost, RPCID: msg.ID, RPCMethod: msg.Method}
 	resp, err := c.do(req, int64(len(body)), info)
 	if err != nil {
@@ -267,7 +270,7 @@ func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
 // readJSON reads a JSON answer: one JSON-RPC message. An empty body is
 // accepted only when no answer is due (the POST carried no request).
 func (c *clientConn) readJSON(ctx context.Context, resp *http.Response, request bool) error {
-	data, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.t.MaxMessage)+1))
+	data, err := readBody(resp, c.t.MaxMessage)
 	if err != nil {
 		return c.requestError(http.MethodPost, ctx, fmt.Errorf("read body: %w", err))
 	}
@@ -293,6 +296,21 @@ func (c *clientConn) readJSON(ctx context.Context, resp *http.Response, request 
 	return nil
 }
 
+// readBody reads a response body of at most max bytes (one more when it
+// is longer), into a buffer of the announced Content-Length when there is
+// one, so that it is read without growing.
+func readBody(resp *http.Response, max int) ([]byte, error) {
+	if n := resp.ContentLength; n > 0 && n <= int64(max) {
+		buf := make([]byte, n+1) // +1: a body longer than announced shows
+		k, err := io.ReadFull(resp.Body, buf)
+		if int64(k) == n && err == io.ErrUnexpectedEOF {
+			err = nil // the whole body, then its end
+		}
+		return buf[:k], err
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, int64(max)+1))
+}
+
 // setHeaders adds the user's headers, the session id and the negotiated
 // protocol version ("Session Management": on all subsequent requests;
 // "Protocol Version Header": likewise).
@@ -307,14 +325,30 @@ func (c *clientConn) setHeaders(req *http.Request, session bool) {
 	}
 	c.mu.Lock()
 	sid, ver := c.sessionID, c.version
+	if sid != "" && (len(c.sidValue) == 0 || c.sidValue[0] != sid) {
+		c.sidValue = []string{sid}
+	}
+	if ver != "" && (len(c.verValue) == 0 || c.verValue[0] != ver) {
+		c.verValue = []string{ver}
+	}
+	sidValue, verValue := c.sidValue, c.verValue
 	c.mu.Unlock()
+	// The keys are canonical, and the value slices are shared by every
+	// request of the session (net/http does not modify a request's
+	// headers): no allocation per request.
 	if sid != "" {
-		req.Header.Set(clientHeaderSession, sid)
+		req.Header[clientHeaderSession] = sidValue
 	}
 	if ver != "" {
-		req.Header.Set(clientHeaderProtocol, ver)
+		req.Header[clientHeaderProtocol] = verValue
 	}
 }
+
+// Header values every POST carries, shared by all requests.
+var (
+	postAccept      = []string{"application/json, text/event-stream"}
+	jsonContentType = []string{"application/json"}
+)
 
 // do sends req, counting it and its size, and tells the observer.
 func (c *clientConn) do(req *http.Request, bodyLen int64, info RequestInfo) (*http.Response, error) {
@@ -356,9 +390,18 @@ func requestSize(req *http.Request, bodyLen int64) int64 {
 		}
 	}
 	if bodyLen > 0 {
-		n += int64(len("Content-Length: \r\n")) + int64(len(fmt.Sprint(bodyLen)))
+		n += int64(len("Content-Length: \r\n")) + digits(bodyLen)
 	}
 	return n + 2 + bodyLen
+}
+
+// digits is the length of n > 0 in decimal.
+func digits(n int64) int64 {
+	d := int64(1)
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 // countingBody counts the bytes read from a response body.
@@ -479,6 +522,10 @@ func withTimeout(parent context.Context, c clock.Clock, d time.Duration) (contex
 
 // mediaType returns the lower-case media type of a Content-Type value.
 func mediaType(v string) string {
+	switch v { // the usual answers, without parsing (and its allocations)
+	case "application/json", "text/event-stream":
+		return v
+	}
 	mt, _, err := mime.ParseMediaType(v)
 	if err != nil {
 		mt, _, _ = strings.Cut(v, ";")

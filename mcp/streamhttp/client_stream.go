@@ -19,6 +19,14 @@ import (
 // transport's clock.
 const clientDrainTime = 200 * time.Millisecond
 
+// clientReadBuffer is the read buffer of a client's SSE decoder. The HTTP
+// client buffers the connection already (net/http: 4 KiB unless
+// http.Transport.ReadBufferSize says otherwise); this second buffer only
+// needs to take in a few events per read. Each open stream holds one, so
+// a load generator with 10,000 streams saves 30 MB against bufio's
+// default 4 KiB.
+const clientReadBuffer = 1 << 10
+
 // clientStream is one SSE stream as the client follows it across
 // reconnections: the answer to a POSTed request, or the standalone GET
 // stream. It is used by one goroutine only.
@@ -284,7 +292,7 @@ func (c *clientConn) openGET(s *clientStream) (*http.Response, context.CancelFun
 // message and noting the newest event id and retry.
 func (c *clientConn) readStream(s *clientStream, body io.ReadCloser, cancel context.CancelFunc) error {
 	defer body.Close()
-	r := sse.NewReader(body)
+	r := sse.NewReaderSize(body, clientReadBuffer)
 	r.MaxLine, r.MaxEvent = c.t.MaxMessage, c.t.MaxMessage
 	for {
 		ev, err := r.Next()

@@ -63,7 +63,7 @@ func (p *replier) Reply(_ context.Context, msg *mcp.Message, final bool) error {
 	var data []byte
 	if msg != nil {
 		var err error
-		if data, err = msg.AppendJSON(nil); err != nil {
+		if data, err = msg.MarshalJSON(); err != nil {
 			return fmt.Errorf("streamhttp: encode reply: %w", err)
 		}
 	}

@@ -125,7 +125,7 @@ func (s *session) Send(_ context.Context, msg *mcp.Message) error {
 	if msg == nil {
 		return errNilMessage
 	}
-	data, err := msg.AppendJSON(nil)
+	data, err := msg.MarshalJSON()
 	if err != nil {
 		return fmt.Errorf("streamhttp: encode message: %w", err)
 	}

@@ -1,0 +1,149 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// objectMembers returns the members of the JSON object data as a map of
+// raw values, as json.Unmarshal into a map[string]json.RawMessage would
+// (the last of duplicate names wins), in one pass over data instead of
+// encoding/json's two and without copying each value: the values share
+// one copy of data. data must be valid UTF-8 and valid JSON (json.Valid)
+// whose first byte is '{'.
+func objectMembers(data []byte) map[string]json.RawMessage {
+	data = bytes.Clone(data)
+	members := make(map[string]json.RawMessage, 8)
+	i := skipSpace(data, 1)
+	if data[i] == '}' {
+		return members
+	}
+	for {
+		end := endOfString(data, i)
+		key := unquoteKey(data[i:end])
+		i = skipSpace(data, end) // at ':'
+		i = skipSpace(data, i+1) // at the value
+		end = endOfValue(data, i)
+		members[key] = data[i:end:end]
+		i = skipSpace(data, end) // at ',' or '}'
+		if data[i] == '}' {
+			return members
+		}
+		i = skipSpace(data, i+1)
+	}
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// endOfString returns the index after the string that starts at i.
+func endOfString(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(data)
+}
+
+// endOfValue returns the index after the value that starts at i.
+func endOfValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return endOfString(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				j = endOfString(data, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(data)
+	}
+	j := i
+	for j < len(data) {
+		switch data[j] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return j
+		}
+		j++
+	}
+	return j
+}
+
+// unquoteKey decodes a member name (a valid JSON string with its quotes).
+func unquoteKey(raw []byte) string {
+	inner := raw[1 : len(raw)-1]
+	switch string(inner) { // the envelope's names, without allocating
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	case "result":
+		return "result"
+	case "error":
+		return "error"
+	case "type": // a content block's
+		return "type"
+	case "text":
+		return "text"
+	case "seqNr":
+		return "seqNr"
+	}
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s) // valid JSON: cannot fail
+	return s
+}
+
+// decodeString decodes the JSON value raw into *s as json.Unmarshal does,
+// without its second pass over a string that has no escapes.
+func decodeString(raw []byte, s *string) error {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		if inner := raw[1 : n-1]; bytes.IndexByte(inner, '\\') < 0 && bytes.IndexByte(inner, '"') < 0 && utf8.Valid(inner) && !hasControl(inner) {
+			*s = string(inner)
+			return nil
+		}
+	}
+	return json.Unmarshal(raw, s)
+}
+
+// hasControl reports whether b holds a byte below 0x20, which a JSON
+// string may not hold unescaped.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
