@@ -235,6 +235,9 @@ type replayer struct {
 	res   *ReplayResult
 	// methods names each request id's method, for reports.
 	methods map[string]string
+	// ledgers hold each recorded task's streamed segments, both sides
+	// (replay_stream.go).
+	ledgers map[string]*ledger
 }
 
 func (r *replayer) run(ctx context.Context) error {
@@ -361,6 +364,9 @@ func (r *replayer) item(ctx context.Context, st step) *Divergence {
 	recText := string(recData)
 	if st.rec.Kind == traces.KindSSEEvent && len(recData) == 0 {
 		recText = "SSE event without data" + sseIDText(st.rec.SSE)
+	}
+	if p, ok := parseStreamPart(recData, st.ch); ok {
+		return r.streamItem(ctx, st, lc, p, recText)
 	}
 	it, ok, ended, endErr := lc.nextItem(ctx, r.wait)
 	r.res.Compared++

@@ -90,6 +90,15 @@ func (c *liveChan) nextItem(ctx context.Context, wait time.Duration) (it liveIte
 	return liveItem{}, false, c.ended, c.endErr
 }
 
+// unread gives back the item nextItem returned last.
+func (c *liveChan) unread() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.next > 0 {
+		c.next--
+	}
+}
+
 // parseBlock reads the fields of one SSE block as the recorder does: the
 // last id, the data lines joined by LF.
 func parseBlock(block []byte) liveItem {
