@@ -90,6 +90,13 @@ func (c *liveChan) nextItem(ctx context.Context, wait time.Duration) (it liveIte
 	return liveItem{}, false, c.ended, c.endErr
 }
 
+// json reports whether the channel's answer is a JSON body.
+func (c *liveChan) json() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.header != nil && mediaKind(c.header.Get("Content-Type")) == "json"
+}
+
 // unread gives back the item nextItem returned last.
 func (c *liveChan) unread() {
 	c.mu.Lock()

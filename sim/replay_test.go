@@ -92,12 +92,14 @@ type bytesBuffer = strings.Builder
 // header names it, its fault records say what it did) replays against the
 // reference with no divergence, the fault acting again on the same
 // message; with NoFaults the first divergence is the message the fault
-// had dropped, live now.
+// had dropped, live now. The fault drops a SEP-2679 notification: how a
+// SEP-1905 answer splits its segments over events is timing, so which
+// segment the nth event carries is too.
 func TestReplayFaultsActAgain(t *testing.T) {
 	base := recordScenario(t, "sep1905-streaming", &refserver.Options{})
 	s := refserver.StartHTTP(t, &refserver.Options{})
 	faulted := filepath.Join(t.TempDir(), "faulted.trace")
-	first := replayFile(t, base, Target{URL: s.URL}, &ReplayOptions{Faults: []string{"drop-sse-event:method=tools/call,nth=3"}, Record: faulted})
+	first := replayFile(t, base, Target{URL: s.URL}, &ReplayOptions{Faults: []string{"drop-sse-event:method=notifications/tasks/partial,nth=2"}, Record: faulted})
 	if first.Divergence == nil || len(first.Faults) != 1 {
 		t.Fatalf("a dropped event should diverge from the fault-free recording: %+v", first)
 	}
