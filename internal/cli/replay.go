@@ -48,7 +48,10 @@ each recorded answer is awaited on its stream and compared structurally
 with the live one. What differs from run to run by design is mapped or
 ignored: session ids, task ids and SSE event ids (a request that used a
 recorded id sends the live one), createdAt, lastUpdatedAt and other
-timestamps. The first difference is reported with both sides: the record
+timestamps, a non-terminal task status, pollInterval. A SEP-1905 streaming
+task's segments are compared merged by seqNr over every message that
+carried them (initial response, SSE events, tasks/result), since how a
+server splits them is timing. The first difference is reported with both sides: the record
 number of the recorded message, its stream, the JSON path that differs.
 
 With --client-cmd "CMD ARGS" the server half is served to a client: CMD
@@ -65,7 +68,8 @@ more (Streamable HTTP only). --speed paces the requests: 1 as recorded
 
 The replay is recorded as a new trace (--record FILE; otherwise a
 temporary file, removed unless something failed) and judged by the rule
-catalog, as tasksim trace check would.
+catalog, as tasksim trace check would; --html FILE draws it as a
+timeline, the divergence as a note.
 
 Exit codes: 0 no divergence and no rule failed, 1 a divergence or a rule
 failed, 2 bad input (not a trace, a trace with nothing to replay, bad
