@@ -11,6 +11,7 @@ import (
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
+	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -20,8 +21,14 @@ func recordScenario(t *testing.T, scenario string, o *refserver.Options) string 
 	t.Helper()
 	s := refserver.StartHTTP(t, o)
 	dir := t.TempDir()
-	if _, err := RunSuite(context.Background(), Target{URL: s.URL}, &SuiteOptions{Scenarios: []string{scenario}, TraceDir: dir}); err != nil {
+	res, err := RunSuite(context.Background(), Target{URL: s.URL}, &SuiteOptions{Scenarios: []string{scenario}, TraceDir: dir})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// A recording that failed its scenario is not one of the reference
+	// pair: its replay would be judged by what the recording lacks.
+	if sc := res.Scenarios[0]; sc.Status == check.Fail {
+		t.Fatalf("recording %s against the reference failed, not the replay: %s\n%s", scenario, sc.Why, describe(res))
 	}
 	return filepath.Join(dir, scenario+".trace")
 }
