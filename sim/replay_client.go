@@ -337,6 +337,7 @@ func ReplayClient(ctx context.Context, src *traces.Reader, command []string, o *
 		return nil, err
 	}
 	_, runErr := runClient(ctx, ClientTarget{Command: command, Stderr: o.Stderr}, front+clientPath(s), "replay")
+	g.settle()
 	stopFront()
 	stopUp()
 	set.Observe(nil)

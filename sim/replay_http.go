@@ -102,6 +102,7 @@ func startHTTP(target string, w *traces.Writer, set *faults.Set, ids *idMap) (*h
 	done := make(chan struct{})
 	go func() { defer close(done); hs.Serve(ln) }()
 	stops = append(stops, func() {
+		g.settle()
 		hs.Close()
 		<-done
 		p.Close()

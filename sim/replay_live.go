@@ -90,6 +90,22 @@ func (c *liveChan) nextItem(ctx context.Context, wait time.Duration) (it liveIte
 	return liveItem{}, false, c.ended, c.endErr
 }
 
+// json reports whether the channel's answer is a JSON body.
+func (c *liveChan) json() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.header != nil && mediaKind(c.header.Get("Content-Type")) == "json"
+}
+
+// unread gives back the item nextItem returned last.
+func (c *liveChan) unread() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.next > 0 {
+		c.next--
+	}
+}
+
 // parseBlock reads the fields of one SSE block as the recorder does: the
 // last id, the data lines joined by LF.
 func parseBlock(block []byte) liveItem {

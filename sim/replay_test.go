@@ -11,6 +11,7 @@ import (
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
+	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -20,8 +21,14 @@ func recordScenario(t *testing.T, scenario string, o *refserver.Options) string 
 	t.Helper()
 	s := refserver.StartHTTP(t, o)
 	dir := t.TempDir()
-	if _, err := RunSuite(context.Background(), Target{URL: s.URL}, &SuiteOptions{Scenarios: []string{scenario}, TraceDir: dir}); err != nil {
+	res, err := RunSuite(context.Background(), Target{URL: s.URL}, &SuiteOptions{Scenarios: []string{scenario}, TraceDir: dir})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// A recording of the reference pair that failed its scenario is not
+	// one: its replay would be judged by what the recording lacks.
+	if sc := res.Scenarios[0]; sc.Status == check.Fail && o.Server == nil && o.HTTP == nil {
+		t.Fatalf("recording %s against the reference failed, not the replay: %s\n%s", scenario, sc.Why, describe(res))
 	}
 	return filepath.Join(dir, scenario+".trace")
 }
@@ -92,12 +99,14 @@ type bytesBuffer = strings.Builder
 // header names it, its fault records say what it did) replays against the
 // reference with no divergence, the fault acting again on the same
 // message; with NoFaults the first divergence is the message the fault
-// had dropped, live now.
+// had dropped, live now. The fault drops a SEP-2679 notification: how a
+// SEP-1905 answer splits its segments over events is timing, so which
+// segment the nth event carries is too.
 func TestReplayFaultsActAgain(t *testing.T) {
 	base := recordScenario(t, "sep1905-streaming", &refserver.Options{})
 	s := refserver.StartHTTP(t, &refserver.Options{})
 	faulted := filepath.Join(t.TempDir(), "faulted.trace")
-	first := replayFile(t, base, Target{URL: s.URL}, &ReplayOptions{Faults: []string{"drop-sse-event:method=tools/call,nth=3"}, Record: faulted})
+	first := replayFile(t, base, Target{URL: s.URL}, &ReplayOptions{Faults: []string{"drop-sse-event:method=notifications/tasks/partial,nth=2"}, Record: faulted})
 	if first.Divergence == nil || len(first.Faults) != 1 {
 		t.Fatalf("a dropped event should diverge from the fault-free recording: %+v", first)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/traces"
@@ -69,6 +70,21 @@ func (g *recordGate) wait(ctx context.Context) {
 	case <-c:
 	case <-ctx.Done():
 	}
+}
+
+// settleBound bounds settle: an exchange that stays marked (a client
+// that stopped reading mid-event) cannot hold a stop longer.
+const settleBound = 2 * time.Second
+
+// settle waits, before the proxy stops, until every answer byte it passed
+// to a client was handed to the recording, or settleBound passed. A
+// client that read its last event and ended at once would otherwise have
+// the recorder stopped before that event is recorded: the trace lacks an
+// answer the client saw (a resumed stream "never" completes).
+func (g *recordGate) settle() {
+	ctx, cancel := context.WithTimeout(context.Background(), settleBound)
+	defer cancel()
+	g.wait(ctx)
 }
 
 type gateKey struct{}
@@ -187,5 +203,5 @@ func startRecordingProxy(upstream *url.URL, w *traces.Writer) (base string, prox
 		proxy.Close()
 		return "", nil, nil, err
 	}
-	return base, proxy, func() { stopServer(); proxy.Close() }, nil
+	return base, proxy, func() { g.settle(); stopServer(); proxy.Close() }, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tasksim/tasksim/faults"
 	"github.com/tasksim/tasksim/sim"
 	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/timeline"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -29,6 +30,7 @@ type ReplayOptions struct {
 	Speed     string
 	Record    string
 	JSON      string
+	HTML      string
 	Wait      time.Duration
 	Timeout   time.Duration
 }
@@ -46,7 +48,10 @@ each recorded answer is awaited on its stream and compared structurally
 with the live one. What differs from run to run by design is mapped or
 ignored: session ids, task ids and SSE event ids (a request that used a
 recorded id sends the live one), createdAt, lastUpdatedAt and other
-timestamps. The first difference is reported with both sides: the record
+timestamps, a non-terminal task status, pollInterval. A SEP-1905 streaming
+task's segments are compared merged by seqNr over every message that
+carried them (initial response, SSE events, tasks/result), since how a
+server splits them is timing. The first difference is reported with both sides: the record
 number of the recorded message, its stream, the JSON path that differs.
 
 With --client-cmd "CMD ARGS" the server half is served to a client: CMD
@@ -63,7 +68,8 @@ more (Streamable HTTP only). --speed paces the requests: 1 as recorded
 
 The replay is recorded as a new trace (--record FILE; otherwise a
 temporary file, removed unless something failed) and judged by the rule
-catalog, as tasksim trace check would.
+catalog, as tasksim trace check would; --html FILE draws it as a
+timeline, the divergence as a note.
 
 Exit codes: 0 no divergence and no rule failed, 1 a divergence or a rule
 failed, 2 bad input (not a trace, a trace with nothing to replay, bad
@@ -88,6 +94,7 @@ flags), 3 the target cannot be reached or started.`,
 	f.StringVar(&o.Speed, "speed", "1", "pace of the requests: 1 as recorded, k k times faster, max as fast as the answers come")
 	f.StringVar(&o.Record, "record", "", "write the replay's trace to this file")
 	f.StringVar(&o.JSON, "json", "", "also write the result as JSON to this file (- for stdout)")
+	f.StringVar(&o.HTML, "html", "", "also write the replay's timeline (its trace, its verdict, the divergence) to this HTML file")
 	f.DurationVar(&o.Wait, "wait", sim.DefaultReplayWait, "how long to wait for one recorded answer before calling it missing")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "bound on the whole replay")
 	return cmd
@@ -171,6 +178,11 @@ func runReplay(ctx context.Context, st *State, o *ReplayOptions, path string) er
 			return fmt.Errorf("--json %s: %w", o.JSON, err)
 		}
 	}
+	if o.HTML != "" {
+		if err := writeReplayTimeline(st, o.HTML, path, res); err != nil {
+			return err
+		}
+	}
 	if o.Record == "" && !res.Failed() {
 		os.Remove(res.Trace)
 	}
@@ -185,6 +197,42 @@ func runReplay(ctx context.Context, st *State, o *ReplayOptions, path string) er
 		return &FindingsError{Summary: "replay of " + path + ": " + strings.Join(what, "; ")}
 	}
 	return nil
+}
+
+// writeReplayTimeline writes the --html page of a replay: its own trace
+// with its verdict (whose findings are highlighted), the divergence as a
+// note. The divergence names a record of the replayed trace, not of this
+// one, so it is a note rather than a highlighted row.
+func writeReplayTimeline(st *State, out, path string, res *sim.ReplayResult) error {
+	data, err := os.ReadFile(res.Trace)
+	if err != nil {
+		return fmt.Errorf("--html %s: %w", out, err)
+	}
+	title := "replay of " + path + " against " + res.Target
+	run, err := timeline.FromTrace(data, title, nil)
+	if err != nil {
+		return fmt.Errorf("--html %s: %w", out, err)
+	}
+	run.Verdict = res.Verdict
+	run.Notes = append(run.Notes, fmt.Sprintf("sent %d, compared %d recorded answers (speed %s)", res.Sent, res.Compared, res.Speed))
+	if d := res.Divergence; d != nil {
+		run.Notes = append(run.Notes, strings.TrimSuffix(strings.SplitN(d.String(), "\n", 2)[0], "\n"),
+			"recorded: "+abbreviateLine(d.Recorded), "live: "+abbreviateLine(d.Live))
+	} else {
+		run.Notes = append(run.Notes, "no divergence")
+	}
+	for _, f := range res.Faults {
+		run.Notes = append(run.Notes, "fault: "+f)
+	}
+	return writeTimeline(st, out, "tasksim replay: "+path, []*timeline.Run{run})
+}
+
+func abbreviateLine(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 400 {
+		return s[:400] + "…"
+	}
+	return s
 }
 
 func orEmpty(err error) error {

@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/internal/refserver"
+	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/sim"
 	"github.com/tasksim/tasksim/traces"
@@ -215,5 +218,54 @@ func TestReplayClientCmd(t *testing.T) {
 	code, stdout, stderr = run(t, "", "replay", path, "--client-cmd", other, "--speed", "max", "--record", filepath.Join(tmp, "other.trace"))
 	if code != ExitFindings || !strings.Contains(stdout, "params.arguments.chunks: recorded 3, live 4") {
 		t.Fatalf("other client: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestReplayHTML: replay --html draws the replay's own trace: against the
+// reference, the divergence from the buggy recording is a note; against a
+// server with the bug planted again, no divergence, and the rule the
+// replay's trace fails is highlighted on its records.
+func TestReplayHTML(t *testing.T) {
+	path := bugTrace("seqnr-from-zero")
+	ref := refserver.StartHTTP(t, &refserver.Options{})
+	out := filepath.Join(t.TempDir(), "replay.html")
+	code, stdout, stderr := run(t, "", "replay", path, "--server", ref.URL, "--speed", "max", "--html", out)
+	if code != ExitFindings {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	first := regexp.MustCompile(`first divergence at record \d+ \([^)]*\)`).FindString(stdout)
+	if first == "" {
+		t.Fatalf("no divergence in\n%s", stdout)
+	}
+	page, titles, viol := htmlRuns(t, out)
+	if want := "replay of " + path + " against " + ref.URL; len(titles) != 1 || titles[0] != want {
+		t.Fatalf("runs %q, want one, %q", titles, want)
+	}
+	if !strings.Contains(page, `<p class="tl-note">`+html.EscapeString(first)) || len(viol[0]) != 0 {
+		t.Errorf("the page should note %q and highlight nothing (highlighted %v)", first, viol[0])
+	}
+	if !strings.Contains(page, `<tr class="tl-status-PASS"><td>S1905-SEQNR</td>`) {
+		t.Error("the verdict table does not pass S1905-SEQNR")
+	}
+
+	// Task ids are mapped: a server that numbers them in sequence again
+	// replays the sequential-ids trace with no divergence, but fails
+	// TASK-ID-ENTROPY, on records the page highlights.
+	buggy := refserver.StartHTTP(t, &refserver.Options{Server: &server.Options{Bugs: server.Bugs{SequentialIDs: true}}})
+	code, stdout, stderr = run(t, "", "replay", bugTrace("sequential-ids"), "--server", buggy.URL, "--speed", "max", "--html", out)
+	if code != ExitFindings || !strings.Contains(stdout, "no divergence") {
+		t.Fatalf("exit %d, want 1 with no divergence\n%s\n%s", code, stdout, stderr)
+	}
+	page, _, viol = htmlRuns(t, out)
+	if !strings.Contains(page, `<p class="tl-note">no divergence</p>`) || len(viol) != 1 || len(viol[0]) == 0 {
+		t.Errorf("want the note \"no divergence\" and the TASK-ID-ENTROPY findings highlighted, got highlighted %v", viol)
+	}
+	if !strings.Contains(page, `<tr class="tl-status-FAIL"><td>TASK-ID-ENTROPY</td>`) {
+		t.Error("the verdict table does not fail TASK-ID-ENTROPY")
+	}
+
+	code, _, stderr = run(t, "", "replay", path, "--server", ref.URL, "--speed", "max", "--html", filepath.Join(t.TempDir(), "no", "such", "dir", "x.html"))
+	if code != ExitRuntime || !singleLine(stderr) || !strings.Contains(stderr, "--html") {
+		t.Errorf("unwritable --html: exit %d, stderr %q; want %d and one line", code, stderr, ExitRuntime)
 	}
 }
