@@ -45,6 +45,10 @@ type RunOptions struct {
 	// MaxWall bounds the run's wall time; 0 means DefaultMaxWall. A run
 	// past it is a runtime error, not a finding.
 	MaxWall time.Duration
+	// Bugs plants known bugs in the reference server, its HTTP transport
+	// and the reference client, for tests only (docs/sim.md, "Planted
+	// bugs"); nil plants none.
+	Bugs *Bugs
 }
 
 // Result is what one run showed.
@@ -112,12 +116,19 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTransport(bound, s.Workload.Transport); err != nil {
+		return nil, err
+	}
+	var bugs Bugs
+	if opts.Bugs != nil {
+		bugs = *opts.Bugs
+	}
 	ctx, cancel := context.WithTimeout(ctx, opts.MaxWall)
 	defer cancel()
 
 	sim := clock.NewSim(simStart)
-	r := &run{ctx: ctx, sim: sim}
-	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)))
+	r := &run{ctx: ctx, sim: sim, bugs: bugs.Client}
+	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs)
 	var buf bytes.Buffer
 	w, err := traces.NewWriter(&buf, traces.Header{
 		Created: sim.Now(), TasksimVersion: opts.Version, Command: opts.Command,
@@ -129,10 +140,12 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 		return nil, err
 	}
 	pipe := recorder.NewPipeline(w, &recorder.PipelineOptions{Clock: sim})
-	set := faults.NewSet(s.Seed, bound...)
+	connBound, httpBound := byPlace(bound)
+	set := faults.NewSet(s.Seed, connBound...)
+	httpSet := faults.NewSet(s.Seed, httpBound...)
 	var dmu sync.Mutex
 	var decisions []decision
-	set.Observe(func(a faults.Applied) {
+	observe := func(a faults.Applied) {
 		f := a.TraceFault()
 		k := sessionOf(f.Target.Stream)
 		if k >= 0 {
@@ -142,12 +155,15 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 		dmu.Lock()
 		decisions = append(decisions, decision{at: sim.Now(), session: k, verb: a.Action.Verb})
 		dmu.Unlock()
-	})
+	}
+	set.Observe(observe)
+	httpSet.Observe(observe)
 
 	var base mcp.Transport
 	if s.Workload.Transport == TransportHTTP {
-		tr := streamhttp.Pipe(nd)
+		tr := streamhttp.Pipe(httpFaults(nd, httpSet, sim))
 		tr.Clock = sim
+		tr.NoResume = bugs.Client.NoResume
 		base = tr
 	} else {
 		base = stdio.Pipe(nd, nil)
@@ -213,6 +229,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 
 	// The faults stop: from here on every call must come to its end.
 	set.Stop()
+	httpSet.Stop()
 	dmu.Lock()
 	ds := append([]decision(nil), decisions...)
 	dmu.Unlock()
@@ -293,7 +310,17 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	nd.mu.Lock()
 	restarts := nd.restarts
 	nd.mu.Unlock()
-	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: set.Applied(), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes()}, nil
+	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: applied(set, httpSet), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes()}, nil
+}
+
+// applied returns the decisions of both places: the Conn place's in the
+// order they were taken, then the HTTP place's.
+func applied(conn, httpPlace *faults.Set) []faults.Applied {
+	a, b := conn.Applied(), httpPlace.Applied()
+	if len(b) == 0 {
+		return a
+	}
+	return append(a, b...)
 }
 
 // seedKey is the ChaCha8 key of one of a run's random sources.

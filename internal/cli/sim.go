@@ -35,6 +35,7 @@ type SimOptions struct {
 	Corpus    string
 	Shrink    string
 	Trace     string
+	Bug       string
 }
 
 // NewCmdSim builds tasksim sim.
@@ -47,8 +48,8 @@ func NewCmdSim(st *State) *cobra.Command {
 in-memory transports (Streamable HTTP and stdio), through the in-process
 fault layer, on a simulated clock. Each seed draws a workload (tools, modes,
 chunk counts, ttls, cancels, concurrent calls on one session) and a fault
-schedule from the in-process catalog (every fault but http-status, which
-needs HTTP). Every run's trace is judged by the rule catalog (safety), and
+schedule from the fault catalog (over stdio, every fault but http-status,
+which needs HTTP). Every run's trace is judged by the rule catalog (safety), and
 every call must end with its correct result or an error a fault explains,
 also once the faults stop (liveness: SIM-LIVENESS, SIM-RESULT).
 
@@ -89,6 +90,8 @@ that is not a number, a schedule file that is not one, an unknown fault),
 	f.StringVar(&o.Corpus, "corpus", "", "re-run every *.json schedule in this directory (a regression corpus)")
 	f.StringVar(&o.Shrink, "shrink", "first", "which failures to shrink: first (of each rule), all, none (default none with --schedule, --corpus)")
 	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule)")
+	f.StringVar(&o.Bug, "bug", "", "plant this known bug in the reference implementation (tests of the simulator; docs/sim.md)")
+	_ = f.MarkHidden("bug")
 	return cmd
 }
 
@@ -123,15 +126,23 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	if o.Shrink != "first" && o.Shrink != "all" && o.Shrink != "none" {
 		return usagef("--shrink %q: want first, all or none", o.Shrink)
 	}
+	var bugs *sim.Bugs
+	if o.Bug != "" {
+		b, err := sim.BugNamed(o.Bug)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		bugs = &b.Bugs
+	}
 	ctx := st.Context
 	var sum sim.Summary
 	var failures []simFailure
 	var cases []simCase
 	shrunkRules := map[string]bool{}
 	start := time.Now()
-	runOpts := &sim.RunOptions{Version: Version}
+	runOpts := &sim.RunOptions{Version: Version, Bugs: bugs}
 	for _, s := range schedules {
-		runOpts.Command = simCommand(s)
+		runOpts.Command = simCommand(s, o.Bug)
 		t0 := time.Now()
 		res, err := sim.Run(ctx, s, runOpts)
 		if err != nil {
@@ -159,7 +170,7 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 		fail := simFailure{Seed: s.Seed, Rules: rules, Finding: finding}
 		if o.Shrink == "all" || o.Shrink == "first" && !shrunkRules[rules[0]] {
 			shrunkRules[rules[0]] = true
-			if err := simShrink(st, o, s, res, rules[0], &fail); err != nil {
+			if err := simShrink(st, o, s, res, rules[0], runOpts, &fail); err != nil {
 				return err
 			}
 		}
@@ -213,8 +224,12 @@ func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
 	if o.NoFaults && len(o.Faults) > 0 {
 		return nil, usagef("--no-faults and --fault: choose one")
 	}
-	if err := sim.CheckFaults(o.Faults); err != nil {
+	if err := sim.CheckFaults(o.Faults, o.Transport); err != nil {
 		return nil, &UsageError{Err: err}
+	}
+	transport := o.Transport
+	if transport == "" && sim.NeedsHTTP(o.Faults) != "" {
+		transport = sim.TransportHTTP // a fault of the HTTP place: every run over HTTP
 	}
 	var modes []client.Mode
 	for _, m := range o.Modes {
@@ -259,7 +274,7 @@ func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
 	if !hasSeed {
 		seed = 1
 	}
-	wo := &sim.WorkloadOptions{Modes: modes, Tasks: o.Tasks, Transport: o.Transport}
+	wo := &sim.WorkloadOptions{Modes: modes, Tasks: o.Tasks, Transport: transport}
 	fo := &sim.FaultOptions{Specs: o.Faults, Rate: o.FaultRate, None: o.NoFaults}
 	out := make([]sim.Schedule, 0, n)
 	for i := range n {
@@ -286,9 +301,11 @@ func readSchedule(path string) (sim.Schedule, error) {
 
 // simShrink shrinks a failure, writes its schedule and trace to --out and
 // prints how to reproduce it.
-func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule string, fail *simFailure) error {
+func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule string, runOpts *sim.RunOptions, fail *simFailure) error {
 	t0 := time.Now()
-	sh, err := sim.Shrink(st.Context, s, rule, &sim.ShrinkOptions{Run: &sim.RunOptions{Version: Version}})
+	ro := *runOpts
+	ro.Command = simCommand(s, o.Bug)
+	sh, err := sim.Shrink(st.Context, s, rule, &sim.ShrinkOptions{Run: &ro})
 	keep, trace := s, res.Trace
 	switch {
 	case err == nil:
@@ -320,14 +337,21 @@ func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule s
 	}
 	fail.Schedule, fail.Trace = base+".json", base+".trace"
 	fail.Repro = fmt.Sprintf("tasksim sim --seed %d --schedule %s", s.Seed, base+".json")
+	if o.Bug != "" {
+		fail.Repro += " --bug " + o.Bug
+	}
 	fmt.Fprintf(st.Stdout, "  shrunk: %s\n  trace: %s\n  reproduce: %s\n", fail.Shrunk, fail.Trace, fail.Repro)
 	return nil
 }
 
 // simCommand is the command line that reproduces a schedule's run, for
 // its trace header.
-func simCommand(s sim.Schedule) []string {
-	return []string{"tasksim", "sim", "--seed", strconv.FormatUint(s.Seed, 10)}
+func simCommand(s sim.Schedule, bug string) []string {
+	cmd := []string{"tasksim", "sim", "--seed", strconv.FormatUint(s.Seed, 10)}
+	if bug != "" {
+		cmd = append(cmd, "--bug", bug)
+	}
+	return cmd
 }
 
 type junitSuite struct {
