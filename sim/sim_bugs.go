@@ -23,8 +23,12 @@ type Bugs struct {
 // PlantedBug is one planted bug by name, with the rule it breaks.
 type PlantedBug struct {
 	Name string
+	// Rule is the catalog rule the bug breaks.
 	Rule string
 	Bugs Bugs
+	// ShownBy, when set, is the rule the simulation shows the bug by
+	// instead, and why: "RULE: why".
+	ShownBy string
 	// Unreachable, when set, says why the simulation's workload cannot
 	// show the bug (the check suite's scenarios do): it sends nothing
 	// that would.
@@ -40,29 +44,39 @@ func PlantedBugs() []PlantedBug {
 		{Name: "sequential-ids", Rule: "TASK-ID-ENTROPY", Bugs: Bugs{Server: server.Bugs{SequentialIDs: true}}},
 		{Name: "cancel-terminal", Rule: "TASK-CANCEL-TERMINAL", Bugs: Bugs{Server: server.Bugs{CancelTerminal: true}}},
 		{Name: "reopen-terminal", Rule: "TASK-STATUS-TRANSITION", Bugs: Bugs{Server: server.Bugs{ReopenTerminal: true}}},
-		{Name: "not-found-internal", Rule: "TASK-NOT-FOUND", Bugs: Bugs{Server: server.Bugs{NotFoundInternal: true}}},
+		{Name: "not-found-internal", Rule: "TASK-NOT-FOUND", Bugs: Bugs{Server: server.Bugs{NotFoundInternal: true}}, Unreachable: "the workload never names a task the server does not know: after a server restart (where its tasks are gone) the simulator recovers no call with tasks/result, and the reference client asks only about tasks it was given"},
 		{Name: "no-created-at", Rule: "TASK-FIELDS", Bugs: Bugs{Server: server.Bugs{NoCreatedAt: true}}},
 		{Name: "no-related-task", Rule: "TASK-RESULT", Bugs: Bugs{Server: server.Bugs{NoRelatedTask: true}}},
-		{Name: "shared-tasks", Rule: "TASK-ISOLATION", Bugs: Bugs{Server: server.Bugs{SharedTasks: true}}},
-		{Name: "lastseqnr-zero", Rule: "S1905-LASTSEQNR-INVALID", Bugs: Bugs{Server: server.Bugs{LastSeqNrZero: true}}},
-		{Name: "resume-off-by-one", Rule: "S1905-RESUME", Bugs: Bugs{Server: server.Bugs{ResumeOffByOne: true}}},
-		{Name: "reversed-merge", Rule: "S1905-MERGE", Bugs: Bugs{Server: server.Bugs{ReversedMerge: true}}},
+		{Name: "shared-tasks", Rule: "TASK-ISOLATION", Bugs: Bugs{Server: server.Bugs{SharedTasks: true}}, Unreachable: "each session asks only about its own tasks; the rule needs one session to ask for another's task id (the check suite's task-isolation scenario does)"},
+		{Name: "lastseqnr-zero", Rule: "S1905-LASTSEQNR-INVALID", Bugs: Bugs{Server: server.Bugs{LastSeqNrZero: true}}, Unreachable: "the reference client never sends lastSeqNr 0 (it resumes from the last segment it has, 1 or more)"},
+		{Name: "resume-off-by-one", Rule: "S1905-RESUME", Bugs: Bugs{Server: server.Bugs{ResumeOffByOne: true}}, Unreachable: "the reference client resumes a SEP-1905 stream with tasks/result and lastSeqNr when the stream is lost and the connection lives; every fault of the simulation that ends a stream ends the whole connection (a Conn-level disconnect, a stall, a restart), after which the session is gone"},
+		{Name: "reversed-merge", Rule: "S1905-MERGE", Bugs: Bugs{Server: server.Bugs{ReversedMerge: true}}, ShownBy: "SIM-LIVENESS: a task-mode call's result (tasks/result, which merges the segments) is wrong; S1905-MERGE compares tasks/result with the segments a stream delivered, and the workload fetches no tasks/result of a streamed task"},
 		{Name: "immediate-working", Rule: "S1905-IMMEDIATE", Bugs: Bugs{Server: server.Bugs{ImmediateWorking: true}}},
 		{Name: "failed-without-error", Rule: "S1905-COMPLETE", Bugs: Bugs{Server: server.Bugs{FailedWithoutError: true}}},
-		{Name: "partials-unasked", Rule: "S2679-NEGOTIATION", Bugs: Bugs{Server: server.Bugs{PartialsUnasked: true}}},
+		{Name: "partials-unasked", Rule: "S2679-NEGOTIATION", Bugs: Bugs{Server: server.Bugs{PartialsUnasked: true}}, Unreachable: "every session of the workload declares tasks.streaming.partial (the reference client's default): no session is unasked"},
 		{Name: "empty-partial", Rule: "S2679-CONTENT", Bugs: Bugs{Server: server.Bugs{EmptyPartial: true}}},
 		{Name: "partial-after-terminal", Rule: "S2679-AFTER-TERMINAL", Bugs: Bugs{Server: server.Bugs{PartialAfterTerminal: true}}},
 		{Name: "ignore-modes", Rule: "S1905-MODE-SELECT", Bugs: Bugs{Server: server.Bugs{IgnoreModes: true}}},
-		{Name: "shared-event-ids", Rule: "HTTP-EVENT-ID-UNIQUE", Bugs: Bugs{HTTP: streamhttp.Bugs{SharedEventIDs: true}}},
-		{Name: "replay-other-streams", Rule: "HTTP-RESUME-SAME-STREAM", Bugs: Bugs{HTTP: streamhttp.Bugs{ReplayOtherStreams: true}}},
-		{Name: "resume-skips-one", Rule: "HTTP-RESUME-COMPLETE", Bugs: Bugs{HTTP: streamhttp.Bugs{ResumeSkipsOne: true}}},
-		{Name: "missing-session-404", Rule: "HTTP-SESSION", Bugs: Bugs{HTTP: streamhttp.Bugs{MissingSession404: true}}},
-		{Name: "cancel-on-disconnect", Rule: "TASK-SURVIVES-REQUEST", Bugs: Bugs{HTTP: streamhttp.Bugs{CancelOnDisconnect: true}}},
-		{Name: "broadcast", Rule: "HTTP-NO-BROADCAST", Bugs: Bugs{HTTP: streamhttp.Bugs{Broadcast: true}}},
-		{Name: "client-no-dedup", Rule: "CLIENT-DEDUP", Bugs: Bugs{Client: client.Bugs{NoDedup: true}}},
-		{Name: "client-no-resume", Rule: "CLIENT-RESUME", Bugs: Bugs{Client: client.Bugs{NoResume: true}}},
+		{Name: "shared-event-ids", Rule: "HTTP-EVENT-ID-UNIQUE", Bugs: Bugs{HTTP: streamhttp.Bugs{SharedEventIDs: true}}, Unreachable: "HTTP rules judge an HTTP trace (event ids, Last-Event-ID); the simulation records the client's mcp.Conn, where no event id is seen, and its faults never break one HTTP stream while the connection lives, so no stream is resumed"},
+		{Name: "replay-other-streams", Rule: "HTTP-RESUME-SAME-STREAM", Bugs: Bugs{HTTP: streamhttp.Bugs{ReplayOtherStreams: true}}, Unreachable: "the bug acts on a GET with Last-Event-ID; the simulation's faults never break one HTTP stream while the connection lives (a Conn-level disconnect ends it all), so no stream is resumed"},
+		{Name: "resume-skips-one", Rule: "HTTP-RESUME-COMPLETE", Bugs: Bugs{HTTP: streamhttp.Bugs{ResumeSkipsOne: true}}, Unreachable: "as replay-other-streams: no HTTP stream is resumed with Last-Event-ID in the simulation"},
+		{Name: "missing-session-404", Rule: "HTTP-SESSION", Bugs: Bugs{HTTP: streamhttp.Bugs{MissingSession404: true}}, Unreachable: "the reference client sends its session id on every request after initialize; no request lacks one"},
+		{Name: "cancel-on-disconnect", Rule: "TASK-SURVIVES-REQUEST", Bugs: Bugs{HTTP: streamhttp.Bugs{CancelOnDisconnect: true}}, Unreachable: "no POST stream ends before its final message while the connection lives: the faults that break streams end the whole connection"},
+		{Name: "broadcast", Rule: "HTTP-NO-BROADCAST", Bugs: Bugs{HTTP: streamhttp.Bugs{Broadcast: true}}, ShownBy: "S2679-SEQ: the client reads each partial twice (on the standalone stream and on a POST stream), so seq repeats; HTTP-NO-BROADCAST judges which HTTP stream carried a message, and the simulation records the client's mcp.Conn, where the streams are merged"},
+		{Name: "client-no-dedup", Rule: "CLIENT-DEDUP", Bugs: Bugs{Client: client.Bugs{NoDedup: true}}, ShownBy: "SIM-RESULT: the result the client calls complete holds a segment twice; CLIENT-DEDUP judges a client's delivered output, which the simulation judges as SIM-RESULT"},
+		{Name: "client-no-resume", Rule: "CLIENT-RESUME", Bugs: Bugs{Client: client.Bugs{NoResume: true}}, Unreachable: "as resume-off-by-one: no stream is lost while the connection lives, so there is nothing to resume"},
 		{Name: "client-ignore-poll-interval", Rule: "CLIENT-POLL-INTERVAL", Bugs: Bugs{Client: client.Bugs{IgnorePollInterval: true}}},
 	}
+}
+
+// SimRule is the rule a run with the bug planted fails: ShownBy's, else
+// Rule.
+func (b PlantedBug) SimRule() string {
+	if b.ShownBy != "" {
+		rule, _, _ := strings.Cut(b.ShownBy, ":")
+		return rule
+	}
+	return b.Rule
 }
 
 // BugNamed returns the planted bug called name.
