@@ -62,7 +62,8 @@ type Summary struct {
 	Calls    int           `json:"calls"`
 	Restarts int           `json:"restarts"`
 	SimTime  time.Duration `json:"simTimeNs"`
-	Wall     time.Duration `json:"wallNs"`
+	// Wall is the wall time of the runs; in a Report it is Timing.
+	Wall time.Duration `json:"-"`
 }
 
 // Add counts one run.

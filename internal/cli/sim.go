@@ -36,6 +36,7 @@ type SimOptions struct {
 	Shrink    string
 	Trace     string
 	Bug       string
+	Partition string
 }
 
 // NewCmdSim builds tasksim sim.
@@ -71,6 +72,9 @@ that is not a number, a schedule file that is not one, an unknown fault),
 			if !cmd.Flags().Changed("shrink") && (o.Schedule != "" || o.Corpus != "") {
 				o.Shrink = "none" // a kept schedule is small already
 			}
+			if !cmd.Flags().Changed("partition") {
+				o.Partition = partitionFromEnv(st)
+			}
 			return runSim(st, o, cmd.Flags().Changed("seeds"))
 		},
 	}
@@ -83,28 +87,17 @@ that is not a number, a schedule file that is not one, an unknown fault),
 	f.StringSliceVar(&o.Modes, "mode", nil, "call modes to draw from (plain, immediate, streaming, task, poll, partial; default all)")
 	f.IntVar(&o.Tasks, "tasks", 5, "at most this many calls per run")
 	f.StringVar(&o.Transport, "transport", "", "http or stdio (default: drawn per seed, http 3 in 4)")
-	f.StringVar(&o.JSON, "json", "", "also write the summary and failures as JSON to this file (- for stdout)")
+	f.StringVar(&o.JSON, "json", "", "also write the result (schema tasksim.sim/v1: seeds, summary, failures) as JSON to this file (- for stdout); tasksim report sim-merge merges partitions'")
 	f.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report: one testcase per run")
 	f.StringVar(&o.Out, "out", "sim-failures", "directory for the shrunk schedules and traces of failures")
 	f.StringVar(&o.Schedule, "schedule", "", "run this schedule file (from --out) instead of drawing one")
 	f.StringVar(&o.Corpus, "corpus", "", "re-run every *.json schedule in this directory (a regression corpus)")
 	f.StringVar(&o.Shrink, "shrink", "first", "which failures to shrink: first (of each rule), all, none (default none with --schedule, --corpus)")
 	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule)")
+	f.StringVar(&o.Partition, "partition", "", "run partition I/N (I from 0 to N-1) of the seeds; default from JOB_COMPLETION_INDEX and TASKSIM_SIM_PARTITIONS (a Kubernetes Indexed Job)")
 	f.StringVar(&o.Bug, "bug", "", "plant this known bug in the reference implementation (tests of the simulator; docs/sim.md)")
 	_ = f.MarkHidden("bug")
 	return cmd
-}
-
-// simFailure is one failing run in the JSON output.
-type simFailure struct {
-	Seed     uint64   `json:"seed"`
-	Rules    []string `json:"rules"`
-	Finding  string   `json:"finding"`
-	Schedule string   `json:"schedule,omitempty"`
-	Trace    string   `json:"trace,omitempty"`
-	Repro    string   `json:"repro,omitempty"`
-	// ShrunkFrom and ShrunkTo count calls and faults before and after.
-	Shrunk string `json:"shrunk,omitempty"`
 }
 
 // simCase is one run in the JUnit output.
@@ -119,6 +112,10 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	schedules, err := simSchedules(o, seedsGiven)
 	if err != nil {
 		return err
+	}
+	seeds := make([]uint64, len(schedules))
+	for i, s := range schedules {
+		seeds[i] = s.Seed
 	}
 	if o.Trace != "" && len(schedules) != 1 {
 		return usagef("--trace writes the trace of one run: give --seed or --schedule, not %d runs", len(schedules))
@@ -136,7 +133,7 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	}
 	ctx := st.Context
 	var sum sim.Summary
-	var failures []simFailure
+	var failures []sim.Failure
 	var cases []simCase
 	shrunkRules := map[string]bool{}
 	start := time.Now()
@@ -167,7 +164,7 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 		fmt.Fprintf(st.Stdout, "seed %d: FAIL %s: %s\n", s.Seed, strings.Join(rules, ","), finding)
 		c.rules, c.text = rules, finding
 		cases = append(cases, c)
-		fail := simFailure{Seed: s.Seed, Rules: rules, Finding: finding}
+		fail := sim.Failure{Seed: s.Seed, Rules: rules, Finding: finding}
 		if o.Shrink == "all" || o.Shrink == "first" && !shrunkRules[rules[0]] {
 			shrunkRules[rules[0]] = true
 			if err := simShrink(st, o, s, res, rules[0], runOpts, &fail); err != nil {
@@ -177,12 +174,15 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 		failures = append(failures, fail)
 	}
 	sum.Wall = time.Since(start)
+	if o.Partition != "" {
+		fmt.Fprintf(st.Stdout, "partition %s: seeds %s\n", o.Partition, sim.SeedsText(sim.NewReport(sum, nil, seeds, "").Seeds))
+	}
 	if err := sum.WriteText(st.Stdout); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	if o.JSON != "" {
 		err := writeOutput(st, o.JSON, func(w io.Writer) error {
-			return writeJSON(w, map[string]any{"schema": "tasksim.sim/v1", "summary": sum, "runsPerMinute": sum.RunsPerMinute(), "failures": failures})
+			return writeJSON(w, sim.NewReport(sum, failures, seeds, o.Partition))
 		})
 		if err != nil {
 			return fmt.Errorf("--json %s: %w", o.JSON, err)
@@ -240,6 +240,8 @@ func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
 		modes = append(modes, mode)
 	}
 	switch {
+	case o.Partition != "" && (o.Schedule != "" || o.Corpus != ""):
+		return nil, usagef("--partition %s: partitions split a seed range, not --schedule or --corpus", o.Partition)
 	case o.Schedule != "" && o.Corpus != "":
 		return nil, usagef("--schedule and --corpus: choose one")
 	case o.Schedule != "":
@@ -274,6 +276,13 @@ func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
 	if !hasSeed {
 		seed = 1
 	}
+	if o.Partition != "" {
+		i, parts, err := parsePartition(o.Partition)
+		if err != nil {
+			return nil, err
+		}
+		seed, n = sim.Partition(seed, n, i, parts)
+	}
 	wo := &sim.WorkloadOptions{Modes: modes, Tasks: o.Tasks, Transport: transport}
 	fo := &sim.FaultOptions{Specs: o.Faults, Rate: o.FaultRate, None: o.NoFaults}
 	out := make([]sim.Schedule, 0, n)
@@ -281,6 +290,27 @@ func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
 		out = append(out, sim.Draw(seed+uint64(i), wo, fo))
 	}
 	return out, nil
+}
+
+// parsePartition reads "I/N": partition I (from 0) of N.
+func parsePartition(p string) (i, n int, err error) {
+	a, b, ok := strings.Cut(p, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || n > 100000 || i < 0 || i >= n {
+		return 0, 0, usagef("--partition %q: want I/N, N from 1 to 100000 and I from 0 to N-1 (JOB_COMPLETION_INDEX/TASKSIM_SIM_PARTITIONS)", p)
+	}
+	return i, n, nil
+}
+
+// partitionFromEnv is the partition of a Kubernetes Indexed Job's pod:
+// JOB_COMPLETION_INDEX of TASKSIM_SIM_PARTITIONS; "" when either is unset.
+func partitionFromEnv(st *State) string {
+	idx, parts := st.Getenv("JOB_COMPLETION_INDEX"), st.Getenv("TASKSIM_SIM_PARTITIONS")
+	if idx == "" || parts == "" {
+		return ""
+	}
+	return idx + "/" + parts
 }
 
 func readSchedule(path string) (sim.Schedule, error) {
@@ -301,20 +331,23 @@ func readSchedule(path string) (sim.Schedule, error) {
 
 // simShrink shrinks a failure, writes its schedule and trace to --out and
 // prints how to reproduce it.
-func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule string, runOpts *sim.RunOptions, fail *simFailure) error {
+func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule string, runOpts *sim.RunOptions, fail *sim.Failure) error {
 	t0 := time.Now()
 	ro := *runOpts
 	ro.Command = simCommand(s, o.Bug)
 	sh, err := sim.Shrink(st.Context, s, rule, &sim.ShrinkOptions{Run: &ro})
 	keep, trace := s, res.Trace
+	var said string
 	switch {
 	case err == nil:
 		keep, trace = sh.Schedule, sh.Result.Trace
-		fail.Shrunk = fmt.Sprintf("%d calls, %d faults -> %d calls, %d faults in %d runs (%v)",
+		fail.Shrunk = &sim.ShrunkSize{FromCalls: len(s.Workload.Calls), FromFaults: len(s.Faults), ToCalls: len(keep.Workload.Calls), ToFaults: len(keep.Faults), Runs: sh.Runs}
+		said = fmt.Sprintf("%d calls, %d faults -> %d calls, %d faults in %d runs (%v)",
 			len(s.Workload.Calls), len(s.Faults), len(keep.Workload.Calls), len(keep.Faults), sh.Runs, time.Since(t0).Round(time.Millisecond))
 	case errors.Is(err, sim.ErrNotFailing):
 		keep.Fails = rule
-		fail.Shrunk = "not shrunk: the run did not fail the same way again (docs/sim.md, Determinism)"
+		fail.NotShrunk = "the run did not fail the same way again (docs/sim.md, Determinism)"
+		said = "not shrunk: " + fail.NotShrunk
 	default:
 		if st.Context.Err() != nil {
 			return st.Context.Err()
@@ -340,7 +373,7 @@ func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule s
 	if o.Bug != "" {
 		fail.Repro += " --bug " + o.Bug
 	}
-	fmt.Fprintf(st.Stdout, "  shrunk: %s\n  trace: %s\n  reproduce: %s\n", fail.Shrunk, fail.Trace, fail.Repro)
+	fmt.Fprintf(st.Stdout, "  shrunk: %s\n  trace: %s\n  reproduce: %s\n", said, fail.Trace, fail.Repro)
 	return nil
 }
 
