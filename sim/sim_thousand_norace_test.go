@@ -2,10 +2,7 @@
 
 package sim
 
-import (
-	"context"
-	"testing"
-)
+import "testing"
 
 // TestThousandSeeds runs seeds 1..1000 as tasksim sim --seeds 1000 does:
 // every fault of the catalog acts at least 100 times in all, http-status
@@ -21,24 +18,4 @@ func TestThousandSeeds(t *testing.T) {
 		}
 	}
 	t.Logf("%d runs, %d failed %v; faults applied %v", sum.Runs, sum.Failures, sum.ByRule, sum.Fired)
-}
-
-// runSeeds runs seeds 1..n and fails the test for any rule failed but
-// SIM-RESULT.
-func runSeeds(t *testing.T, n uint64) Summary {
-	t.Helper()
-	var sum Summary
-	for seed := uint64(1); seed <= n; seed++ {
-		res, err := Run(context.Background(), Draw(seed, nil, nil), nil)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		sum.Add(res)
-		for _, rule := range res.FailedRules() {
-			if rule != RuleResult {
-				t.Errorf("seed %d fails %s: %s", seed, rule, res.Finding(rule))
-			}
-		}
-	}
-	return sum
 }
