@@ -41,15 +41,20 @@ func TestSimBadInput(t *testing.T) {
 		{"zero seeds", []string{"sim", "--seeds", "0"}, "--seeds"},
 		{"bad shrink", []string{"sim", "--seed", "1", "--shrink", "some"}, "--shrink"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := run(t, "", tc.args...)
-			if code != ExitUsage {
-				t.Errorf("exit %d, want %d; stderr %q", code, ExitUsage, stderr)
-			}
-			if strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("stderr %q: want one line with %q", stderr, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantBadInput(t, tc.want, tc.args...) })
+	}
+}
+
+// wantBadInput runs args and wants exit 2 and one line on stderr that
+// says want.
+func wantBadInput(t *testing.T, want string, args ...string) {
+	t.Helper()
+	code, _, stderr := run(t, "", args...)
+	if code != ExitUsage {
+		t.Errorf("exit %d, want %d; stderr %q", code, ExitUsage, stderr)
+	}
+	if strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q: want one line with %q", stderr, want)
 	}
 }
 
@@ -172,15 +177,7 @@ func TestReportSimMergeBadInput(t *testing.T) {
 		{"overlapping partitions", []string{"report", "sim-merge", part, part}, "seed 1 is in two of the results"},
 		{"missing file", []string{"report", "sim-merge", filepath.Join(dir, "none.json")}, "none.json"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := run(t, "", tc.args...)
-			if code != ExitUsage {
-				t.Errorf("exit %d, want %d; stderr %q", code, ExitUsage, stderr)
-			}
-			if strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("stderr %q: want one line with %q", stderr, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantBadInput(t, tc.want, tc.args...) })
 	}
 }
 
