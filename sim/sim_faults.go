@@ -71,7 +71,7 @@ func drawFaults(r *rand.Rand, rate float64, transport string) []string {
 		if slices.ContainsFunc(out, func(s string) bool { return strings.HasPrefix(s, name+":") }) {
 			continue
 		}
-		params := faultParams(r, name)
+		params := faultParams(r, name, transport)
 		p := rate
 		switch name {
 		case "drop-partial", "duplicate-seqnr", "ttl-expiry":
@@ -80,6 +80,9 @@ func drawFaults(r *rand.Rand, rate float64, transport string) []string {
 			p = min(1, 3*rate) // at most count times
 		case "drop-response", "stall", "disconnect", "http-status":
 			p = min(1, 2*rate) // responses or requests only; a stall or a cut acts once
+			if slices.Contains(params, "stream=post") {
+				p = min(1, 4*rate) // the events of POST streams only
+			}
 		case "drop-sse-event":
 			p = min(1, 1.5*rate) // messages from the server only
 		}
@@ -93,14 +96,20 @@ func drawFaults(r *rand.Rand, rate float64, transport string) []string {
 }
 
 // faultParams draws a fault's own parameters.
-func faultParams(r *rand.Rand, name string) []string {
+func faultParams(r *rand.Rand, name, transport string) []string {
 	switch name {
 	case "delay":
 		return []string{"d=" + ms(10+r.Int64N(500)), "jitter=" + ms(r.Int64N(100))}
 	case "server-restart":
 		return []string{"count=" + strconv.Itoa(1+r.IntN(3))} // acts on client messages, one at a time
 	case "disconnect":
-		return []string{"at=" + []string{"before", "mid", "after"}[r.IntN(3)]}
+		at := "at=" + []string{"before", "mid", "after"}[r.IntN(3)]
+		if transport == TransportHTTP && r.IntN(2) == 0 {
+			// One POST's SSE stream cut while the connection lives, at
+			// the HTTP place: the client resumes it (GET, Last-Event-ID).
+			return []string{"stream=post", at}
+		}
+		return []string{at}
 	case "http-status":
 		// Errors a server or a proxy in front of it answers with; not 404,
 		// which says the session is gone (a restart shows that).

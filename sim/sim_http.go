@@ -30,11 +30,27 @@ func httpOnly(k faults.Kind) bool {
 	return !slices.Contains(k.Places, faults.PlaceConn) && slices.Contains(k.Places, faults.PlaceHTTP)
 }
 
+// atHTTP reports whether a bound fault acts at the HTTP place: it acts
+// only there (http-status), or its stream= names a stream only the HTTP
+// place has (request, post, get): disconnect:stream=post cuts one POST's
+// SSE stream while the connection lives, and the client resumes it with
+// a GET and Last-Event-ID.
+func atHTTP(b *faults.Bound) bool {
+	if httpOnly(*b.Kind) {
+		return true
+	}
+	switch b.Selector.Stream {
+	case faults.StreamRequest, faults.StreamPost, faults.StreamGet:
+		return slices.Contains(b.Kind.Places, faults.PlaceHTTP)
+	}
+	return false
+}
+
 // byPlace splits bound faults into those of the Conn place and those of
 // the HTTP place.
 func byPlace(bound []*faults.Bound) (conn, httpPlace []*faults.Bound) {
 	for _, b := range bound {
-		if httpOnly(*b.Kind) {
+		if atHTTP(b) {
 			httpPlace = append(httpPlace, b)
 		} else {
 			conn = append(conn, b)
@@ -69,7 +85,7 @@ func splitRequest(rpc *traces.RPCFields) string {
 // HTTP place, or "".
 func needsHTTP(bound []*faults.Bound) string {
 	for _, b := range bound {
-		if httpOnly(*b.Kind) {
+		if atHTTP(b) {
 			return b.Spec.String()
 		}
 	}

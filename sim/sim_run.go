@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -93,6 +94,7 @@ type decision struct {
 	at      time.Time
 	session int // -1: unknown
 	verb    faults.Verb
+	stream  string // the logical stream of the message acted on
 }
 
 // Run runs one schedule: the workload over the in-memory transport
@@ -153,7 +155,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 		}
 		pipe.AddFault(f, a.Spec)
 		dmu.Lock()
-		decisions = append(decisions, decision{at: sim.Now(), session: k, verb: a.Action.Verb})
+		decisions = append(decisions, decision{at: sim.Now(), session: k, verb: a.Action.Verb, stream: f.Target.Stream})
 		dmu.Unlock()
 	}
 	set.Observe(observe)
@@ -323,6 +325,13 @@ func applied(conn, httpPlace *faults.Set) []faults.Applied {
 	return append(a, b...)
 }
 
+// oneHTTPStream reports whether a decision's stream is one HTTP exchange
+// of the HTTP place ("post:s1/7", "get:s1/2", "request:s1/id:3").
+func oneHTTPStream(stream string) bool {
+	kind, _, _ := strings.Cut(stream, ":")
+	return kind == faults.StreamPost || kind == faults.StreamGet || kind == faults.StreamRequest
+}
+
 // seedKey is the ChaCha8 key of one of a run's random sources.
 func seedKey(seed uint64, tag byte) [32]byte {
 	var k [32]byte
@@ -348,10 +357,12 @@ func faulted(ds []decision, sess int, end time.Time) bool {
 
 // lostSession reports whether a fault cut or stalled the session's
 // connection: then its tasks are out of reach (they belong to the
-// session), and only a new session shows the server is alive.
+// session), and only a new session shows the server is alive. A cut of
+// one HTTP stream at the HTTP place (a POST's, a GET's) leaves the
+// connection, hence the session.
 func lostSession(ds []decision, sess int) bool {
 	for _, d := range ds {
-		if d.session == sess {
+		if d.session == sess && !oneHTTPStream(d.stream) {
 			switch d.verb {
 			case faults.Stall, faults.CutBefore, faults.CutMid, faults.CutAfter:
 				return true
