@@ -62,10 +62,15 @@ that reproduces it: tasksim sim --seed S --schedule FILE. A directory of
 kept schedules re-runs as a regression corpus (--corpus).
 
 The same seed gives the same workload, fault schedule, ids and verdict;
-docs/sim.md says where Go's scheduler may still order two things.
+docs/sim.md says where Go's scheduler may still order two things. A long
+range scales out: --partition I/N runs one share of the seeds (a Kubernetes
+Indexed Job sets JOB_COMPLETION_INDEX; set TASKSIM_SIM_PARTITIONS), --json
+writes each share's result (schema tasksim.sim/v1), and tasksim report
+sim-merge adds them up.
 
 Exit codes: 0 every run passed, 1 a run failed a rule, 2 bad input (a seed
-that is not a number, a schedule file that is not one, an unknown fault),
+that is not a number, a schedule file that is not one, an unknown fault, a
+bad --partition),
 3 runtime failure (a run past its wall-time bound, an output not written).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -87,7 +92,7 @@ that is not a number, a schedule file that is not one, an unknown fault),
 	f.StringSliceVar(&o.Modes, "mode", nil, "call modes to draw from (plain, immediate, streaming, task, poll, partial; default all)")
 	f.IntVar(&o.Tasks, "tasks", 5, "at most this many calls per run")
 	f.StringVar(&o.Transport, "transport", "", "http or stdio (default: drawn per seed, http 3 in 4)")
-	f.StringVar(&o.JSON, "json", "", "also write the result (schema tasksim.sim/v1: seeds, summary, failures) as JSON to this file (- for stdout); tasksim report sim-merge merges partitions'")
+	f.StringVar(&o.JSON, "json", "", "also write the result (schema tasksim.sim/v1: seeds, summary, failures) as JSON to this file (- for stdout); tasksim report sim-merge merges partitions")
 	f.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report: one testcase per run")
 	f.StringVar(&o.Out, "out", "sim-failures", "directory for the shrunk schedules and traces of failures")
 	f.StringVar(&o.Schedule, "schedule", "", "run this schedule file (from --out) instead of drawing one")
