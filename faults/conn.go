@@ -66,7 +66,7 @@ type faultConn struct {
 	heldWrite *mcp.Message
 	cut       bool
 	closeOnce sync.Once
-	stalled   chan struct{} // closed on Close
+	stalled   chan struct{} // closed on Close: ends stalls and delays
 }
 
 // effects applies the side effects of a message's decisions (delays, clock
@@ -76,7 +76,7 @@ func (c *faultConn) effects(ctx context.Context, msg *mcp.Message, acts []Applie
 	for _, a := range acts {
 		switch v := a.Action.Verb; v {
 		case Delay:
-			if err := clock.Sleep(ctx, c.opts.Clock, a.Action.Delay); err != nil {
+			if err := c.sleep(ctx, a.Action.Delay); err != nil {
 				return nil, Pass, err
 			}
 		case Advance:
@@ -98,6 +98,25 @@ func (c *faultConn) effects(ctx context.Context, msg *mcp.Message, acts []Applie
 		}
 	}
 	return msg, fate, nil
+}
+
+// sleep waits for a delay, or until ctx is done or the Conn is closed:
+// Close ends a delayed read or write at once, with mcp.ErrClosed, as it
+// ends a stall.
+func (c *faultConn) sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := clock.NewTimer(c.opts.Clock, d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.stalled:
+		return mcp.ErrClosed
+	}
 }
 
 // rank orders the verbs that decide a message's fate when several faults

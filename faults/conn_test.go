@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -292,5 +293,71 @@ func TestConnSplitAndStop(t *testing.T) {
 	}
 	if got := strings.Join(read(NewSet(1, b), 2), " "); got != `{} {"n":1} {} {"n":2} {"n":3}` {
 		t.Errorf("stopped after two messages: %s; want every message", got)
+	}
+}
+
+// lockedConn is a scriptConn that may be closed while it is read.
+type lockedConn struct {
+	mu sync.Mutex
+	sc *scriptConn
+}
+
+func (c *lockedConn) Read(ctx context.Context) (*mcp.Message, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sc.Read(ctx)
+}
+
+func (c *lockedConn) Write(ctx context.Context, m *mcp.Message) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sc.Write(ctx, m)
+}
+
+func (c *lockedConn) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sc.Close()
+}
+
+// TestConnCloseEndsDelay: Close ends a read or a write held by a delay at
+// once, with mcp.ErrClosed, as it ends a stall; the delay's hour never
+// passes.
+func TestConnCloseEndsDelay(t *testing.T) {
+	for _, dir := range []string{"read", "write"} {
+		t.Run(dir, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b, err := Builtin().Parse("delay:d=1h")
+				if err != nil {
+					t.Fatal(err)
+				}
+				conn := Conn(&lockedConn{sc: newScriptConn(t)}, NewSet(1, b), nil)
+				start := time.Now()
+				done := make(chan error, 1)
+				go func() {
+					if dir == "read" {
+						_, err := conn.Read(context.Background())
+						done <- err
+						return
+					}
+					m, _ := mcp.NewRequest(mcp.IntID(1), "tools/list", nil)
+					done <- conn.Write(context.Background(), m)
+				}()
+				synctest.Wait() // held by the delay
+				conn.Close()
+				synctest.Wait()
+				select {
+				case err := <-done:
+					if !errors.Is(err, mcp.ErrClosed) {
+						t.Errorf("%s ended with %v, want mcp.ErrClosed", dir, err)
+					}
+					if d := time.Since(start); d != 0 {
+						t.Errorf("%s ended after %v, want at once", dir, d)
+					}
+				default:
+					t.Fatalf("%s still held by the delay after Close", dir)
+				}
+			})
+		})
 	}
 }

@@ -23,6 +23,16 @@ type HTTPOptions struct {
 	// message; a larger one passes unchanged, unseen by the faults. 0 means
 	// DefaultMaxBody.
 	MaxBody int
+	// SplitRequests, when set, names the logical stream a request
+	// belongs to within its session (its JSON-RPC id, its method; rpc is
+	// nil for a request without a JSON body), and requests are numbered
+	// within it: their StreamID is "request:<session>/<name>". Requests
+	// of one session sent at one instant by two goroutines reach the
+	// middleware in the scheduler's order; numbered within a logical
+	// stream, a request keeps its identity, hence its decisions, from run
+	// to run (as ConnOptions.Split does for a Conn). nil numbers every
+	// request of a session in one stream, "request:<session>".
+	SplitRequests func(rpc *traces.RPCFields) string
 }
 
 // Handler returns next with set's faults applied in the data path:
@@ -91,6 +101,7 @@ type httpFaults struct {
 type session struct {
 	name           string
 	requests, gets int
+	byKey          map[string]int // requests per logical stream (SplitRequests)
 }
 
 // session returns the session named by id, naming it on first sight.
@@ -139,6 +150,16 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	req := NewMsg(PlaceHTTP, StreamRequest, "request:"+sess.name, n, traces.DirClientToServer, body)
+	if h.opts.SplitRequests != nil {
+		key := sess.name + "/" + h.opts.SplitRequests(req.RPC)
+		h.mu.Lock()
+		if sess.byKey == nil {
+			sess.byKey = map[string]int{}
+		}
+		sess.byKey[key]++
+		req.StreamID, req.N = "request:"+key, sess.byKey[key]
+		h.mu.Unlock()
+	}
 	ctx := r.Context()
 	out, err := h.opts.carryOut(ctx, h.set.Decide(req))
 	if err != nil {

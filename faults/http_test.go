@@ -7,6 +7,7 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp/clock"
+	"github.com/tasksim/tasksim/traces"
 )
 
 // sseEvents are the events of a recorded SEP-1905 streaming call: ids,
@@ -366,5 +368,49 @@ func TestHTTPSameSeedSameDecisions(t *testing.T) {
 	}
 	if len(seen) < 2 {
 		t.Fatal("eight seeds took the same decisions")
+	}
+}
+
+// TestHTTPSplitRequests: with SplitRequests, a request is numbered within
+// its logical stream, not among all the session's requests, so its
+// decisions do not depend on the order requests of one session arrive in.
+func TestHTTPSplitRequests(t *testing.T) {
+	b, err := Builtin().Parse("http-status:code=503,nth=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	})
+	for _, tc := range []struct {
+		name  string
+		split func(*traces.RPCFields) string
+		want  string // statuses of the requests, in order
+	}{
+		{"one stream per session", nil, "503 200 200"},
+		{"a stream per request id", func(rpc *traces.RPCFields) string { return "id:" + rpc.ID }, "503 503 503"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			set := NewSet(1, b)
+			h := Handler(next, set, &HTTPOptions{SplitRequests: tc.split})
+			var got []string
+			for id := 1; id <= 3; id++ {
+				rec := httptest.NewRecorder()
+				body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tasks/get","params":{"taskId":"t"}}`
+				req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+				req.Header.Set("Mcp-Session-Id", "abc")
+				h.ServeHTTP(rec, req)
+				got = append(got, strconv.Itoa(rec.Code))
+			}
+			if g := strings.Join(got, " "); g != tc.want {
+				t.Errorf("statuses %s, want %s", g, tc.want)
+			}
+			if tc.split != nil {
+				if a := set.Applied(); len(a) != 3 || a[1].Target.Stream != "request:s1/id:2" || a[1].Target.N != 1 {
+					t.Errorf("decisions %+v, want request:s1/id:2 #1 second", a)
+				}
+			}
+		})
 	}
 }

@@ -19,6 +19,7 @@ import (
 type run struct {
 	ctx     context.Context
 	sim     *clock.Sim
+	bugs    client.Bugs
 	pending atomic.Int64
 
 	mu    sync.Mutex
@@ -117,7 +118,7 @@ func (r *run) connectNow(ss *simSession, t mcp.Transport) {
 	defer close(ss.ready)
 	cctx, cancel := r.within(callSlack)
 	defer cancel()
-	ss.s, ss.err = client.New(&client.Options{Clock: r.sim}).Connect(cctx, t)
+	ss.s, ss.err = client.New(&client.Options{Clock: r.sim, Bugs: r.bugs}).Connect(cctx, t)
 }
 
 // within returns a context that ends when d of simulated time passed.

@@ -40,11 +40,27 @@ func ConnFaults() []string {
 	return out
 }
 
+// Faults returns the catalog's faults a run over transport can apply,
+// sorted by name: over HTTP the whole catalog, over stdio every fault but
+// those that need the HTTP place.
+func Faults(transport string) []string {
+	if transport != TransportHTTP {
+		return ConnFaults()
+	}
+	var out []string
+	for _, k := range faults.Builtin().Kinds() {
+		if slices.Contains(k.Places, faults.PlaceConn) || httpOnly(k) {
+			out = append(out, k.Name)
+		}
+	}
+	return out
+}
+
 // drawFaults draws none (one seed in ten) or one to three faults of the
-// in-process catalog, each with its parameters, acting with probability
-// rate on each message it addresses.
-func drawFaults(r *rand.Rand, rate float64) []string {
-	kinds := ConnFaults()
+// catalog the transport can apply, each with its parameters, acting with
+// probability rate on each message it addresses.
+func drawFaults(r *rand.Rand, rate float64, transport string) []string {
+	kinds := Faults(transport)
 	out := []string{}
 	n := 0
 	if r.IntN(10) > 0 {
@@ -55,15 +71,20 @@ func drawFaults(r *rand.Rand, rate float64) []string {
 		if slices.ContainsFunc(out, func(s string) bool { return strings.HasPrefix(s, name+":") }) {
 			continue
 		}
-		params := faultParams(r, name)
+		params := faultParams(r, name, transport)
 		p := rate
 		switch name {
-		case "drop-partial", "duplicate-seqnr":
-			p = min(1, 4*rate) // they address few messages: partials, segments
-		case "server-restart", "ttl-expiry":
+		case "drop-partial", "duplicate-seqnr", "ttl-expiry":
+			p = min(1, 4*rate) // they address few messages: partials, segments, task requests (or count= limits them)
+		case "server-restart":
 			p = min(1, 3*rate) // at most count times
-		case "drop-response", "stall", "disconnect":
-			p = min(1, 2*rate) // responses only; a stall or a cut acts once
+		case "drop-response", "stall", "disconnect", "http-status":
+			p = min(1, 2*rate) // responses or requests only; a stall or a cut acts once
+			if slices.Contains(params, "stream=post") {
+				p = min(1, 4*rate) // the events of POST streams only
+			}
+		case "drop-sse-event":
+			p = min(1, 1.5*rate) // messages from the server only
 		}
 		// No count=: which messages a count lets through depends on the
 		// order they arrive in, which over HTTP is partly the
@@ -75,14 +96,24 @@ func drawFaults(r *rand.Rand, rate float64) []string {
 }
 
 // faultParams draws a fault's own parameters.
-func faultParams(r *rand.Rand, name string) []string {
+func faultParams(r *rand.Rand, name, transport string) []string {
 	switch name {
 	case "delay":
 		return []string{"d=" + ms(10+r.Int64N(500)), "jitter=" + ms(r.Int64N(100))}
 	case "server-restart":
 		return []string{"count=" + strconv.Itoa(1+r.IntN(3))} // acts on client messages, one at a time
 	case "disconnect":
-		return []string{"at=" + []string{"before", "mid", "after"}[r.IntN(3)]}
+		at := "at=" + []string{"before", "mid", "after"}[r.IntN(3)]
+		if transport == TransportHTTP && r.IntN(2) == 0 {
+			// One POST's SSE stream cut while the connection lives, at
+			// the HTTP place: the client resumes it (GET, Last-Event-ID).
+			return []string{"stream=post", at}
+		}
+		return []string{at}
+	case "http-status":
+		// Errors a server or a proxy in front of it answers with; not 404,
+		// which says the session is gone (a restart shows that).
+		return []string{"code=" + []string{"500", "502", "503", "429"}[r.IntN(4)]}
 	case "ttl-expiry":
 		if r.IntN(2) == 0 {
 			// One jump, before a message of the client: the time of a
@@ -167,24 +198,40 @@ func sessionOf(stream string) int {
 	return n - 1
 }
 
-// checkSpecs parses specs with the catalog, refusing faults that cannot
-// act in-process.
+// checkSpecs parses specs with the catalog, refusing faults that act at
+// neither the Conn place nor the HTTP place.
 func checkSpecs(specs []string) ([]*faults.Bound, error) {
 	bound, err := faults.Builtin().ParseAll(specs)
 	if err != nil {
 		return nil, err
 	}
 	for _, b := range bound {
-		if !slices.Contains(b.Kind.Places, faults.PlaceConn) {
-			return nil, fmt.Errorf("fault %q needs HTTP (places %s); tasksim sim runs in-process (faults: %s)", b.Spec.String(), strings.Join(b.Kind.Places, ", "), strings.Join(ConnFaults(), ", "))
+		if !slices.Contains(b.Kind.Places, faults.PlaceConn) && !httpOnly(*b.Kind) {
+			return nil, fmt.Errorf("fault %q acts at %s; tasksim sim has the places conn and http (faults: %s)", b.Spec.String(), strings.Join(b.Kind.Places, ", "), strings.Join(Faults(TransportHTTP), ", "))
 		}
 	}
 	return bound, nil
 }
 
-// CheckFaults reports the first spec that does not parse or cannot act
-// in-process.
-func CheckFaults(specs []string) error {
-	_, err := checkSpecs(specs)
-	return err
+// CheckFaults reports the first spec that does not parse, or that a run
+// over transport cannot apply ("" for either transport).
+func CheckFaults(specs []string, transport string) error {
+	bound, err := checkSpecs(specs)
+	if err != nil {
+		return err
+	}
+	if transport != "" {
+		return checkTransport(bound, transport)
+	}
+	return nil
+}
+
+// NeedsHTTP returns the first of specs that only a run over HTTP can
+// apply, or "" (a spec that does not parse is not one).
+func NeedsHTTP(specs []string) string {
+	bound, err := checkSpecs(specs)
+	if err != nil {
+		return ""
+	}
+	return needsHTTP(bound)
 }

@@ -18,6 +18,7 @@ import (
 type node struct {
 	clock         *clock.Sim
 	taskIDs, sess io.Reader
+	bugs          Bugs
 
 	mu       sync.Mutex
 	conns    []mcp.Conn // stdio connections, which a restart ends
@@ -27,15 +28,15 @@ type node struct {
 	closed   bool
 }
 
-func newNode(c *clock.Sim, taskIDs, sessionIDs io.Reader) *node {
-	n := &node{clock: c, taskIDs: taskIDs, sess: sessionIDs}
+func newNode(c *clock.Sim, taskIDs, sessionIDs io.Reader, bugs Bugs) *node {
+	n := &node{clock: c, taskIDs: taskIDs, sess: sessionIDs, bugs: bugs}
 	n.srv, n.h = n.make()
 	return n
 }
 
 func (n *node) make() (*server.Server, *streamhttp.Handler) {
-	srv := server.New(&server.Options{Clock: n.clock, Rand: n.taskIDs})
-	return srv, streamhttp.NewHandler(srv, &streamhttp.Options{Clock: n.clock, Rand: n.sess})
+	srv := server.New(&server.Options{Clock: n.clock, Rand: n.taskIDs, Bugs: n.bugs.Server})
+	return srv, streamhttp.NewHandler(srv, &streamhttp.Options{Clock: n.clock, Rand: n.sess, Bugs: n.bugs.HTTP})
 }
 
 // restart ends the server and starts a fresh one.

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,10 @@ type RunOptions struct {
 	// MaxWall bounds the run's wall time; 0 means DefaultMaxWall. A run
 	// past it is a runtime error, not a finding.
 	MaxWall time.Duration
+	// Bugs plants known bugs in the reference server, its HTTP transport
+	// and the reference client, for tests only (docs/sim.md, "Planted
+	// bugs"); nil plants none.
+	Bugs *Bugs
 }
 
 // Result is what one run showed.
@@ -89,6 +94,7 @@ type decision struct {
 	at      time.Time
 	session int // -1: unknown
 	verb    faults.Verb
+	stream  string // the logical stream of the message acted on
 }
 
 // Run runs one schedule: the workload over the in-memory transport
@@ -112,13 +118,20 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTransport(bound, s.Workload.Transport); err != nil {
+		return nil, err
+	}
+	var bugs Bugs
+	if opts.Bugs != nil {
+		bugs = *opts.Bugs
+	}
 	ctx, cancel := context.WithTimeout(ctx, opts.MaxWall)
 	defer cancel()
 	defer clock.OneP()()
 
 	sim := clock.NewSim(simStart)
-	r := &run{ctx: ctx, sim: sim}
-	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)))
+	r := &run{ctx: ctx, sim: sim, bugs: bugs.Client}
+	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs)
 	var buf bytes.Buffer
 	w, err := traces.NewWriter(&buf, traces.Header{
 		Created: sim.Now(), TasksimVersion: opts.Version, Command: opts.Command,
@@ -130,10 +143,12 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 		return nil, err
 	}
 	pipe := recorder.NewPipeline(w, &recorder.PipelineOptions{Clock: sim})
-	set := faults.NewSet(s.Seed, bound...)
+	connBound, httpBound := byPlace(bound)
+	set := faults.NewSet(s.Seed, connBound...)
+	httpSet := faults.NewSet(s.Seed, httpBound...)
 	var dmu sync.Mutex
 	var decisions []decision
-	set.Observe(func(a faults.Applied) {
+	observe := func(a faults.Applied) {
 		f := a.TraceFault()
 		k := sessionOf(f.Target.Stream)
 		if k >= 0 {
@@ -141,14 +156,17 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 		}
 		pipe.AddFault(f, a.Spec)
 		dmu.Lock()
-		decisions = append(decisions, decision{at: sim.Now(), session: k, verb: a.Action.Verb})
+		decisions = append(decisions, decision{at: sim.Now(), session: k, verb: a.Action.Verb, stream: f.Target.Stream})
 		dmu.Unlock()
-	})
+	}
+	set.Observe(observe)
+	httpSet.Observe(observe)
 
 	var base mcp.Transport
 	if s.Workload.Transport == TransportHTTP {
-		tr := streamhttp.Pipe(nd)
+		tr := streamhttp.Pipe(httpFaults(nd, httpSet, sim))
 		tr.Clock = sim
+		tr.NoResume = bugs.Client.NoResume
 		base = tr
 	} else {
 		base = stdio.Pipe(nd, nil)
@@ -214,6 +232,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 
 	// The faults stop: from here on every call must come to its end.
 	set.Stop()
+	httpSet.Stop()
 	dmu.Lock()
 	ds := append([]decision(nil), decisions...)
 	dmu.Unlock()
@@ -294,7 +313,24 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	nd.mu.Lock()
 	restarts := nd.restarts
 	nd.mu.Unlock()
-	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: set.Applied(), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes()}, nil
+	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: applied(set, httpSet), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes()}, nil
+}
+
+// applied returns the decisions of both places: the Conn place's in the
+// order they were taken, then the HTTP place's.
+func applied(conn, httpPlace *faults.Set) []faults.Applied {
+	a, b := conn.Applied(), httpPlace.Applied()
+	if len(b) == 0 {
+		return a
+	}
+	return append(a, b...)
+}
+
+// oneHTTPStream reports whether a decision's stream is one HTTP exchange
+// of the HTTP place ("post:s1/7", "get:s1/2", "request:s1/id:3").
+func oneHTTPStream(stream string) bool {
+	kind, _, _ := strings.Cut(stream, ":")
+	return kind == faults.StreamPost || kind == faults.StreamGet || kind == faults.StreamRequest
 }
 
 // seedKey is the ChaCha8 key of one of a run's random sources.
@@ -322,10 +358,12 @@ func faulted(ds []decision, sess int, end time.Time) bool {
 
 // lostSession reports whether a fault cut or stalled the session's
 // connection: then its tasks are out of reach (they belong to the
-// session), and only a new session shows the server is alive.
+// session), and only a new session shows the server is alive. A cut of
+// one HTTP stream at the HTTP place (a POST's, a GET's) leaves the
+// connection, hence the session.
 func lostSession(ds []decision, sess int) bool {
 	for _, d := range ds {
-		if d.session == sess {
+		if d.session == sess && !oneHTTPStream(d.stream) {
 			switch d.verb {
 			case faults.Stall, faults.CutBefore, faults.CutMid, faults.CutAfter:
 				return true

@@ -62,7 +62,8 @@ type Summary struct {
 	Calls    int           `json:"calls"`
 	Restarts int           `json:"restarts"`
 	SimTime  time.Duration `json:"simTimeNs"`
-	Wall     time.Duration `json:"wallNs"`
+	// Wall is the wall time of the runs; in a Report it is Timing.
+	Wall time.Duration `json:"-"`
 }
 
 // Add counts one run.
@@ -96,7 +97,7 @@ func (s *Summary) RunsPerMinute() float64 {
 }
 
 // WriteText writes the summary for people: runs, rate, failures by rule,
-// and how often each fault of the in-process catalog fired.
+// and how often each fault of the catalog fired.
 func (s *Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d runs, %d calls, in %v (%.0f runs/min), %v simulated; %d failed\n",
@@ -109,10 +110,10 @@ func (s *Summary) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("faults applied:")
-	for _, name := range ConnFaults() {
+	for _, name := range Faults(TransportHTTP) {
 		fmt.Fprintf(&b, " %s %d", name, s.Fired[name])
 	}
-	b.WriteString(" (http-status needs HTTP: not in-process)\n")
+	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

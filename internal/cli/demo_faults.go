@@ -44,7 +44,7 @@ func demoFaults(ctx context.Context, w io.Writer, seeds int, budget time.Duratio
 			break
 		}
 		s := sim.Draw(seed, nil, nil)
-		opts.Command = simCommand(s)
+		opts.Command = simCommand(s, "")
 		res, err := sim.Run(ctx, s, opts)
 		if err != nil {
 			if ctx.Err() != nil {

@@ -37,6 +37,8 @@ type SimOptions struct {
 	Shrink    string
 	Trace     string
 	HTML      string
+	Bug       string
+	Partition string
 }
 
 // NewCmdSim builds tasksim sim.
@@ -49,8 +51,8 @@ func NewCmdSim(st *State) *cobra.Command {
 in-memory transports (Streamable HTTP and stdio), through the in-process
 fault layer, on a simulated clock. Each seed draws a workload (tools, modes,
 chunk counts, ttls, cancels, concurrent calls on one session) and a fault
-schedule from the in-process catalog (every fault but http-status, which
-needs HTTP). Every run's trace is judged by the rule catalog (safety), and
+schedule from the fault catalog (over stdio, every fault but http-status,
+which needs HTTP). Every run's trace is judged by the rule catalog (safety), and
 every call must end with its correct result or an error a fault explains,
 also once the faults stop (liveness: SIM-LIVENESS, SIM-RESULT).
 
@@ -62,15 +64,23 @@ that reproduces it: tasksim sim --seed S --schedule FILE. A directory of
 kept schedules re-runs as a regression corpus (--corpus).
 
 The same seed gives the same workload, fault schedule, ids and verdict;
-docs/sim.md says where Go's scheduler may still order two things.
+docs/sim.md says where Go's scheduler may still order two things. A long
+range scales out: --partition I/N runs one share of the seeds (a Kubernetes
+Indexed Job sets JOB_COMPLETION_INDEX; set TASKSIM_SIM_PARTITIONS), --json
+writes each share's result (schema tasksim.sim/v1), and tasksim report
+sim-merge adds them up.
 
 Exit codes: 0 every run passed, 1 a run failed a rule, 2 bad input (a seed
-that is not a number, a schedule file that is not one, an unknown fault),
+that is not a number, a schedule file that is not one, an unknown fault, a
+bad --partition),
 3 runtime failure (a run past its wall-time bound, an output not written).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("shrink") && (o.Schedule != "" || o.Corpus != "") {
 				o.Shrink = "none" // a kept schedule is small already
+			}
+			if !cmd.Flags().Changed("partition") {
+				o.Partition = partitionFromEnv(st)
 			}
 			return runSim(st, o, cmd.Flags().Changed("seeds"))
 		},
@@ -84,7 +94,7 @@ that is not a number, a schedule file that is not one, an unknown fault),
 	f.StringSliceVar(&o.Modes, "mode", nil, "call modes to draw from (plain, immediate, streaming, task, poll, partial; default all)")
 	f.IntVar(&o.Tasks, "tasks", 5, "at most this many calls per run")
 	f.StringVar(&o.Transport, "transport", "", "http or stdio (default: drawn per seed, http 3 in 4)")
-	f.StringVar(&o.JSON, "json", "", "also write the summary and failures as JSON to this file (- for stdout)")
+	f.StringVar(&o.JSON, "json", "", "also write the result (schema tasksim.sim/v1: seeds, summary, failures) as JSON to this file (- for stdout); tasksim report sim-merge merges partitions")
 	f.StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report: one testcase per run")
 	f.StringVar(&o.Out, "out", "sim-failures", "directory for the shrunk schedules and traces of failures")
 	f.StringVar(&o.Schedule, "schedule", "", "run this schedule file (from --out) instead of drawing one")
@@ -92,19 +102,10 @@ that is not a number, a schedule file that is not one, an unknown fault),
 	f.StringVar(&o.Shrink, "shrink", "first", "which failures to shrink: first (of each rule), all, none (default none with --schedule, --corpus)")
 	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule); --json then holds its verdict")
 	f.StringVar(&o.HTML, "html", "", "write the timeline of a run to this HTML file: the run, or of many the first failing (else the one where faults did most)")
+	f.StringVar(&o.Partition, "partition", "", "run partition I/N (I from 0 to N-1) of the seeds; default from JOB_COMPLETION_INDEX and TASKSIM_SIM_PARTITIONS (a Kubernetes Indexed Job)")
+	f.StringVar(&o.Bug, "bug", "", "plant this known bug in the reference implementation (tests of the simulator; docs/sim.md)")
+	_ = f.MarkHidden("bug")
 	return cmd
-}
-
-// simFailure is one failing run in the JSON output.
-type simFailure struct {
-	Seed     uint64   `json:"seed"`
-	Rules    []string `json:"rules"`
-	Finding  string   `json:"finding"`
-	Schedule string   `json:"schedule,omitempty"`
-	Trace    string   `json:"trace,omitempty"`
-	Repro    string   `json:"repro,omitempty"`
-	// ShrunkFrom and ShrunkTo count calls and faults before and after.
-	Shrunk string `json:"shrunk,omitempty"`
 }
 
 // simCase is one run in the JUnit output.
@@ -120,24 +121,36 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	if err != nil {
 		return err
 	}
+	seeds := make([]uint64, len(schedules))
+	for i, s := range schedules {
+		seeds[i] = s.Seed
+	}
 	if o.Trace != "" && len(schedules) != 1 {
 		return usagef("--trace writes the trace of one run: give --seed or --schedule, not %d runs", len(schedules))
 	}
 	if o.Shrink != "first" && o.Shrink != "all" && o.Shrink != "none" {
 		return usagef("--shrink %q: want first, all or none", o.Shrink)
 	}
+	var bugs *sim.Bugs
+	if o.Bug != "" {
+		b, err := sim.BugNamed(o.Bug)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		bugs = &b.Bugs
+	}
 	ctx := st.Context
 	var sum sim.Summary
-	var failures []simFailure
+	var failures []sim.Failure
 	var cases []simCase
 	shrunkRules := map[string]bool{}
 	start := time.Now()
-	runOpts := &sim.RunOptions{Version: Version}
+	runOpts := &sim.RunOptions{Version: Version, Bugs: bugs}
 	var pick simPick
 	// traced is the verdict of the run --trace keeps, for --json.
 	var traced *check.Verdict
 	for _, s := range schedules {
-		runOpts.Command = simCommand(s)
+		runOpts.Command = simCommand(s, o.Bug)
 		t0 := time.Now()
 		res, err := sim.Run(ctx, s, runOpts)
 		if err != nil {
@@ -166,16 +179,19 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 		fmt.Fprintf(st.Stdout, "seed %d: FAIL %s: %s\n", s.Seed, strings.Join(rules, ","), finding)
 		c.rules, c.text = rules, finding
 		cases = append(cases, c)
-		fail := simFailure{Seed: s.Seed, Rules: rules, Finding: finding}
+		fail := sim.Failure{Seed: s.Seed, Rules: rules, Finding: finding}
 		if o.Shrink == "all" || o.Shrink == "first" && !shrunkRules[rules[0]] {
 			shrunkRules[rules[0]] = true
-			if err := simShrink(st, o, s, res, rules[0], &fail); err != nil {
+			if err := simShrink(st, o, s, res, rules[0], runOpts, &fail); err != nil {
 				return err
 			}
 		}
 		failures = append(failures, fail)
 	}
 	sum.Wall = time.Since(start)
+	if o.Partition != "" {
+		fmt.Fprintf(st.Stdout, "partition %s: seeds %s\n", o.Partition, sim.SeedsText(sim.NewReport(sum, nil, seeds, "").Seeds))
+	}
 	if err := sum.WriteText(st.Stdout); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
@@ -186,11 +202,9 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	}
 	if o.JSON != "" {
 		err := writeOutput(st, o.JSON, func(w io.Writer) error {
-			out := map[string]any{"schema": "tasksim.sim/v1", "summary": sum, "runsPerMinute": sum.RunsPerMinute(), "failures": failures}
-			if traced != nil {
-				out["verdict"] = traced
-			}
-			return writeJSON(w, out)
+			rep := sim.NewReport(sum, failures, seeds, o.Partition)
+			rep.Verdict = traced
+			return writeJSON(w, rep)
 		})
 		if err != nil {
 			return fmt.Errorf("--json %s: %w", o.JSON, err)
@@ -232,8 +246,12 @@ func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
 	if o.NoFaults && len(o.Faults) > 0 {
 		return nil, usagef("--no-faults and --fault: choose one")
 	}
-	if err := sim.CheckFaults(o.Faults); err != nil {
+	if err := sim.CheckFaults(o.Faults, o.Transport); err != nil {
 		return nil, &UsageError{Err: err}
+	}
+	transport := o.Transport
+	if transport == "" && sim.NeedsHTTP(o.Faults) != "" {
+		transport = sim.TransportHTTP // a fault of the HTTP place: every run over HTTP
 	}
 	var modes []client.Mode
 	for _, m := range o.Modes {
@@ -244,6 +262,8 @@ func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
 		modes = append(modes, mode)
 	}
 	switch {
+	case o.Partition != "" && (o.Schedule != "" || o.Corpus != ""):
+		return nil, usagef("--partition %s: partitions split a seed range, not --schedule or --corpus", o.Partition)
 	case o.Schedule != "" && o.Corpus != "":
 		return nil, usagef("--schedule and --corpus: choose one")
 	case o.Schedule != "":
@@ -278,13 +298,41 @@ func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
 	if !hasSeed {
 		seed = 1
 	}
-	wo := &sim.WorkloadOptions{Modes: modes, Tasks: o.Tasks, Transport: o.Transport}
+	if o.Partition != "" {
+		i, parts, err := parsePartition(o.Partition)
+		if err != nil {
+			return nil, err
+		}
+		seed, n = sim.Partition(seed, n, i, parts)
+	}
+	wo := &sim.WorkloadOptions{Modes: modes, Tasks: o.Tasks, Transport: transport}
 	fo := &sim.FaultOptions{Specs: o.Faults, Rate: o.FaultRate, None: o.NoFaults}
 	out := make([]sim.Schedule, 0, n)
 	for i := range n {
 		out = append(out, sim.Draw(seed+uint64(i), wo, fo))
 	}
 	return out, nil
+}
+
+// parsePartition reads "I/N": partition I (from 0) of N.
+func parsePartition(p string) (i, n int, err error) {
+	a, b, ok := strings.Cut(p, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || n > 100000 || i < 0 || i >= n {
+		return 0, 0, usagef("--partition %q: want I/N, N from 1 to 100000 and I from 0 to N-1 (JOB_COMPLETION_INDEX/TASKSIM_SIM_PARTITIONS)", p)
+	}
+	return i, n, nil
+}
+
+// partitionFromEnv is the partition of a Kubernetes Indexed Job's pod:
+// JOB_COMPLETION_INDEX of TASKSIM_SIM_PARTITIONS; "" when either is unset.
+func partitionFromEnv(st *State) string {
+	idx, parts := st.Getenv("JOB_COMPLETION_INDEX"), st.Getenv("TASKSIM_SIM_PARTITIONS")
+	if idx == "" || parts == "" {
+		return ""
+	}
+	return idx + "/" + parts
 }
 
 func readSchedule(path string) (sim.Schedule, error) {
@@ -305,18 +353,23 @@ func readSchedule(path string) (sim.Schedule, error) {
 
 // simShrink shrinks a failure, writes its schedule and trace to --out and
 // prints how to reproduce it.
-func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule string, fail *simFailure) error {
+func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule string, runOpts *sim.RunOptions, fail *sim.Failure) error {
 	t0 := time.Now()
-	sh, err := sim.Shrink(st.Context, s, rule, &sim.ShrinkOptions{Run: &sim.RunOptions{Version: Version}})
+	ro := *runOpts
+	ro.Command = simCommand(s, o.Bug)
+	sh, err := sim.Shrink(st.Context, s, rule, &sim.ShrinkOptions{Run: &ro})
 	keep, trace := s, res.Trace
+	var said string
 	switch {
 	case err == nil:
 		keep, trace = sh.Schedule, sh.Result.Trace
-		fail.Shrunk = fmt.Sprintf("%d calls, %d faults -> %d calls, %d faults in %d runs (%v)",
+		fail.Shrunk = &sim.ShrunkSize{FromCalls: len(s.Workload.Calls), FromFaults: len(s.Faults), ToCalls: len(keep.Workload.Calls), ToFaults: len(keep.Faults), Runs: sh.Runs}
+		said = fmt.Sprintf("%d calls, %d faults -> %d calls, %d faults in %d runs (%v)",
 			len(s.Workload.Calls), len(s.Faults), len(keep.Workload.Calls), len(keep.Faults), sh.Runs, time.Since(t0).Round(time.Millisecond))
 	case errors.Is(err, sim.ErrNotFailing):
 		keep.Fails = rule
-		fail.Shrunk = "not shrunk: the run did not fail the same way again (docs/sim.md, Determinism)"
+		fail.NotShrunk = "the run did not fail the same way again (docs/sim.md, Determinism)"
+		said = "not shrunk: " + fail.NotShrunk
 	default:
 		if st.Context.Err() != nil {
 			return st.Context.Err()
@@ -339,14 +392,21 @@ func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule s
 	}
 	fail.Schedule, fail.Trace = base+".json", base+".trace"
 	fail.Repro = fmt.Sprintf("tasksim sim --seed %d --schedule %s", s.Seed, base+".json")
-	fmt.Fprintf(st.Stdout, "  shrunk: %s\n  trace: %s\n  reproduce: %s\n", fail.Shrunk, fail.Trace, fail.Repro)
+	if o.Bug != "" {
+		fail.Repro += " --bug " + o.Bug
+	}
+	fmt.Fprintf(st.Stdout, "  shrunk: %s\n  trace: %s\n  reproduce: %s\n", said, fail.Trace, fail.Repro)
 	return nil
 }
 
 // simCommand is the command line that reproduces a schedule's run, for
 // its trace header.
-func simCommand(s sim.Schedule) []string {
-	return []string{"tasksim", "sim", "--seed", strconv.FormatUint(s.Seed, 10)}
+func simCommand(s sim.Schedule, bug string) []string {
+	cmd := []string{"tasksim", "sim", "--seed", strconv.FormatUint(s.Seed, 10)}
+	if bug != "" {
+		cmd = append(cmd, "--bug", bug)
+	}
+	return cmd
 }
 
 type junitSuite struct {

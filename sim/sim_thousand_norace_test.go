@@ -1,0 +1,21 @@
+//go:build !race
+
+package sim
+
+import "testing"
+
+// TestThousandSeeds runs seeds 1..1000 as tasksim sim --seeds 1000 does:
+// every fault of the catalog acts at least 100 times in all, http-status
+// (at the HTTP place) included, and no run fails but by SIM-RESULT, the
+// reference client's known finding (docs/sim.md, "Findings"). A few
+// seconds without the race detector; TestHundredSeedsRace is its share
+// under -race.
+func TestThousandSeeds(t *testing.T) {
+	sum := runSeeds(t, 1000)
+	for _, name := range Faults(TransportHTTP) {
+		if n := sum.Fired[name]; n < 100 {
+			t.Errorf("%s applied %d times over seeds 1-1000, want at least 100", name, n)
+		}
+	}
+	t.Logf("%d runs, %d failed %v; faults applied %v", sum.Runs, sum.Failures, sum.ByRule, sum.Fired)
+}
