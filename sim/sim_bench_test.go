@@ -61,31 +61,17 @@ func BenchmarkTTLExpiresMidStream(b *testing.B) {
 	}
 }
 
-// BenchmarkShrink shrinks the first failing drawn seed (a real finding of
-// the reference client; skipped once there is none among 2000 seeds).
+// BenchmarkShrink shrinks the first drawn seed that fails with the
+// client's planted no-dedup bug (the reference passes every seed).
 //
 //	go test ./sim -run '^$' -bench BenchmarkShrink -benchtime 20x
 func BenchmarkShrink(b *testing.B) {
 	ctx := context.Background()
-	var s Schedule
-	var rule string
-	for seed := uint64(1); seed <= 2000 && rule == ""; seed++ {
-		c := Draw(seed, nil, nil)
-		res, err := Run(ctx, c, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if r := res.FailedRules(); len(r) > 0 {
-			s, rule = c, r[0]
-		}
-	}
-	if rule == "" {
-		b.Skip("no failing seed to shrink")
-	}
+	s, rule, ro := firstPlantedFailure(b, "client-no-dedup", 1000)
 	b.ResetTimer()
 	runs := 0
 	for range b.N {
-		sh, err := Shrink(ctx, s, rule, nil)
+		sh, err := Shrink(ctx, s, rule, &ShrinkOptions{Run: ro})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,8 +9,7 @@ import (
 // findBug runs seeds 1..maxSeed with the bug planted and returns the
 // first schedule whose run fails exactly the bug's rule, nothing else,
 // and passes without the bug: the bug, not the reference implementation,
-// fails it (a few seeds fail SIM-RESULT on the reference client;
-// docs/sim.md).
+// fails it.
 func findBug(t *testing.T, b PlantedBug, maxSeed uint64) (Schedule, bool) {
 	t.Helper()
 	ro := &RunOptions{Bugs: &b.Bugs}

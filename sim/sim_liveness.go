@@ -101,7 +101,7 @@ func judgeCall(c Call, oc CallOutcome, ttlFault bool) []Finding {
 	}
 	name += ")"
 	var out []Finding
-	if oc.Got == OutcomeWrong {
+	if oc.Got == OutcomeWrong && !oc.TailLost {
 		out = append(out, Finding{RuleResult, name + ": complete result is wrong: " + oc.Detail})
 	}
 	if oc.Recovered == OutcomeWrong {

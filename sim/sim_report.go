@@ -183,6 +183,8 @@ func (s *Summary) merge(o Summary) {
 	s.Failures += o.Failures
 	s.Calls += o.Calls
 	s.Restarts += o.Restarts
+	s.TailLost += o.TailLost
+	s.TailRecovered += o.TailRecovered
 	s.SimTime += o.SimTime
 	for k, v := range o.ByRule {
 		s.ByRule[k] += v

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -82,6 +83,15 @@ type CallOutcome struct {
 	// Faulted says a fault may have changed the call: one acted on its
 	// session (or a restart or clock jump on any) before it ended.
 	Faulted bool `json:"faulted,omitempty"`
+	// TailLost says the complete result lacked only its last segments
+	// after a fault dropped a response of the call's session: a loss no
+	// client can see, since SEP-1905's final isComplete response does not
+	// say how many segments there were (its section "Sequence Number
+	// Requirements" numbers them, nothing bounds them). SIM-RESULT does
+	// not hold it against the client; the call is recovered with
+	// tasks/result instead, which must return the whole result.
+	TailLost  bool `json:"tailLost,omitempty"`
+	tailShort bool
 	// Recovered is the outcome of tasks/result once the faults stopped,
 	// for a call that did not end as expected; "" when not asked.
 	Recovered string `json:"recovered,omitempty"`
@@ -223,6 +233,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 			out[i].Got, out[i].Detail = classify(c, res, err, cctx.Err() != nil && ctx.Err() == nil)
 			if res != nil {
 				out[i].TaskID = res.TaskID
+				out[i].tailShort = out[i].Got == OutcomeWrong && isShortTail(texts(res.Content), c.wantText())
 			}
 		})
 	}
@@ -246,7 +257,8 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	for i := range out {
 		oc := &out[i]
 		oc.Faulted = faulted(ds, s.Workload.Calls[i].Session, oc.end)
-		if oc.Got == oc.Expected || oc.Got == OutcomeWrong || oc.TaskID == "" || restarted {
+		oc.TailLost = oc.tailShort && droppedResponse(ds, s.Workload.Calls[i].Session, oc.end)
+		if oc.Got == oc.Expected || oc.Got == OutcomeWrong && !oc.TailLost || oc.TaskID == "" || restarted {
 			continue
 		}
 		ss := sessions[s.Workload.Calls[i].Session]
@@ -371,4 +383,21 @@ func lostSession(ds []decision, sess int) bool {
 		}
 	}
 	return false
+}
+
+// droppedResponse reports whether a fault dropped a response (a message
+// of a logical stream named by its id: SEP-1905's segments travel in
+// responses to the call's request) of session sess before end.
+func droppedResponse(ds []decision, sess int, end time.Time) bool {
+	for _, d := range ds {
+		if d.verb == faults.Drop && !d.at.After(end) && d.session == sess && strings.Contains(d.stream, "/id:") {
+			return true
+		}
+	}
+	return false
+}
+
+// isShortTail reports whether got is want without its last elements.
+func isShortTail(got, want []string) bool {
+	return len(got) < len(want) && slices.Equal(got, want[:len(got)])
 }

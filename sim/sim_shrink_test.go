@@ -24,30 +24,14 @@ func TestDdmin(t *testing.T) {
 	}
 }
 
-// TestShrinkKeepsTheRule: a schedule that fails only because of one
-// injected fault among noise shrinks to that fault, pinned, and one call.
+// TestShrinkKeepsTheRule: the first seed that fails with the client's
+// planted no-dedup bug (a duplicated segment kept: SIM-RESULT) shrinks to
+// no more calls and faults than it had, and the shrunk schedule fails the
+// same rule again.
 func TestShrinkKeepsTheRule(t *testing.T) {
 	ctx := context.Background()
-	// A stall on every message from the server: the calls hang, the
-	// probe after the faults stop completes; the reference client gives up
-	// only at the deadline, so SIM-LIVENESS holds (faulted) — use a plain
-	// call cancelled mid-way over HTTP, a known finding, when present.
-	var s Schedule
-	var rule string
-	for seed := uint64(1); seed <= 3000 && rule == ""; seed++ {
-		c := Draw(seed, nil, nil)
-		res, err := Run(ctx, c, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rules := res.FailedRules(); len(rules) > 0 {
-			s, rule = c, rules[0]
-		}
-	}
-	if rule == "" {
-		t.Skip("no failing seed among the first 3000: nothing to shrink")
-	}
-	sh, err := Shrink(ctx, s, rule, nil)
+	s, rule, ro := firstPlantedFailure(t, "client-no-dedup", 1000)
+	sh, err := Shrink(ctx, s, rule, &ShrinkOptions{Run: ro})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,9 +41,34 @@ func TestShrinkKeepsTheRule(t *testing.T) {
 	if len(sh.Schedule.Workload.Calls) > len(s.Workload.Calls) || len(sh.Schedule.Faults) > max(len(s.Faults), len(sh.Result.Applied)) {
 		t.Errorf("shrinking grew the schedule: %+v", sh.Schedule)
 	}
-	again, err := Run(ctx, sh.Schedule, nil)
+	again, err := Run(ctx, sh.Schedule, ro)
 	if err != nil || !again.Fails(rule) {
 		t.Errorf("the shrunk schedule does not fail %s again (%v)", rule, err)
 	}
 	t.Logf("seed %d %s: %d calls, %d faults -> %d calls, %v in %d runs", s.Seed, rule, len(s.Workload.Calls), len(s.Faults), len(sh.Schedule.Workload.Calls), sh.Schedule.Faults, sh.Runs)
+}
+
+// firstPlantedFailure returns the first schedule of seeds 1..maxSeed that
+// fails a rule with the named bug planted, the rule, and the run options
+// that plant it. The reference implementation passes every seed, so a
+// failing schedule to shrink needs a planted bug.
+func firstPlantedFailure(tb testing.TB, name string, maxSeed uint64) (Schedule, string, *RunOptions) {
+	tb.Helper()
+	b, err := BugNamed(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ro := &RunOptions{Bugs: &b.Bugs}
+	for seed := uint64(1); seed <= maxSeed; seed++ {
+		c := Draw(seed, nil, nil)
+		res, err := Run(context.Background(), c, ro)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if rules := res.FailedRules(); len(rules) > 0 {
+			return c, rules[0], ro
+		}
+	}
+	tb.Fatalf("no seed of 1..%d fails with %s planted", maxSeed, name)
+	return Schedule{}, "", nil
 }

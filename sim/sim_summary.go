@@ -59,9 +59,16 @@ type Summary struct {
 	// Fired counts fault decisions per fault name.
 	Fired map[string]int64 `json:"fired"`
 	// Calls counts calls; Restarts server restarts.
-	Calls    int           `json:"calls"`
-	Restarts int           `json:"restarts"`
-	SimTime  time.Duration `json:"simTimeNs"`
+	Calls    int `json:"calls"`
+	Restarts int `json:"restarts"`
+	// TailLost counts calls whose last segments a dropped response took
+	// where no client can see it (CallOutcome.TailLost): not failures.
+	TailLost int `json:"tailLost,omitempty"`
+	// TailRecovered counts those of them that tasks/result, asked once
+	// the faults stopped, answered with the whole result (the others'
+	// session or server was gone).
+	TailRecovered int           `json:"tailRecovered,omitempty"`
+	SimTime       time.Duration `json:"simTimeNs"`
 	// Wall is the wall time of the runs; in a Report it is Timing.
 	Wall time.Duration `json:"-"`
 }
@@ -75,6 +82,14 @@ func (s *Summary) Add(r *Result) {
 	s.Runs++
 	s.Calls += len(r.Calls)
 	s.Restarts += r.Restarts
+	for _, c := range r.Calls {
+		if c.TailLost {
+			s.TailLost++
+			if c.Recovered == c.Expected {
+				s.TailRecovered++
+			}
+		}
+	}
 	s.SimTime += r.SimTime
 	rules := r.FailedRules()
 	if len(rules) > 0 {
@@ -108,6 +123,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, " %s %d", id, s.ByRule[id])
 		}
 		b.WriteString("\n")
+	}
+	if s.TailLost > 0 {
+		fmt.Fprintf(&b, "not failures: %d calls lost their last segments to a dropped response, which SEP-1905 gives no client a way to see; tasks/result returned %d of them whole (the others' session or server was gone)\n", s.TailLost, s.TailRecovered)
 	}
 	b.WriteString("faults applied:")
 	for _, name := range Faults(TransportHTTP) {
