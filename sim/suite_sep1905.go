@@ -255,12 +255,20 @@ func scenarioTTLStreaming(e *Env) error {
 	return nil
 }
 
+// cancelChunks is the length, in chunks 50 ms apart, of a task the suite
+// cancels: 50 s, longer than a scenario lasts by default, so the task is
+// working when the cancel comes however slow the machine is (a task of
+// one second could end first on a loaded machine, and the scenario would
+// blame the server for a cancel that came late). A server that ignores
+// the cancel leaves the scenario to its timeout: FAIL all the same.
+const cancelChunks = 1000
+
 func scenarioCancelStreaming(e *Env) error {
 	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, knownArgs: "a stream long enough to cancel"}, nil)
 	if err != nil {
 		return err
 	}
-	res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(20, 50, -1), Mode: client.ModeStreaming, CancelAfter: 150 * time.Millisecond})
+	res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(cancelChunks, 50, -1), Mode: client.ModeStreaming, CancelAfter: 150 * time.Millisecond})
 	if res == nil {
 		return fmt.Errorf("streaming call: %w", err)
 	}
