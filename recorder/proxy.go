@@ -158,6 +158,14 @@ func (p *Proxy) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 		ex.reqBody = &requestBody{ex: ex, rc: r.Body}
 		r2.Body = ex.reqBody
 	}
+	// The upstream request reads the client's body on the transport's
+	// goroutine, and reads once more after its last byte, for the end,
+	// while the upstream may answer already. By default an HTTP/1 server
+	// consumes and closes a request body that is not at its end when the
+	// handler starts its response; that last read then fails, and the
+	// transport drops the upstream connection, breaking the response it
+	// is still copying. Full duplex leaves the body to the transport.
+	_ = http.NewResponseController(rw).EnableFullDuplex()
 	tw := &teeWriter{rw: rw, ex: ex}
 	// ReverseProxy ends a broken copy with panic(http.ErrAbortHandler):
 	// finish runs on the way out all the same.

@@ -436,3 +436,87 @@ func TestProxyUpstreamCut(t *testing.T) {
 		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestProxyAnswerBeforeBodyEnd: an upstream may answer once it read the
+// request's bytes, before the proxy's transport made its last read of the
+// client's body (the one that finds its end). The answer's head then goes
+// to the client first; the response must still pass whole. Without full
+// duplex the proxy's server closed the client's body when the head went
+// out; the transport's last read failed, the transport dropped the
+// upstream connection, and the response broke after its first event
+// (seen against the Go SDK's server under CPU load).
+func TestProxyAnswerBeforeBodyEnd(t *testing.T) {
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "id: 1\ndata: {\"n\":1}\n\n")
+		w.(http.Flusher).Flush()
+		<-release // the client has the head and the first event
+		io.WriteString(w, "id: 2\ndata: {\"n\":2}\n\n")
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	headSeen := make(chan struct{})
+	w, err := traces.Create(filepath.Join(t.TempDir(), "t.trace"), traces.Header{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	p, err := recorder.NewProxy(u, w, &recorder.ProxyOptions{Transport: lateEndTransport{recorder.NewTransport(), headSeen}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(p)
+	defer func() { front.Close(); p.Close() }()
+	resp, err := http.Post(front.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	close(headSeen) // now the transport reads the body's end
+	rd := sse.NewReader(resp.Body)
+	if ev, err := rd.Next(); err != nil || ev.ID != "1" {
+		t.Fatalf("first event %+v: %v", ev, err)
+	}
+	close(release)
+	if ev, err := rd.Next(); err != nil || ev.ID != "2" {
+		t.Fatalf("second event %+v: %v; want the response whole", ev, err)
+	}
+}
+
+// lateEndTransport holds the read that would find the request body's end
+// until the client has the response's head.
+type lateEndTransport struct {
+	inner    http.RoundTripper
+	headSeen chan struct{}
+}
+
+func (t lateEndTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil && r.ContentLength > 0 {
+		r.Body = &lateEnd{ReadCloser: r.Body, left: r.ContentLength, wait: t.headSeen}
+	}
+	return t.inner.RoundTrip(r)
+}
+
+type lateEnd struct {
+	io.ReadCloser
+	left int64
+	wait chan struct{}
+}
+
+func (b *lateEnd) Read(p []byte) (int, error) {
+	if b.left == 0 {
+		<-b.wait
+		return b.ReadCloser.Read(p)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	if err == io.EOF && b.left == 0 {
+		err = nil // the end is for the next read to find
+	}
+	return n, err
+}

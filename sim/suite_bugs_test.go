@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp/server"
@@ -56,5 +57,23 @@ func TestSuitePlantedServerBugs(t *testing.T) {
 				t.Errorf("failed rules %v, want exactly [%s]\n%s", got, tc.want, describe(res))
 			}
 		})
+	}
+}
+
+// TestSuitePlantedSeqNrFromZeroEitherPath: the planted seqNr-from-0 bug
+// fails exactly S1905-SEQNR also when a streaming call's first chunk is
+// ready before its first response. Which comes first is the machine's
+// timing (the reference server's 20 ms immediate window against a first
+// chunk due 30 ms in); an immediate window of an hour makes the chunk
+// always first. The first response once left seqNr 0 out, losing the
+// first chunk, and S1905-MERGE failed too.
+func TestSuitePlantedSeqNrFromZeroEitherPath(t *testing.T) {
+	s := refserver.StartHTTP(t, &refserver.Options{Server: &server.Options{Bugs: server.Bugs{SeqNrFromZero: true}, ImmediateWindow: time.Hour}})
+	res, err := RunSuite(context.Background(), Target{URL: s.URL}, &SuiteOptions{Scenarios: []string{"sep1905-streaming", "sep1905-resume"}, TraceDir: traceDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.FailedRules(); !slices.Equal(got, []string{"S1905-SEQNR"}) {
+		t.Errorf("failed rules %v, want exactly [S1905-SEQNR]\n%s", got, describe(res))
 	}
 }

@@ -95,3 +95,68 @@ func TestRecordGateOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordingProxyStopRecordsAll: stopping the recording proxy while
+// streams are open, just after their clients read an event, loses nothing
+// of them: each stream's event and its end are in the trace. A scenario
+// ends as soon as it read what it waited for, and the proxy stops at
+// once; what the proxy's handlers record after the client saw the bytes
+// (an event's hand-over, the end of the exchange) must still land.
+func TestRecordingProxyStopRecordsAll(t *testing.T) {
+	upstream, stopUp, err := serveLoopback(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "id: 1\ndata: {\"n\":%s}\n\n", r.URL.Query().Get("n"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // the stream stays open until the proxy stops
+	}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopUp()
+	path := filepath.Join(t.TempDir(), "stop.trace")
+	w, err := traces.Create(path, traces.Header{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(upstream + "/")
+	base, _, stop, err := startRecordingProxy(u, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const streams = 20
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	for i := range streams {
+		resp, err := hc.Get(fmt.Sprintf("%s/?n=%d", base, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if line, err := bufio.NewReader(resp.Body).ReadString('}'); err != nil || !strings.Contains(line, fmt.Sprintf(`{"n":%d}`, i)) {
+			t.Fatalf("stream %d: read %q: %v", i, line, err)
+		}
+	}
+	stop()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := traces.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	events, ends := map[uint64]bool{}, map[uint64]bool{}
+	for rec, err := range tr.Records() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case rec.Kind == traces.KindSSEEvent:
+			events[rec.Exchange] = true
+		case rec.Kind == traces.KindBodyEnd && rec.Dir == traces.DirServerToClient:
+			ends[rec.Exchange] = true
+		}
+	}
+	if len(events) != streams || len(ends) != streams {
+		t.Errorf("%d events and %d stream ends recorded, want %d of each", len(events), len(ends), streams)
+	}
+}

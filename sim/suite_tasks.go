@@ -63,7 +63,7 @@ func scenarioLifecycle(e *Env) error {
 	if !tc.knownArgs || e.probe.init.Capabilities.Tasks == nil || e.probe.init.Capabilities.Tasks.Cancel == nil {
 		return nil
 	}
-	res, err = s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(20, 50, -1), Mode: client.ModeTask, CancelAfter: 100 * time.Millisecond})
+	res, err = s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(cancelChunks, 50, -1), Mode: client.ModeTask, CancelAfter: 100 * time.Millisecond})
 	if err != nil && res == nil {
 		return fmt.Errorf("task call to cancel: %w", err)
 	}

@@ -251,7 +251,7 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 			// Streaming with everything ready: one response that is
 			// also the last (SEP-1905 test scenario 3).
 			t.mu.Lock()
-			final := t.finalStreamResponseLocked(t.segmentsAfterLocked(0))
+			final := t.finalStreamResponseLocked(t.segmentsLocked())
 			t.mu.Unlock()
 			msg, _ := mcp.NewResult(id, final)
 			_ = r.Reply(ss.ctx, msg, true)
@@ -269,7 +269,7 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 		t.mu.Lock()
 		if t.status.IsTerminal() {
 			// It ended since the wait: send it whole.
-			final := t.finalStreamResponseLocked(t.segmentsAfterLocked(0))
+			final := t.finalStreamResponseLocked(t.segmentsLocked())
 			t.mu.Unlock()
 			msg, _ := mcp.NewResult(id, final)
 			_ = r.Reply(ss.ctx, msg, true)
@@ -278,7 +278,7 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 		snap := t.snapshotLocked()
 		initial := mcp.PartialResult{
 			Task:           &snap,
-			PartialContent: t.segmentsAfterLocked(0),
+			PartialContent: t.segmentsLocked(),
 			Meta:           mcp.Meta{}.WithRelatedTask(t.id),
 		}
 		if initial.PartialContent == nil {

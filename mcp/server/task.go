@@ -156,6 +156,13 @@ func (t *task) resultLocked() (*mcp.CallToolResult, *mcp.Error) {
 	}, nil
 }
 
+// segmentsLocked returns every segment so far: what the first response
+// of a stream carries. In a server numbering from 1 it is
+// segmentsAfterLocked(0); with Bugs.SeqNrFromZero it keeps seqNr 0 too,
+// so that the bug shows alike whether the first chunk came before the
+// first response or after it.
+func (t *task) segmentsLocked() []mcp.Segment { return slices.Clone(t.segments) }
+
 // segmentsAfterLocked returns the segments with seqNr > last.
 func (t *task) segmentsAfterLocked(last int64) []mcp.Segment {
 	i, _ := slices.BinarySearchFunc(t.segments, last+1, func(s mcp.Segment, n int64) int { return cmp.Compare(s.SeqNr, n) })

@@ -191,7 +191,9 @@ func (c *Checker) checkSessionStatus(ex *exchange, rec traces.Record) {
 		c.judge("HTTP-SESSION", ex.status == 202, "a POST of notifications or responses only was answered "+itoa(uint64(ex.status))+", want 202", ex.rec, rec.Index)
 	case ex.sessionID == "" && ex.method == "POST" && ex.rpcMethod != "" && ex.rpcMethod != "initialize" && c.anyAssigned():
 		c.judge("HTTP-SESSION", ex.status == 400, "a "+ex.rpcMethod+" without Mcp-Session-Id was answered "+itoa(uint64(ex.status))+", want 400", ex.rec, rec.Index)
-	case s.deleted && ex.sessionID != "" && ex.method != "DELETE":
+	case s.deleted && ex.sessionID != "" && ex.method != "DELETE" && ex.rec > s.deletedRec:
+		// Only a request sent after the DELETE was answered: one in
+		// flight with it may be served before the session ends.
 		c.judge("HTTP-SESSION", ex.status == 404, "a request of terminated session "+s.id+" was answered "+itoa(uint64(ex.status))+", want 404", s.deletedRec, ex.rec, rec.Index)
 	case ex.method == "DELETE" && ex.status >= 200 && ex.status < 300:
 		s.deleted, s.deletedRec = true, rec.Index
