@@ -215,7 +215,7 @@ func proxyHTTP(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set,
 		FlushInterval: -1,
 		ErrorLog:      log.New(io.Discard, "", 0),
 	}
-	faulty := faults.Handler(rp, set, nil)
+	faulty := fullDuplex(faults.Handler(rp, set, nil))
 	path := u.EscapedPath()
 	if path == "" {
 		path = "/"
@@ -421,4 +421,17 @@ func (q *queue) discard() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.dropped, q.buf = true, nil
+}
+
+// fullDuplex lets a server answer before the proxy has read the whole
+// request body. Go's HTTP/1 server otherwise closes the body once the
+// answer's head is written; the proxy's last read of it then fails, and
+// the transport drops the upstream connection while the answer is still
+// being copied (a server that answers as soon as it has the request's
+// bytes saw its answer stream broken; recorder.Proxy does the same).
+func fullDuplex(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = http.NewResponseController(w).EnableFullDuplex()
+		h.ServeHTTP(w, r)
+	})
 }
