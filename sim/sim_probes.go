@@ -18,16 +18,16 @@ var probeStream = Call{Tool: "slow_text", Mode: client.ModeStreaming, Chunks: 3,
 
 // probes asks, once the faults stopped, what the drawn workload never
 // asks, so that the trace's rules judge the answers (docs/sim.md,
-// "Probes"): session a (the probe session, whose task-mode call gave
-// taskID) asks about a task id no server gave out (TASK-NOT-FOUND),
+// "Probes"). Session a (the probe session, whose task-mode call gave
+// taskID) asks about a task id no server gave out (TASK-NOT-FOUND), then
 // streams a SEP-1905 call and resumes it with tasks/result and lastSeqNr
-// 1 (S1905-RESUME); then session b connects over bt, which does not declare
+// 1 (S1905-RESUME). Then session b connects over bt without declaring
 // tasks.streaming.partial, asks about a's task (TASK-ISOLATION) and makes
-// a task-mode call (S2679-NEGOTIATION: no partials may reach it). A
-// probe call that hangs, and a task-mode call that does not end as
-// expected, are findings here; the rest the trace's checker judges. The probes run after every drawn call and
-// fault, one step at a time, so a seed's workload and schedule stay what
-// they were.
+// a task-mode call (S2679-NEGOTIATION: no partial may reach it). A probe
+// call that hangs, and a task-mode call that does not end as expected,
+// are findings here; the rest the trace's checker judges. The probes run
+// after every drawn call and fault, one step at a time, and draw nothing,
+// so a seed's workload and schedule stay what they were.
 func (r *run) probes(a, b *simSession, bt mcp.Transport, taskID string) []Finding {
 	var live []Finding
 	if a.err == nil {
