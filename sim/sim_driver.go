@@ -36,6 +36,8 @@ type simSession struct {
 	s     *client.Session
 	err   error
 	ready chan struct{}
+	// noPartial leaves tasks.streaming.partial undeclared.
+	noPartial bool
 }
 
 // spawn runs f in a goroutine that wait waits for.
@@ -118,7 +120,7 @@ func (r *run) connectNow(ss *simSession, t mcp.Transport) {
 	defer close(ss.ready)
 	cctx, cancel := r.within(callSlack)
 	defer cancel()
-	ss.s, ss.err = client.New(&client.Options{Clock: r.sim, Bugs: r.bugs}).Connect(cctx, t)
+	ss.s, ss.err = client.New(&client.Options{Clock: r.sim, Bugs: r.bugs, NoPartial: ss.noPartial}).Connect(cctx, t)
 }
 
 // within returns a context that ends when d of simulated time passed.

@@ -284,7 +284,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	}
 	probe := r.connect(transport(len(sessions)))
 	probeCall := Call{Tool: "slow_text", Mode: client.ModeTask, Chunks: 2, IntervalMs: 100, FailAfter: -1}
-	var probeGot, probeDetail string
+	var probeGot, probeDetail, probeTask string
 	r.spawn(func() {
 		<-probe.ready
 		if probe.err != nil {
@@ -295,9 +295,19 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 		defer cancel()
 		res, err := probe.s.CallTool(cctx, probeCall.options())
 		probeGot, probeDetail = classify(probeCall, res, err, cctx.Err() != nil && ctx.Err() == nil)
+		if res != nil {
+			probeTask = res.TaskID
+		}
 	})
 	if err := r.wait(); err != nil {
 		return nil, r.fail(err, nd, append(sessions, probe), pipe, w)
+	}
+	// Then the probes: what the drawn workload never asks.
+	unasked := &simSession{ready: make(chan struct{}), noPartial: true}
+	var probeLive []Finding
+	r.spawn(func() { probeLive = r.probes(probe, unasked, transport(len(sessions)+1), probeTask) })
+	if err := r.wait(); err != nil {
+		return nil, r.fail(err, nd, append(sessions, probe, unasked), pipe, w)
 	}
 	simTime := sim.Now().Sub(simStart)
 
@@ -307,6 +317,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if probeGot != OutcomeOK {
 		live = append(live, Finding{Rule: RuleLiveness, Message: fmt.Sprintf("after the faults stopped, a new session's call ended %s: %s", probeGot, probeDetail)})
 	}
+	live = append(live, probeLive...)
 
 	// The trace ends here: what closing the sessions records would come
 	// from two goroutines at once (the closer and the reader).
@@ -314,7 +325,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err := pipe.Close(); err != nil {
 		return nil, err
 	}
-	r.close(nd, append(sessions, probe))
+	r.close(nd, append(sessions, probe, unasked))
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
