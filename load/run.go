@@ -13,10 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/h1"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/server"
-	"github.com/tasksim/tasksim/internal/h1"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
