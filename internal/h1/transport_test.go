@@ -1,6 +1,7 @@
 package h1_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -331,4 +332,60 @@ func mustURL(t *testing.T, s string) *url.URL {
 		t.Fatal(err)
 	}
 	return u
+}
+
+// TestConnectionCloseNotReused: a server that says Connection: close but
+// leaves the connection open (a raw one, answering every request it
+// reads) must still not see a second request on it.
+func TestConnectionCloseNotReused(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() {
+				br := bufio.NewReader(c)
+				for {
+					if _, err := http.ReadRequest(br); err != nil {
+						return
+					}
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 3\r\n\r\nbye")
+				}
+			})
+		}
+	})
+	defer func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	}()
+	c, _ := newClient(t)
+	for range 2 {
+		if got := get(t, c, "http://"+ln.Addr().String()); got != "200 OK bye" {
+			t.Fatalf("got %q", got)
+		}
+	}
+	mu.Lock()
+	n := len(conns)
+	mu.Unlock()
+	if n != 2 {
+		t.Errorf("2 requests answered with Connection: close took %d connections, want 2", n)
+	}
 }
