@@ -256,20 +256,27 @@ type body struct {
 
 	mu   sync.Mutex
 	done bool // released: pooled or closed
+	eof  bool // read to its end: later reads return io.EOF again
 }
 
 var errBodyClosed = errors.New("h1: read on closed response body")
 
 func (b *body) Read(p []byte) (int, error) {
 	b.mu.Lock()
-	done := b.done
+	done, eof := b.done, b.eof
 	b.mu.Unlock()
-	if done {
+	switch {
+	case eof:
+		return 0, io.EOF
+	case done:
 		return 0, errBodyClosed
 	}
 	n, err := b.rc.Read(p)
 	switch {
 	case err == io.EOF:
+		b.mu.Lock()
+		b.eof = true
+		b.mu.Unlock()
 		b.release(true)
 	case err != nil:
 		b.release(false)

@@ -105,6 +105,19 @@ func TestBodiesAndReuse(t *testing.T) {
 					t.Fatalf("request %d: got %q, want %q", i, got, tt.want)
 				}
 			}
+			// A body read to its end keeps saying so, also once its
+			// connection carries the next request.
+			resp, err := c.Get(s.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadAll(resp.Body); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := resp.Body.Read(make([]byte, 8)); n != 0 || err != io.EOF {
+				t.Errorf("Read after the end: %d, %v; want 0, io.EOF", n, err)
+			}
+			resp.Body.Close()
 			if n := s.accepted(); n != 1 {
 				t.Errorf("3 requests read to the end took %d connections, want 1", n)
 			}
