@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -81,8 +82,8 @@ type Options struct {
 	// NetHTTP sends every request through net/http's Transport, which
 	// keeps two goroutines per connection, instead of the generator's
 	// own HTTP/1.1 transport (internal/h1), which keeps none. Both put
-	// the same bytes on the wire; https and proxied targets use net/http's
-	// Transport either way.
+	// the same bytes on the wire; https targets use net/http's Transport
+	// either way. Neither goes through a proxy.
 	NetHTTP bool
 }
 
@@ -227,7 +228,7 @@ const (
 // the time). Unless netHTTP, it is internal/h1's, which spawns no
 // goroutine per connection (each open stream then costs its task's
 // goroutine and its reader's, not also net/http's readLoop and
-// writeLoop), with net/http's for https and proxies.
+// writeLoop), with net/http's for https.
 func newHTTPTransport(conns int, netHTTP bool) http.RoundTripper {
 	std := newNetHTTPTransport(conns)
 	if netHTTP {
@@ -239,7 +240,10 @@ func newHTTPTransport(conns int, netHTTP bool) http.RoundTripper {
 		WriteBufferSize: httpWriteBuffer,
 		MaxIdleConns:    conns,
 		IdleConnTimeout: std.IdleConnTimeout,
-		Fallback:        std,
+		// The generator goes to its targets directly, proxy variables
+		// or not (std has no Proxy either).
+		Proxy:    func(*http.Request) (*url.URL, error) { return nil, nil },
+		Fallback: std,
 	}
 }
 
