@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/h1"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
@@ -24,18 +25,26 @@ import (
 // reference server to the reference client's OnPartial, over Streamable
 // HTTP) against the raw floor: a minimal SSE server and client doing the
 // same hop with nothing on top. Each side sends the next message only when
-// the previous one arrived, so queueing does not count:
+// the previous one arrived, so queueing does not count. The partials go
+// once through net/http's Transport and once through the generator's
+// (internal/h1, the h1- figures):
 //
 //	go test -run '^$' -bench PushLatency -benchtime 5000x ./load
 func BenchmarkPushLatency(b *testing.B) {
 	n := b.N
 	raw := rawSSELatency(b, n)
-	partial := partialLatency(b, n)
+	partial := partialLatency(b, n, nil)
+	rt := &h1.Transport{}
+	defer rt.CloseIdleConnections()
+	partialH1 := partialLatency(b, n, &http.Client{Transport: rt})
 	b.ReportMetric(us(pct(raw, 0.50)), "raw-p50-µs")
 	b.ReportMetric(us(pct(raw, 0.99)), "raw-p99-µs")
 	b.ReportMetric(us(pct(partial, 0.50)), "partial-p50-µs")
 	b.ReportMetric(us(pct(partial, 0.99)), "partial-p99-µs")
 	b.ReportMetric(float64(pct(partial, 0.50))/float64(pct(raw, 0.50)), "p50-ratio")
+	b.ReportMetric(us(pct(partialH1, 0.50)), "h1-partial-p50-µs")
+	b.ReportMetric(us(pct(partialH1, 0.99)), "h1-partial-p99-µs")
+	b.ReportMetric(float64(pct(partialH1, 0.50))/float64(pct(raw, 0.50)), "h1-p50-ratio")
 }
 
 // rawSSELatency: a handler writes one event with its send time and waits
@@ -78,8 +87,8 @@ func rawSSELatency(b *testing.B, n int) []time.Duration {
 }
 
 // partialLatency: a tool emits one chunk with its send time and waits for
-// the client's OnPartial to have it.
-func partialLatency(b *testing.B, n int) []time.Duration {
+// the client's OnPartial to have it; hc nil means http.DefaultClient.
+func partialLatency(b *testing.B, n int, hc *http.Client) []time.Duration {
 	ack := make(chan struct{})
 	pinger := &server.Tool{
 		Tool: mcp.Tool{Name: "pinger", Description: "emits its send times", InputSchema: json.RawMessage(`{"type":"object"}`),
@@ -104,7 +113,7 @@ func partialLatency(b *testing.B, n int) []time.Duration {
 	url, _ := refserver.Start(b, &server.Options{Tools: []*server.Tool{pinger}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	sess, err := client.New(nil).Connect(ctx, &streamhttp.ClientTransport{URL: url})
+	sess, err := client.New(nil).Connect(ctx, &streamhttp.ClientTransport{URL: url, HTTPClient: hc})
 	if err != nil {
 		b.Fatal(err)
 	}

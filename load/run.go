@@ -7,12 +7,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/h1"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/server"
@@ -77,6 +79,12 @@ type Options struct {
 	// Header is sent with every request (credentials): never written to
 	// the result.
 	Header http.Header
+	// NetHTTP sends every request through net/http's Transport, which
+	// keeps two goroutines per connection, instead of the generator's
+	// own HTTP/1.1 transport (internal/h1), which keeps none. Both put
+	// the same bytes on the wire; https targets use net/http's Transport
+	// either way. Neither goes through a proxy.
+	NetHTTP bool
 }
 
 // Run drives the load cfg describes against the targets and returns what
@@ -170,7 +178,7 @@ func newRunner(cfg Config, opts Options) *runner {
 		r.modes = append(r.modes, &modeRun{spec: spec, index: i, target: t})
 	}
 	for _, t := range r.targets {
-		t.http = &http.Client{Transport: newHTTPTransport(r.connsFor(t))}
+		t.http = &http.Client{Transport: newHTTPTransport(r.connsFor(t), opts.NetHTTP)}
 	}
 	for range numShards() {
 		r.shards = append(r.shards, newShard(len(cfg.Modes)))
@@ -217,8 +225,30 @@ const (
 // newHTTPTransport is an HTTP/1.1 transport whose keep-alive pool holds
 // conns connections to the one host it talks to (http.DefaultTransport
 // keeps 2, so thousands of streams would open and close connections all
-// the time).
-func newHTTPTransport(conns int) *http.Transport {
+// the time). Unless netHTTP, it is internal/h1's, which spawns no
+// goroutine per connection (each open stream then costs its task's
+// goroutine and its reader's, not also net/http's readLoop and
+// writeLoop), with net/http's for https.
+func newHTTPTransport(conns int, netHTTP bool) http.RoundTripper {
+	std := newNetHTTPTransport(conns)
+	if netHTTP {
+		return std
+	}
+	return &h1.Transport{
+		Dial:            std.DialContext,
+		ReadBufferSize:  httpReadBuffer,
+		WriteBufferSize: httpWriteBuffer,
+		MaxIdleConns:    conns,
+		IdleConnTimeout: std.IdleConnTimeout,
+		// The generator goes to its targets directly, proxy variables
+		// or not (std has no Proxy either).
+		Proxy:    func(*http.Request) (*url.URL, error) { return nil, nil },
+		Fallback: std,
+	}
+}
+
+// newNetHTTPTransport is newHTTPTransport on net/http's Transport.
+func newNetHTTPTransport(conns int) *http.Transport {
 	return &http.Transport{
 		ReadBufferSize:      httpReadBuffer,
 		WriteBufferSize:     httpWriteBuffer,

@@ -76,7 +76,16 @@ func childServer(b *testing.B) string {
 //
 //	go test -run '^$' -bench SSEStreamsHeld -benchtime 2000x ./load
 //	go test -run '^$' -bench SSEStreamsHeld -benchtime 2000x ./load -args -streams-heap heap.pprof
+//
+// Sub-benchmarks: h1 is the generator as it runs (internal/h1's
+// transport), nethttp the same on net/http's Transport
+// (Options.NetHTTP).
 func BenchmarkSSEStreamsHeld(b *testing.B) {
+	b.Run("h1", func(b *testing.B) { benchStreamsHeld(b, false) })
+	b.Run("nethttp", func(b *testing.B) { benchStreamsHeld(b, true) })
+}
+
+func benchStreamsHeld(b *testing.B, netHTTP bool) {
 	url := childServer(b)
 	if *streamsHeap != "" {
 		defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
@@ -90,7 +99,7 @@ func BenchmarkSSEStreamsHeld(b *testing.B) {
 		MaxInFlight: n + 1,
 		Shape:       Shape{Chunks: FixedInt(1000), ChunkSize: FixedInt(32), Interval: UniformDuration(400*time.Millisecond, 400*time.Millisecond)},
 	}.WithDefaults()
-	r := newRunner(cfg, Options{Targets: []Target{{URL: url}}})
+	r := newRunner(cfg, Options{Targets: []Target{{URL: url}}, NetHTTP: netHTTP})
 	defer r.close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -116,7 +125,11 @@ func BenchmarkSSEStreamsHeld(b *testing.B) {
 	b.StopTimer()
 	heap1, stack1, goAfter := liveBytes()
 	if *streamsHeap != "" {
-		f, err := os.Create(*streamsHeap)
+		name := *streamsHeap
+		if netHTTP {
+			name += ".nethttp"
+		}
+		f, err := os.Create(name)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -124,7 +137,7 @@ func BenchmarkSSEStreamsHeld(b *testing.B) {
 			b.Fatal(err)
 		}
 		f.Close()
-		if g, err := os.Create(*streamsHeap + ".goroutines"); err == nil {
+		if g, err := os.Create(name + ".goroutines"); err == nil {
 			_ = pprof.Lookup("goroutine").WriteTo(g, 1)
 			g.Close()
 		}
