@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -268,7 +270,33 @@ func scenarioCancelStreaming(e *Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(cancelChunks, 50, -1), Mode: client.ModeStreaming, CancelAfter: 150 * time.Millisecond})
+	// Cancel once the task is known, not on a timer: a first answer that
+	// comes late on a loaded machine must not decide the verdict. The
+	// first event naming the task sends tasks/cancel (2025-11-25 Tasks,
+	// "Cancelling Tasks") while the stream goes on; the server must then
+	// end the stream with the task cancelled.
+	var once sync.Once
+	var started atomic.Bool
+	cancelled := make(chan error, 1)
+	onEvent := func(ev client.Event) {
+		if ev.TaskID == "" {
+			return
+		}
+		once.Do(func() {
+			started.Store(true)
+			go func() {
+				_, err := s.Request(e.Ctx, mcp.MethodTasksCancel, mcp.CancelTaskParams{TaskID: ev.TaskID})
+				cancelled <- err
+			}()
+		})
+	}
+	res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(cancelChunks, 50, -1), Mode: client.ModeStreaming, OnEvent: onEvent})
+	if started.Load() {
+		// The stream may end before the cancel's own answer arrives.
+		if cerr := <-cancelled; cerr != nil {
+			return fmt.Errorf("tasks/cancel of the streaming task: %w", cerr)
+		}
+	}
 	if res == nil {
 		return fmt.Errorf("streaming call: %w", err)
 	}
