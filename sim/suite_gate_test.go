@@ -41,16 +41,7 @@ func TestRecordGateOrder(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stopUp()
-			path := filepath.Join(t.TempDir(), "gate.trace")
-			w, err := traces.Create(path, traces.Header{}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			u, _ := url.Parse(upstream + "/")
-			base, _, stop, err := startRecordingProxy(u, w)
-			if err != nil {
-				t.Fatal(err)
-			}
+			path, w, base, stop := recordTo(t, upstream, "gate.trace")
 			const rounds = 60
 			hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 			for i := range rounds {
@@ -113,16 +104,7 @@ func TestRecordingProxyStopRecordsAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stopUp()
-	path := filepath.Join(t.TempDir(), "stop.trace")
-	w, err := traces.Create(path, traces.Header{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, _ := url.Parse(upstream + "/")
-	base, _, stop, err := startRecordingProxy(u, w)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, w, base, stop := recordTo(t, upstream, "stop.trace")
 	const streams = 20
 	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	for i := range streams {
@@ -159,4 +141,22 @@ func TestRecordingProxyStopRecordsAll(t *testing.T) {
 	if len(events) != streams || len(ends) != streams {
 		t.Errorf("%d events and %d stream ends recorded, want %d of each", len(events), len(ends), streams)
 	}
+}
+
+// recordTo starts a recording proxy to upstream writing the trace file
+// name in a temporary directory: the file's path, its writer, the
+// proxy's base URL and its stop.
+func recordTo(t *testing.T, upstream, name string) (path string, w *traces.Writer, base string, stop func()) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), name)
+	w, err := traces.Create(path, traces.Header{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(upstream + "/")
+	base, _, stop, err = startRecordingProxy(u, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, w, base, stop
 }
