@@ -135,7 +135,7 @@ func (r *runner) result(scheduleEnd, end time.Time, interrupted bool) *Result {
 		h, c := r.total[i], &r.totalCount[i]
 		mr := ModeResult{
 			Name: m.spec.Name, Kind: m.spec.Kind, PollIntervalMs: ms(m.spec.PollInterval),
-			Started: m.started.Load(), Completed: c.completed, Failed: c.failed, Errors: c.errors, Answers: c.answers,
+			Started: m.started.Load(), Completed: c.completed, Failed: c.failed, Errors: c.errors, ErrorSamples: c.errorSamples, Answers: c.answers,
 			PeakInFlight: m.peak.Load(),
 			TTFP:         statsOf(h[iTTFP], c.sum[iTTFP], UnitMs, 1e6),
 			TTR:          statsOf(h[iTTR], c.sum[iTTR], UnitMs, 1e6),

@@ -96,6 +96,8 @@ func (s *histSet) reset() {
 type counts struct {
 	completed, failed                    int64
 	errors                               map[string]int64
+	// errorSamples keeps the first failure's message of each error kind.
+	errorSamples map[string]string
 	answers                              map[string]int64
 	segments, partials, duplicates       int64
 	gaps, dataLoss, resumes, streamsLost int64
@@ -109,6 +111,14 @@ func (c *counts) add(o *counts) {
 	c.completed += o.completed
 	c.failed += o.failed
 	c.errors = addMap(c.errors, o.errors)
+	for k, v := range o.errorSamples {
+		if _, ok := c.errorSamples[k]; !ok {
+			if c.errorSamples == nil {
+				c.errorSamples = map[string]string{}
+			}
+			c.errorSamples[k] = v
+		}
+	}
 	c.answers = addMap(c.answers, o.answers)
 	c.segments += o.segments
 	c.partials += o.partials
@@ -142,6 +152,7 @@ func addMap(dst, src map[string]int64) map[string]int64 {
 type sample struct {
 	ok      bool
 	errKind string // when !ok
+	errMsg  string // when !ok: the error's message, if there was one
 	answer  string
 	// When ok:
 	ttfp, ttr, discovery time.Duration
@@ -210,6 +221,12 @@ func (s *shard) record(mode int, x *sample) {
 			c.errors = map[string]int64{}
 		}
 		c.errors[x.errKind]++
+		if _, ok := c.errorSamples[x.errKind]; !ok && x.errMsg != "" {
+			if c.errorSamples == nil {
+				c.errorSamples = map[string]string{}
+			}
+			c.errorSamples[x.errKind] = x.errMsg
+		}
 		return
 	}
 	c.completed++

@@ -109,6 +109,9 @@ func (m ModeResult) notes() string {
 			es = append(es, fmt.Sprintf("%d %s", m.Errors[k], k))
 		}
 		parts = append(parts, "errors: "+strings.Join(es, ", "))
+		for _, k := range slices.Sorted(maps.Keys(m.ErrorSamples)) {
+			parts = append(parts, fmt.Sprintf("first %s error: %s", k, m.ErrorSamples[k]))
+		}
 	}
 	var other []string
 	for _, a := range slices.Sorted(maps.Keys(m.Answers)) {

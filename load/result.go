@@ -94,6 +94,10 @@ type ModeResult struct {
 	Completed int64            `json:"completed"`
 	Failed    int64            `json:"failed"`
 	Errors    map[string]int64 `json:"errors,omitempty"`
+	// ErrorSamples is the first failure's message of each error kind,
+	// so a run's errors can be told apart (a transport error may be a
+	// refused dial or a file descriptor limit).
+	ErrorSamples map[string]string `json:"errorSamples,omitempty"`
 	// Answers counts how the server answered (client.Answer*: task,
 	// streaming, immediate, plain): a fallback shows here.
 	Answers map[string]int64 `json:"answers,omitempty"`

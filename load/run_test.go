@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"strings"
 	"testing"
 	"time"
@@ -143,4 +146,53 @@ func TestRunNotMCP(t *testing.T) {
 		t.Fatalf("result %v, error %v: want a *TargetError", res, err)
 	}
 	t.Log(err)
+}
+
+// TestRunErrorSamples: a server that drops the connection of every
+// tools/call fails each task with a transport error, and the result keeps
+// the first one's message beside the count, in the JSON and the table.
+func TestRunErrorSamples(t *testing.T) {
+	target, err := neturl.Parse(referenceServer(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(&neturl.URL{Scheme: target.Scheme, Host: target.Host})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"tools/call"`)) {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			_ = conn.Close()
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg := Config{Modes: mustModes(t, "sse"), Rate: 20, Tasks: 3, Sessions: 1, MaxLag: Duration(time.Hour),
+		Shape: Shape{Chunks: FixedInt(2), ChunkSize: FixedInt(16), Interval: mustDurationDist(t, "10ms")}}
+	res, err := Run(ctx, cfg, Options{Targets: []Target{{URL: ts.URL + target.Path}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Mode("sse")
+	if m.Failed != 3 || m.Errors[ErrKindTransport] != 3 {
+		t.Fatalf("failed %d, errors %v; want 3 transport errors", m.Failed, m.Errors)
+	}
+	sample := m.ErrorSamples[ErrKindTransport]
+	if !strings.Contains(sample, "EOF") {
+		t.Errorf("transport error sample %q: want the dropped connection's EOF", sample)
+	}
+	var table bytes.Buffer
+	if err := TableReporter(res)(&table); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "first transport error: "+sample) {
+		t.Errorf("table without the error sample:\n%s", table.String())
+	}
 }

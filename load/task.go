@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -35,6 +36,7 @@ func measure(res *client.CallResult, err error, intended time.Time, timedOut, in
 	var s sample
 	if res == nil {
 		s.errKind = errorKind(nil, err, timedOut, interrupted)
+		s.errMsg = errMessage(err)
 		return s
 	}
 	s.answer = res.Answer
@@ -48,6 +50,7 @@ func measure(res *client.CallResult, err error, intended time.Time, timedOut, in
 	first, requests := res.FirstContent, int64(res.HTTPRequests)
 	if err != nil || !res.Complete || res.IsError {
 		s.errKind = errorKind(res, err, timedOut, interrupted)
+		s.errMsg = errMessage(err)
 		return s
 	}
 	s.ok = true
@@ -66,6 +69,22 @@ func measure(res *client.CallResult, err error, intended time.Time, timedOut, in
 }
 
 // errorKind classifies a failed call.
+// errMessage is err's message for ModeResult.ErrorSamples, cut to a line
+// a table note can hold.
+func errMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	if len(msg) > maxErrorSample {
+		msg = msg[:maxErrorSample] + "…"
+	}
+	return msg
+}
+
+// maxErrorSample bounds an error sample's length in bytes.
+const maxErrorSample = 200
+
 func errorKind(res *client.CallResult, err error, timedOut, interrupted bool) string {
 	var rpc *mcp.Error
 	var se *mcp.StreamError
