@@ -94,10 +94,10 @@ func (s *histSet) reset() {
 // counts are one mode's counters besides histograms, for an interval or
 // the whole run.
 type counts struct {
-	completed, failed                    int64
-	errors                               map[string]int64
+	completed, failed int64
+	errors            map[string]int64
 	// errorSamples keeps the first failure's message of each error kind.
-	errorSamples map[string]string
+	errorSamples                         map[string]string
 	answers                              map[string]int64
 	segments, partials, duplicates       int64
 	gaps, dataLoss, resumes, streamsLost int64
