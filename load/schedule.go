@@ -119,6 +119,17 @@ func (r *runner) closedSchedule(ctx, taskCtx context.Context, tasks *sync.WaitGr
 	workers.Wait()
 }
 
+// quietPoll is how long an sse task's stream may be silent before the
+// generator asks tasks/get (client.CallOptions.QuietPoll). The reference
+// client asks after the server's poll interval (500 ms), which is about the
+// gap between segments in the usual shapes: when a loaded server's
+// segments came late, every late segment cost a poll, and a connection for
+// it, since each pooled connection carries a stream; at 9,000 streams
+// those polls took a fifth of the generator's CPU and fed the overload
+// they came from. A stream silent for 5 s is still polled, so a task that
+// expired without a word is still found.
+const quietPoll = 5 * time.Second
+
 // runTask runs task k of mode m, intended to start at intended, and
 // records what it measured.
 func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time.Time, open bool) {
@@ -150,6 +161,7 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 		Args:         json.RawMessage(args),
 		Mode:         m.spec.callMode(),
 		PollInterval: m.spec.PollInterval,
+		QuietPoll:    quietPoll,
 		TTL:          ttl,
 		OnSegment:    func(mcp.Segment) { m.segments.Add(1) },
 		OnPartial:    func(mcp.TaskPartialParams) { m.partials.Add(1) },

@@ -78,6 +78,14 @@ type CallOptions struct {
 	// suggests for every tasks/get poll (and, in streaming mode, every
 	// resume poll).
 	PollInterval time.Duration
+	// QuietPoll, when longer than the poll interval, is how long a
+	// streaming call's stream may be silent before the call asks
+	// tasks/get (SEP-1905 "Client Implementation Guide": keep monitoring
+	// the status). By default it asks after one poll interval. A load
+	// generator sets it long: under load a server's segments come late,
+	// and a poll per late segment adds requests (and connections, while
+	// every pooled one carries a stream) just when the server is busiest.
+	QuietPoll time.Duration
 	// CancelAfter, when positive, cancels the task that long after the
 	// call started, with tasks/cancel (without a task: with
 	// notifications/cancelled, and the call ends at once).

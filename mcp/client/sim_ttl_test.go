@@ -24,6 +24,18 @@ import (
 // order, as JSON.
 func simTTLRun(tb testing.TB, seed byte) (*client.CallResult, error, []string) {
 	tb.Helper()
+	return simStreamRun(tb, seed, client.CallOptions{
+		Name: server.ToolSlowText, Mode: client.ModeStreaming, TTL: 60 * time.Second,
+		Args: map[string]any{"chunks": 100, "chunkSize": 8, "intervalMs": 1000},
+	})
+}
+
+// simStreamRun runs one call of o on a simulated clock, the reference
+// client and server over the in-memory Streamable HTTP transport, ids
+// from seeded sources, and returns what the call ended with and every
+// message through the client's connection, in order, as JSON.
+func simStreamRun(tb testing.TB, seed byte, o client.CallOptions) (*client.CallResult, error, []string) {
+	tb.Helper()
 	sim := clock.NewSim(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	srv := server.New(&server.Options{Clock: sim, Rand: rand.NewChaCha8([32]byte{seed})})
 	h := streamhttp.NewHandler(srv, &streamhttp.Options{Clock: sim, Rand: rand.NewChaCha8([32]byte{seed, 1})})
@@ -74,10 +86,7 @@ func simTTLRun(tb testing.TB, seed byte) (*client.CallResult, error, []string) {
 			return
 		}
 		defer sess.Close()
-		res, err := sess.CallTool(ctx, client.CallOptions{
-			Name: server.ToolSlowText, Mode: client.ModeStreaming, TTL: 60 * time.Second,
-			Args: map[string]any{"chunks": 100, "chunkSize": 8, "intervalMs": 1000},
-		})
+		res, err := sess.CallTool(ctx, o)
 		done <- outcome{res, err}
 	}()
 	var out outcome
