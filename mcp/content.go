@@ -143,6 +143,12 @@ func (c *ContentBlock) UnmarshalJSON(b []byte) error {
 	} else if err := json.Unmarshal(b, &members); err != nil {
 		return fmt.Errorf("content block: %w", err)
 	}
+	return c.fromMembers(members)
+}
+
+// fromMembers decodes a block from its object's members, as
+// UnmarshalJSON; members is taken over.
+func (c *ContentBlock) fromMembers(members map[string]json.RawMessage) error {
 	if members == nil {
 		return fmt.Errorf("content block: must be an object")
 	}
@@ -241,6 +247,20 @@ func (s *Segment) UnmarshalJSON(b []byte) error {
 	if err := s.ContentBlock.UnmarshalJSON(b); err != nil {
 		return err
 	}
+	return s.takeSeqNr()
+}
+
+// decodeValid is UnmarshalJSON for t, an object known to be valid JSON
+// and UTF-8: no second check.
+func (s *Segment) decodeValid(t []byte) error {
+	if err := s.ContentBlock.fromMembers(objectMembers(t)); err != nil {
+		return err
+	}
+	return s.takeSeqNr()
+}
+
+// takeSeqNr moves the seqNr member out of Extra into SeqNr.
+func (s *Segment) takeSeqNr() error {
 	raw, ok := s.Extra["seqNr"]
 	if !ok {
 		return fmt.Errorf("partial-content segment: missing seqNr")

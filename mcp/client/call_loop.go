@@ -216,7 +216,7 @@ func (c *call) onAnswer(m *mcp.Message) {
 		return
 	}
 	var r mcp.ToolCallResponse
-	if err := json.Unmarshal(m.Result, &r); err != nil {
+	if err := r.UnmarshalJSON(m.Result); err != nil { // directly: one check of the bytes, not two
 		e.Err = err
 		c.rec.add(e)
 		c.finishIncomplete(fmt.Errorf("tools/call %s: malformed result: %w", c.o.Name, err))
@@ -654,6 +654,9 @@ func (c *call) armPoll() {
 		return
 	}
 	d := c.pollInterval()
+	if c.streaming && !c.lost && c.o.QuietPoll > d {
+		d = c.o.QuietPoll // a live stream: the quiet poll
+	}
 	if c.pollTimer == nil {
 		c.pollTimer = clock.NewTimer(c.s.opts.Clock, d)
 	} else {

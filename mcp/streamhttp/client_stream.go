@@ -2,7 +2,6 @@ package streamhttp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,13 +50,7 @@ func (s *clientStream) final(msg *mcp.Message) bool {
 	if msg.Error != nil || s.method != mcp.MethodToolsCall {
 		return true
 	}
-	var r struct {
-		IsComplete *bool `json:"isComplete"`
-	}
-	if json.Unmarshal(msg.Result, &r) == nil && r.IsComplete != nil && !*r.IsComplete {
-		return false
-	}
-	return true
+	return !mcp.MoreToFollow(msg.Result)
 }
 
 // delay is how long to wait before reconnecting: the server's retry field
