@@ -170,7 +170,15 @@ func NewNotification(method string, params any) (*Message, error) {
 
 // NewResult builds a successful response.
 func NewResult(id ID, result any) (*Message, error) {
-	raw, err := json.Marshal(result)
+	var raw []byte
+	var err error
+	if p, ok := result.(PartialResult); ok {
+		// Its MarshalJSON writes compact JSON already: json.Marshal would
+		// check and copy it again, for every segment of every stream.
+		raw, err = p.MarshalJSON()
+	} else {
+		raw, err = json.Marshal(result)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("marshal result: %w", err)
 	}
