@@ -71,7 +71,15 @@ type svgPicture struct {
 	Cols  []svgCol
 	Lanes []svgLane
 	Rows  []svgRow
+	Spans []svgSpan
 	TextX float64
+}
+
+// svgSpan shades the rows a lasting fault acted over, in its lane's
+// column.
+type svgSpan struct {
+	X, Y, W, H float64
+	Title      string
 }
 
 type svgCol struct{ CX, SX, MX float64 }
@@ -197,6 +205,29 @@ func (r *Run) layout(id string) svgPicture {
 			X: x, CX: cx, MX: mx, SX: sx, Y1: rowY(l.first) + rowH, Y2: rowY(l.last) + rowH, Faulted: faulted})
 	}
 	for i, p := range rows {
+		if p.head || p.rec.Kind != traces.KindFault || p.rec.Fault == nil {
+			continue
+		}
+		end, why := i, ""
+		if d, ok := faultLength(p.rec.Fault.Action); ok {
+			// Until its length has passed: the last row recorded by then.
+			for j := i + 1; j < len(rows); j++ {
+				if !rows[j].head && rows[j].rec.Offset > p.rec.Offset+d {
+					break
+				}
+				end = j
+			}
+			why = p.rec.Fault.Action
+		} else if lastsToLaneEnd(p.rec.Fault.Action) {
+			end, why = p.lane.last, p.rec.Fault.Action+", to the end of its lane"
+		}
+		if end > i {
+			x, _, _, _ := colX(p.lane.col)
+			pic.Spans = append(pic.Spans, svgSpan{X: x + 2, Y: rowY(i) + rowH/2, W: laneW - 4, H: rowY(end) - rowY(i) + rowH/2,
+				Title: fmt.Sprintf("#%d %s: %s", p.rec.Index, p.rec.Fault.Name, why)})
+		}
+	}
+	for i, p := range rows {
 		x, cx, mx, sx := colX(p.lane.col)
 		y := rowY(i)
 		if p.head {
@@ -261,6 +292,28 @@ func (r *Run) layout(id string) svgPicture {
 		pic.Rows = append(pic.Rows, row)
 	}
 	return pic
+}
+
+// faultLength is how long a fault that holds something back lasts, from
+// its action as the fault layer records it: "delayed 200ms", "clock
+// advanced 5s before it".
+func faultLength(action string) (time.Duration, bool) {
+	rest, ok := strings.CutPrefix(action, "delayed ")
+	if !ok {
+		if rest, ok = strings.CutPrefix(action, "clock advanced "); !ok {
+			return 0, false
+		}
+		rest, _, _ = strings.Cut(rest, " ")
+	}
+	d, err := time.ParseDuration(rest)
+	return d, err == nil && d > 0
+}
+
+// lastsToLaneEnd reports whether a fault's action leaves its connection or
+// exchange broken or stalled for the rest of the lane: a cut stream
+// carries nothing more, a stalled one nothing until it is given up.
+func lastsToLaneEnd(action string) bool {
+	return strings.HasPrefix(action, "stream cut ") || strings.HasPrefix(action, "stream stalled ")
 }
 
 // isMessage reports whether records of kind k travel between client and

@@ -185,7 +185,7 @@ var pageTemplate = template.Must(template.New("timeline").Parse(`{{define "page"
 </html>
 {{end}}{{define "section"}}<div class="tl">
 {{template "style"}}
-<p class="tl-legend">Each lane is a connection or an HTTP exchange, drawn from its first record to its last: the client on its left line, the server on its right{{if .Runs}}, the fault layer dashed between them when there is one{{end}}. Time runs down, one row per record. Arrows are messages: blue from client to server, green from server to client; an arrow that stops at the dashed line was seen on that side of the fault layer only. <span class="tl-key-fault">✕</span> marks a fault where it acted, its row shaded; <span class="tl-key-viol">red rows</span> are records a rule's finding names. Click a row for the record.</p>
+<p class="tl-legend">Each lane is a connection or an HTTP exchange, drawn from its first record to its last: the client on its left line, the server on its right{{if .Runs}}, the fault layer dashed between them when there is one{{end}}. Time runs down, one row per record. Arrows are messages: blue from client to server, green from server to client; an arrow that stops at the dashed line was seen on that side of the fault layer only. <span class="tl-key-fault">✕</span> marks a fault where it acted, its row shaded, and a fault that lasts shades its lane while it acts (a delay for its length, a stalled or cut stream to the lane's end); <span class="tl-key-viol">red rows</span> are records a rule's finding names. Click a row for the record.</p>
 {{range .Runs}}<section class="tl-run" id="{{.ID}}" data-records="{{.Records}}" data-drawn="{{.Drawn}}">
 <h2 class="tl-title">{{.Title}}</h2>
 {{range .Meta}}<div class="tl-meta">{{.}}</div>
@@ -199,7 +199,8 @@ var pageTemplate = template.Must(template.New("timeline").Parse(`{{define "page"
 {{end}}{{range .Pic.Lanes}}<g class="tl-lane" data-lane="{{.Key}}"><line class="tl-end" x1="{{.CX}}" y1="{{.Y1}}" x2="{{.CX}}" y2="{{.Y2}}"/><line class="tl-end" x1="{{.SX}}" y1="{{.Y1}}" x2="{{.SX}}" y2="{{.Y2}}"/>{{if .Faulted}}<line class="tl-layer" x1="{{.MX}}" y1="{{.Y1}}" x2="{{.MX}}" y2="{{.Y2}}"/>{{end}}<title>{{.Title}} {{.Streams}}</title></g>
 {{end}}{{range .Pic.Rows}}{{if .LaneHead}}<g class="tl-lane-head"><text x="{{.HeadX}}" y="{{.LabelY}}">{{.LaneHead}}</text></g>
 {{else}}<g class="{{.Class}}" id="{{.ID}}" data-record="{{.Record}}"><rect class="tl-bg" x="0" y="{{.Y}}" width="{{.BandW}}" height="18"/>{{if .Arrow}}<line class="{{.ArrowClass}}" x1="{{.X1}}" y1="{{.Y1}}" x2="{{.X2}}" y2="{{.Y2}}"/><polygon class="{{.ArrowClass}} tl-head" points="{{.Head}}"/>{{end}}{{if eq .Mark "fault"}}<g class="tl-fault"><circle cx="{{.MX}}" cy="{{.MY}}" r="6.5"/><text x="{{.MX}}" y="{{.MY}}" dy="4" text-anchor="middle">✕</text></g>{{else if eq .Mark "open"}}<circle class="tl-open" cx="{{.MX}}" cy="{{.MY}}" r="3.5"/>{{else if eq .Mark "close"}}<rect class="tl-close" x="{{.MX}}" y="{{.MY}}" width="8" height="3" transform="translate(-4 -1.5)"/>{{else if eq .Mark "error"}}<text class="tl-conn-error" x="{{.MX}}" y="{{.MY}}" dy="4" text-anchor="middle">✕</text>{{else if eq .Mark "dot"}}<circle class="tl-dot" cx="{{.MX}}" cy="{{.MY}}" r="2.5"/>{{end}}<text class="tl-label" x="{{.LabelX}}" y="{{.LabelY}}">{{.Label}}</text><title>{{.Details}}</title></g>
-{{end}}{{end}}</svg>
+{{end}}{{end}}{{range .Pic.Spans}}<rect class="tl-fault-span" x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}"><title>{{.Title}}</title></rect>
+{{end}}</svg>
 </div>
 <pre class="tl-details">Click a row to see its record.</pre>
 {{if .Verdict}}<table class="tl-verdict">
@@ -232,6 +233,7 @@ var pageTemplate = template.Must(template.New("timeline").Parse(`{{define "page"
 .tl-svg .tl-row { cursor: pointer; }
 .tl-svg .tl-row:hover .tl-bg { fill: rgba(0, 0, 0, 0.05); }
 .tl-svg .tl-fault-row .tl-bg { fill: rgba(255, 150, 0, 0.18); }
+.tl-svg .tl-fault-span { fill: rgba(255, 150, 0, 0.12); stroke: rgba(204, 102, 0, 0.5); stroke-dasharray: 2 2; pointer-events: none; }
 .tl-svg .tl-violation .tl-bg { fill: rgba(220, 30, 30, 0.2); }
 .tl-svg .tl-chosen .tl-bg, .tl-svg .tl-row:target .tl-bg { stroke: #333; stroke-width: 1; }
 .tl-svg line.tl-c2s { stroke: #2a6fd6; stroke-width: 1.4; } .tl-svg polygon.tl-c2s { fill: #2a6fd6; }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
@@ -428,5 +429,55 @@ func TestWriteReturnsTheWriteError(t *testing.T) {
 	run, _ := fixtureRun(t, nil)
 	if err := Write(&failWriter{n: 1000}, "x", run); err == nil || err.Error() != "disk full" {
 		t.Errorf("error %v, want disk full", err)
+	}
+}
+
+// TestFaultSpans: a fault that lasts shades its lane while it acts: a
+// delay until its length has passed, a stalled stream to its lane's end;
+// a dropped message only its own row.
+func TestFaultSpans(t *testing.T) {
+	run := NewRun("spans", nil)
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	recs := []traces.Record{
+		{Conn: 1, Offset: ms(0), Kind: traces.KindMessage, Dir: traces.DirClientToServer},
+		{Conn: 1, Offset: ms(10), Kind: traces.KindFault, Fault: &traces.Fault{Name: "delay", Action: "delayed 200ms"}},
+		{Conn: 1, Offset: ms(50), Kind: traces.KindMessage, Dir: traces.DirServerToClient},
+		{Conn: 1, Offset: ms(210), Kind: traces.KindMessage, Dir: traces.DirServerToClient},
+		{Conn: 1, Offset: ms(300), Kind: traces.KindMessage, Dir: traces.DirServerToClient},
+		{Conn: 2, Offset: ms(310), Kind: traces.KindFault, Fault: &traces.Fault{Name: "stall", Action: "stream stalled at it"}},
+		{Conn: 2, Offset: ms(320), Kind: traces.KindMessage, Dir: traces.DirServerToClient},
+		{Conn: 2, Offset: ms(900), Kind: traces.KindConnClose},
+		{Conn: 3, Offset: ms(950), Kind: traces.KindFault, Fault: &traces.Fault{Name: "drop-response", Action: "dropped"}},
+		{Conn: 3, Offset: ms(960), Kind: traces.KindMessage, Dir: traces.DirClientToServer},
+	}
+	for i, r := range recs {
+		r.Index = uint64(i)
+		run.Add(r)
+	}
+	pic := run.layout("x")
+	rowOf := func(rec uint64) float64 {
+		for _, r := range pic.Rows {
+			if r.ID != "" && r.Record == rec {
+				return r.Y
+			}
+		}
+		t.Fatalf("no row for record %d", rec)
+		return 0
+	}
+	type span struct{ from, to float64 }
+	var got []span
+	for _, s := range pic.Spans {
+		got = append(got, span{s.Y, s.Y + s.H})
+	}
+	mid := func(rec uint64) float64 { return rowOf(rec) + rowH/2 }
+	want := []span{
+		{mid(1), rowOf(3) + rowH}, // the delay: to the 210 ms record, not the 300 ms one
+		{mid(5), rowOf(7) + rowH}, // the stall: to the lane's last record
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("spans %v, want %v", got, want)
+	}
+	if len(pic.Spans) == 2 && !strings.Contains(pic.Spans[0].Title, "#1 delay: delayed 200ms") {
+		t.Errorf("span title %q", pic.Spans[0].Title)
 	}
 }
