@@ -71,6 +71,9 @@ type Result struct {
 	SimTime time.Duration
 	// Trace is the run's trace file.
 	Trace []byte
+	// HTTPTrace is the HTTP record of a run over Streamable HTTP, a trace
+	// file of its own (sim_httprecord.go); nil over stdio.
+	HTTPTrace []byte
 }
 
 // CallOutcome is how one call of the workload ended.
@@ -143,14 +146,20 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	r := &run{ctx: ctx, sim: sim, bugs: bugs.Client}
 	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs)
 	var buf bytes.Buffer
-	w, err := traces.NewWriter(&buf, traces.Header{
+	header := traces.Header{
 		Created: sim.Now(), TasksimVersion: opts.Version, Command: opts.Command,
 		Protocol: mcp.LatestProtocolVersion, Seed: s.Seed,
 		Labels: []traces.Label{{Key: "sim", Value: "in-process"}, {Key: "transport", Value: s.Workload.Transport}},
 		Faults: &traces.Schedule{Specs: s.Faults, Note: "decisions are in the fault records"},
-	}, &traces.WriterOptions{Now: sim.Now, FlushInterval: -1})
+	}
+	w, err := traces.NewWriter(&buf, header, &traces.WriterOptions{Now: sim.Now, FlushInterval: -1})
 	if err != nil {
 		return nil, err
+	}
+	if s.Workload.Transport == TransportHTTP {
+		if r.http, err = newHTTPRecord(header, nd, sim); err != nil {
+			return nil, err
+		}
 	}
 	pipe := recorder.NewPipeline(w, &recorder.PipelineOptions{Clock: sim})
 	connBound, httpBound := byPlace(bound)
@@ -165,6 +174,9 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 			f.Target.Conn = uint64(k + 1)
 		}
 		pipe.AddFault(f, a.Spec)
+		if r.http != nil {
+			r.http.addFault(f, a.Spec)
+		}
 		dmu.Lock()
 		decisions = append(decisions, decision{at: sim.Now(), session: k, verb: a.Action.Verb, stream: f.Target.Stream})
 		dmu.Unlock()
@@ -174,7 +186,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 
 	var base mcp.Transport
 	if s.Workload.Transport == TransportHTTP {
-		tr := streamhttp.Pipe(httpFaults(nd, httpSet, sim))
+		tr := streamhttp.Pipe(httpFaults(r.http.proxy, httpSet, sim))
 		tr.Clock = sim
 		tr.NoResume = bugs.Client.NoResume
 		base = tr
@@ -333,10 +345,26 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var httpTrace []byte
+	if r.http != nil {
+		if httpTrace, err = r.http.close(); err != nil {
+			return nil, err
+		}
+		// A stream of a session the server or the connection lost (a
+		// restart, a cut or stalled connection) cannot be resumed: the
+		// HTTP record judges CLIENT-RESUME only in runs that lost none.
+		lost := restarted
+		for k := range sessions {
+			lost = lost || lostSession(ds, k)
+		}
+		if err := judgeHTTP(v, httpTrace, !lost); err != nil {
+			return nil, err
+		}
+	}
 	nd.mu.Lock()
 	restarts := nd.restarts
 	nd.mu.Unlock()
-	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: applied(set, httpSet), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes()}, nil
+	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: applied(set, httpSet), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes(), HTTPTrace: httpTrace}, nil
 }
 
 // applied returns the decisions of both places: the Conn place's in the
