@@ -87,10 +87,10 @@ func (hr *httpRecord) close() ([]byte, error) {
 
 // judgeHTTP judges the HTTP record by httpRules and puts their results
 // into v, the verdict of the run's trace: an HTTP rule's result is the
-// HTTP record's; CLIENT-RESUME's is both's, failed if either failed, when
-// clientResume (the run lost no session, whose streams no client could
-// resume), else the run trace's alone.
-func judgeHTTP(v *check.Verdict, record []byte, clientResume bool) error {
+// HTTP record's; CLIENT-RESUME's is both's, failed if either failed.
+// Rules in unjudged are left as the run's trace judged them (an HTTP rule
+// SKIP): the run made the HTTP record unfit to judge them (Run says why).
+func judgeHTTP(v *check.Verdict, record []byte, unjudged []string) error {
 	rd, err := traces.NewReader(bytes.NewReader(record))
 	if err != nil {
 		return err
@@ -99,9 +99,7 @@ func judgeHTTP(v *check.Verdict, record []byte, clientResume bool) error {
 	if err != nil {
 		return err
 	}
-	if !clientResume {
-		hv.Rules = slices.DeleteFunc(hv.Rules, func(r check.RuleResult) bool { return r.Rule.ID == "CLIENT-RESUME" })
-	}
+	hv.Rules = slices.DeleteFunc(hv.Rules, func(r check.RuleResult) bool { return slices.Contains(unjudged, r.Rule.ID) })
 	mergeHTTP(v, hv)
 	return nil
 }

@@ -352,12 +352,22 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 		}
 		// A stream of a session the server or the connection lost (a
 		// restart, a cut or stalled connection) cannot be resumed: the
-		// HTTP record judges CLIENT-RESUME only in runs that lost none.
+		// HTTP record judges resumption only in runs that lost none. The
+		// HTTP record is the server's view: it judges CLIENT-RESUME only
+		// where the client's view is the same, in runs with no fault at
+		// the HTTP place (a disconnect:at=before cuts an event the server
+		// sent and the client never got).
 		lost := restarted
 		for k := range sessions {
 			lost = lost || lostSession(ds, k)
 		}
-		if err := judgeHTTP(v, httpTrace, !lost); err != nil {
+		var unjudged []string
+		if lost {
+			unjudged = append(unjudged, "HTTP-RESUME-COMPLETE", "CLIENT-RESUME")
+		} else if len(httpBound) > 0 {
+			unjudged = append(unjudged, "CLIENT-RESUME")
+		}
+		if err := judgeHTTP(v, httpTrace, unjudged); err != nil {
 			return nil, err
 		}
 	}
