@@ -185,8 +185,10 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	httpSet.Observe(observe)
 
 	var base mcp.Transport
+	var httpTr *streamhttp.ClientTransport
 	if s.Workload.Transport == TransportHTTP {
 		tr := streamhttp.Pipe(httpFaults(r.http.proxy, httpSet, sim))
+		httpTr = tr
 		tr.Clock = sim
 		tr.NoResume = bugs.Client.NoResume
 		base = tr
@@ -320,6 +322,13 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	r.spawn(func() { probeLive = r.probes(probe, unasked, transport(len(sessions)+1), probeTask) })
 	if err := r.wait(); err != nil {
 		return nil, r.fail(err, nd, append(sessions, probe, unasked), pipe, w)
+	}
+	if httpTr != nil {
+		// Then what only raw HTTP asks (sim_probes_http.go).
+		r.spawn(func() { r.httpProbes(httpTr.HTTPClient, httpTr.URL) })
+		if err := r.wait(); err != nil {
+			return nil, r.fail(err, nd, append(sessions, probe, unasked), pipe, w)
+		}
 	}
 	simTime := sim.Now().Sub(simStart)
 

@@ -1,0 +1,189 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/sse"
+)
+
+// resumeWait is how long, in simulated time, the HTTP probe leaves a cut
+// call to end before it resumes its stream, and how long it reads the
+// resumption.
+const resumeWait = 2 * time.Second
+
+// httpProbes asks, once the faults stopped, over raw HTTP what the
+// reference client never sends, so that the HTTP record's rules judge the
+// answers (docs/sim.md, "Probes"). It opens a session of its own, then:
+//
+//   - a ping without Mcp-Session-Id, which the server must answer 400
+//     (HTTP-SESSION; 2025-11-25 Transports › Streamable HTTP › Session
+//     Management: "Servers that require a session ID SHOULD respond to
+//     requests without an Mcp-Session-Id header (other than
+//     initialization) with HTTP 400 Bad Request");
+//   - a slow tools/call whose SSE stream it cuts after the first event
+//     with an id (the stream's priming event, before the response), then,
+//     once the call ended, a GET with that Last-Event-ID, whose replay
+//     must bring the response (HTTP-RESUME-COMPLETE, HTTP-RESUME-SAME-
+//     STREAM; Transports › Streamable HTTP › Resumability and
+//     Redelivery: the server MAY replay messages that would have been
+//     sent after the last event ID, on the stream that was disconnected).
+//
+// Every request goes through the HTTP place (its faults stopped) and the
+// HTTP record; nothing is drawn.
+func (r *run) httpProbes(hc *http.Client, url string) {
+	p := &rawHTTP{hc: hc, url: url}
+	var sid string
+	r.step(func(ctx context.Context) {
+		resp, err := p.post(ctx, "", `{"jsonrpc":"2.0","id":"probe-init","method":"initialize","params":{"protocolVersion":"`+mcp.LatestProtocolVersion+`","capabilities":{},"clientInfo":{"name":"tasksim-probe","version":"0"}}}`)
+		if err != nil {
+			return
+		}
+		sid = resp.Header.Get("Mcp-Session-Id")
+		drain(resp)
+	})
+	if sid == "" {
+		return
+	}
+	r.step(func(ctx context.Context) {
+		if resp, err := p.post(ctx, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); err == nil {
+			drain(resp)
+		}
+	})
+	r.step(func(ctx context.Context) {
+		if resp, err := p.post(ctx, "", `{"jsonrpc":"2.0","id":"probe-no-session","method":"ping"}`); err == nil {
+			drain(resp)
+		}
+	})
+	// The call is asked twice, alike: the first time to the end, to learn
+	// how many events with an id come before the response; the second
+	// time its stream is cut after the last of them, just before the
+	// response.
+	before := -1
+	r.step(func(ctx context.Context) {
+		n := 0
+		p.events(ctx, sid, "probe-learn", func(ev sse.Event, final bool) bool {
+			if final {
+				before = n
+				return false
+			}
+			if ev.HasID && ev.ID != "" {
+				n++
+			}
+			return true
+		})
+	})
+	if before < 1 {
+		return
+	}
+	var lastID string
+	r.step(func(ctx context.Context) {
+		n := 0
+		p.events(ctx, sid, "probe-cut", func(ev sse.Event, final bool) bool {
+			if final || !ev.HasID || ev.ID == "" {
+				return !final
+			}
+			if n++; n == before {
+				// Cut here: the client leaves before the response.
+				lastID = ev.ID
+				return false
+			}
+			return true
+		})
+	})
+	if lastID == "" {
+		return
+	}
+	if !r.sleepUntil(r.sim.Now().Add(resumeWait)) {
+		return
+	}
+	r.step(func(ctx context.Context) {
+		ctx, cancel := r.within(resumeWait)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url, nil)
+		if err != nil {
+			return
+		}
+		p.headers(req, sid)
+		req.Header.Set("Last-Event-ID", lastID)
+		resp, err := p.hc.Do(req)
+		if err != nil {
+			return
+		}
+		defer resp.Body.Close()
+		rd := sse.NewReader(resp.Body)
+		for {
+			ev, err := rd.Next()
+			if err != nil || strings.Contains(ev.Data, `"probe-cut"`) {
+				return
+			}
+		}
+	})
+}
+
+// events sends a slow tools/call with request id id (and a progress
+// token, so that the answer is an event stream) and passes each event of
+// its stream to f, final for the response, until f returns false or the
+// stream ends.
+func (p *rawHTTP) events(ctx context.Context, sid, id string, f func(ev sse.Event, final bool) bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	params, _ := json.Marshal(map[string]any{
+		"name":      server.ToolSlowText,
+		"arguments": Call{Tool: server.ToolSlowText, Chunks: 3, IntervalMs: 100, FailAfter: -1}.args(),
+		"_meta":     map[string]any{"progressToken": id},
+	})
+	resp, err := p.post(ctx, sid, `{"jsonrpc":"2.0","id":"`+id+`","method":"tools/call","params":`+string(params)+`}`)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	rd := sse.NewReader(resp.Body)
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			return
+		}
+		if !f(ev, strings.Contains(ev.Data, `"id":"`+id+`"`)) {
+			return
+		}
+	}
+}
+
+// rawHTTP sends raw Streamable HTTP requests.
+type rawHTTP struct {
+	hc  *http.Client
+	url string
+}
+
+func (p *rawHTTP) headers(req *http.Request, sid string) {
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", mcp.LatestProtocolVersion)
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+}
+
+// post sends body as a POST, with session id sid unless it is "".
+func (p *rawHTTP) post(ctx context.Context, sid, body string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader([]byte(body)))
+	if err != nil {
+		return nil, err
+	}
+	p.headers(req, sid)
+	req.Header.Set("Content-Type", "application/json")
+	return p.hc.Do(req)
+}
+
+// drain reads a response to its end and closes it.
+func drain(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+}
