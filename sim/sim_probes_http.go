@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -186,4 +188,99 @@ func (p *rawHTTP) post(ctx context.Context, sid, body string) (*http.Response, e
 func drain(resp *http.Response) {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
+}
+
+// errProbeCut is what the no-resume probe's writer returns once it cut
+// its stream.
+var errProbeCut = errors.New("probe: the stream was cut after its first segment")
+
+// noResume stands, for one probe session, for a server without
+// resumability (2025-11-25 Transports › Streamable HTTP › Resumability and
+// Redelivery: resumption is optional; Listening for Messages from the
+// Server: a server that offers no SSE stream at the endpoint answers a
+// GET 405 Method Not Allowed). It answers every GET 405, and it cuts the
+// first event stream that carries a SEP-1905 segment (an event whose data
+// has a seqNr) right after that event. A client then cannot resume the
+// stream with Last-Event-ID; it must ask tasks/result with lastSeqNr, the
+// highest seqNr it received (SEP-1905, Case 3 › Resuming Streaming;
+// CLIENT-RESUME). It sits in front of the HTTP place, outside the HTTP
+// record: the record shows the server's stream cut and what the client
+// did next.
+type noResume struct {
+	h http.Handler
+
+	mu  sync.Mutex
+	cut bool // the one stream was cut
+}
+
+func (n *noResume) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet {
+		http.Error(w, "Method Not Allowed: no SSE stream at this endpoint", http.StatusMethodNotAllowed)
+		return
+	}
+	n.h.ServeHTTP(&cutWriter{ResponseWriter: w, n: n}, r)
+}
+
+// claim reports whether the caller is the first to cut.
+func (n *noResume) claim() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	first := !n.cut
+	n.cut = true
+	return first
+}
+
+// cutWriter passes a response on until it carried a whole event with a
+// seqNr, if it is the first to; then every write fails.
+type cutWriter struct {
+	http.ResponseWriter
+	n    *noResume
+	tail []byte // the bytes since the last event's end
+	cut  bool
+}
+
+func (c *cutWriter) Write(p []byte) (int, error) {
+	if c.cut {
+		return 0, errProbeCut
+	}
+	n, err := c.ResponseWriter.Write(p)
+	c.tail = append(c.tail, p[:n]...)
+	if i := bytes.LastIndex(c.tail, []byte("\n\n")); i >= 0 {
+		if bytes.Contains(c.tail[:i], []byte(`"seqNr"`)) && c.n.claim() {
+			c.cut = true
+		}
+		c.tail = append(c.tail[:0], c.tail[i+2:]...)
+	}
+	return n, err
+}
+
+// FlushError passes a flush on, so that the event before the cut reaches
+// the client.
+func (c *cutWriter) FlushError() error {
+	if c.cut {
+		// The event before the cut goes out; nothing after it.
+		_ = http.NewResponseController(c.ResponseWriter).Flush()
+		return errProbeCut
+	}
+	return http.NewResponseController(c.ResponseWriter).Flush()
+}
+
+// Flush implements http.Flusher.
+func (c *cutWriter) Flush() { _ = c.FlushError() }
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (c *cutWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
+
+// noResumeProbe connects ss over t, a transport to a noResume front, and
+// makes a SEP-1905 streamed call whose stream the front cuts after its
+// first segment. What the client does then the HTTP record and the
+// run's trace judge (CLIENT-RESUME); only a hang is a finding here, and
+// the probe makes none: a client that gives up fails the rule, not the
+// probe.
+func (r *run) noResumeProbe(ss *simSession, t mcp.Transport) {
+	r.connectNow(ss, t)
+	if ss.err != nil {
+		return
+	}
+	r.step(func(ctx context.Context) { _, _ = ss.s.CallTool(ctx, probeStream.options()) })
 }

@@ -185,17 +185,23 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	httpSet.Observe(observe)
 
 	var base mcp.Transport
-	var httpTr *streamhttp.ClientTransport
+	var httpTr, noResumeTr *streamhttp.ClientTransport
 	if s.Workload.Transport == TransportHTTP {
-		tr := streamhttp.Pipe(httpFaults(r.http.proxy, httpSet, sim))
+		hf := httpFaults(r.http.proxy, httpSet, sim)
+		tr := streamhttp.Pipe(hf)
 		httpTr = tr
+		// The no-resume probe's server: the same, behind a front that
+		// cannot resume (sim_probes_http.go).
+		nr := streamhttp.Pipe(&noResume{h: hf})
+		nr.Clock, nr.NoResume = sim, bugs.Client.NoResume
+		noResumeTr = nr
 		tr.Clock = sim
 		tr.NoResume = bugs.Client.NoResume
 		base = tr
 	} else {
 		base = stdio.Pipe(nd, nil)
 	}
-	transport := func(k int) mcp.Transport {
+	transportOver := func(base mcp.Transport, k int) mcp.Transport {
 		return mcp.DecorateTransport(base, func(c mcp.Conn) mcp.Conn {
 			id := uint64(k + 1)
 			if s.Workload.Transport == TransportStdio {
@@ -209,6 +215,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 			return recorder.Conn(c, pipe, &recorder.ConnOptions{ID: id, Side: traces.SideClient, Note: "reference client"})
 		})
 	}
+	transport := func(k int) mcp.Transport { return transportOver(base, k) }
 
 	// The sessions connect one after the other, then the calls start,
 	// each at its own instant from then on: two things never start at
@@ -323,11 +330,20 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err := r.wait(); err != nil {
 		return nil, r.fail(err, nd, append(sessions, probe, unasked), pipe, w)
 	}
+	var extra []*simSession
 	if httpTr != nil {
 		// Then what only raw HTTP asks (sim_probes_http.go).
 		r.spawn(func() { r.httpProbes(httpTr.HTTPClient, httpTr.URL) })
 		if err := r.wait(); err != nil {
 			return nil, r.fail(err, nd, append(sessions, probe, unasked), pipe, w)
+		}
+		// And a session whose server cannot resume a stream with
+		// Last-Event-ID: the client must resume with lastSeqNr.
+		noRes := &simSession{ready: make(chan struct{})}
+		r.spawn(func() { r.noResumeProbe(noRes, transportOver(noResumeTr, len(sessions)+2)) })
+		extra = append(extra, noRes)
+		if err := r.wait(); err != nil {
+			return nil, r.fail(err, nd, append(sessions, probe, unasked, noRes), pipe, w)
 		}
 	}
 	simTime := sim.Now().Sub(simStart)
@@ -346,7 +362,16 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err := pipe.Close(); err != nil {
 		return nil, err
 	}
-	r.close(nd, append(sessions, probe, unasked))
+	// So does the HTTP record: a session the simulator closes (DELETE)
+	// is not one the client ended before resuming its cut streams.
+	var httpTrace []byte
+	if r.http != nil {
+		r.http.proxy.Pipeline().Annotate("end of the run: the simulator closes the sessions")
+		if httpTrace, err = r.http.close(); err != nil {
+			return nil, err
+		}
+	}
+	r.close(nd, append(append(sessions, probe, unasked), extra...))
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
@@ -354,11 +379,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var httpTrace []byte
 	if r.http != nil {
-		if httpTrace, err = r.http.close(); err != nil {
-			return nil, err
-		}
 		// A stream of a session the server or the connection lost (a
 		// restart, a cut or stalled connection) cannot be resumed: the
 		// HTTP record judges resumption only in runs that lost none. The
