@@ -101,8 +101,17 @@ func judgeHTTP(v *check.Verdict, record []byte, unjudged []string) error {
 	}
 	hv.Rules = slices.DeleteFunc(hv.Rules, func(r check.RuleResult) bool { return slices.Contains(unjudged, r.Rule.ID) })
 	mergeHTTP(v, hv)
+	for i := range v.Rules {
+		if r := &v.Rules[i]; r.Status == check.Skip && slices.Contains(unjudged, r.Rule.ID) {
+			r.Why = r.Rule.Needs + unjudgedWhy
+		}
+	}
 	return nil
 }
+
+// unjudgedWhy is added to the reason of a rule the HTTP record did not
+// judge.
+const unjudgedWhy = " (the HTTP record does not judge it in this run: a fault lost a session, or acted at the HTTP place where the server's view is not the client's)"
 
 // mergeHTTP puts the results of hv (the HTTP record's verdict) into v.
 func mergeHTTP(v, hv *check.Verdict) {
