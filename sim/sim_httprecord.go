@@ -113,10 +113,19 @@ func judgeHTTP(v *check.Verdict, record []byte, unjudged []string) error {
 // judge.
 const unjudgedWhy = " (the HTTP record does not judge it in this run: a fault lost a session, or acted at the HTTP place where the server's view is not the client's)"
 
+// httpFindingPrefix marks a finding whose records are the HTTP record's.
+const httpFindingPrefix = "in the HTTP record: "
+
 // mergeHTTP puts the results of hv (the HTTP record's verdict) into v.
 func mergeHTTP(v, hv *check.Verdict) {
 	byID := make(map[string]check.RuleResult, len(hv.Rules))
 	for _, r := range hv.Rules {
+		// Its findings name records of the HTTP record, not of the
+		// run's trace.
+		r.Findings = slices.Clone(r.Findings)
+		for i := range r.Findings {
+			r.Findings[i].Message = httpFindingPrefix + r.Findings[i].Message
+		}
 		byID[r.Rule.ID] = r
 	}
 	for i := range v.Rules {
