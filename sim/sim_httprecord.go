@@ -61,7 +61,7 @@ func newHTTPRecord(h traces.Header, upstream http.Handler, c clock.Clock) (*http
 		return nil, err
 	}
 	u := &url.URL{Scheme: "http", Host: streamhttp.MemoryHost}
-	p, err := recorder.NewProxy(u, w, &recorder.ProxyOptions{Transport: streamhttp.NewMemoryTransport(upstream), Clock: c, KeepHost: true})
+	p, err := recorder.NewProxy(u, w, &recorder.ProxyOptions{Transport: streamhttp.NewMemoryTransport(cutBeforeResponse{upstream}), Clock: c, KeepHost: true})
 	if err != nil {
 		return nil, err
 	}

@@ -30,10 +30,9 @@ const resumeWait = 2 * time.Second
 //     Management: "Servers that require a session ID SHOULD respond to
 //     requests without an Mcp-Session-Id header (other than
 //     initialization) with HTTP 400 Bad Request");
-//   - a slow tools/call whose SSE stream it cuts after the first event
-//     with an id (the stream's priming event, before the response), then,
-//     once the call ended, a GET with that Last-Event-ID, whose replay
-//     must bring the response (HTTP-RESUME-COMPLETE, HTTP-RESUME-SAME-
+//   - a slow tools/call whose SSE stream is cut just before its response
+//     (cutBeforeResponse), then, once the call ended, a GET with the last
+//     event id the stream carried, whose replay must bring the response (HTTP-RESUME-COMPLETE, HTTP-RESUME-SAME-
 //     STREAM; Transports › Streamable HTTP › Resumability and
 //     Redelivery: the server MAY replay messages that would have been
 //     sent after the last event ID, on the stream that was disconnected).
@@ -64,40 +63,25 @@ func (r *run) httpProbes(hc *http.Client, url string) {
 			drain(resp)
 		}
 	})
-	// The call is asked twice, alike: the first time to the end, to learn
-	// how many events with an id come before the response; the second
-	// time its stream is cut after the last of them, just before the
-	// response.
-	before := -1
+	// A first call streams to its end: the session then has a POST
+	// stream that holds events besides the one cut below, whose ids must
+	// differ from its ids (HTTP-EVENT-ID-UNIQUE) and whose events its
+	// replay must not carry (HTTP-RESUME-SAME-STREAM).
 	r.step(func(ctx context.Context) {
-		n := 0
-		p.events(ctx, sid, "probe-learn", func(ev sse.Event, final bool) bool {
-			if final {
-				before = n
-				return false
-			}
-			if ev.HasID && ev.ID != "" {
-				n++
-			}
-			return true
-		})
+		p.events(ctx, sid, "probe-whole", "", func(sse.Event, bool) bool { return true })
 	})
-	if before < 1 {
-		return
-	}
+	// The second call's stream ends just before its response: the cut sits
+	// between the HTTP record and the server (cutBeforeResponse), so
+	// that the record shows the stream ending with the response unsent,
+	// whatever the scheduler does at that instant. The client reads to
+	// the end and keeps the last event id.
 	var lastID string
 	r.step(func(ctx context.Context) {
-		n := 0
-		p.events(ctx, sid, "probe-cut", func(ev sse.Event, final bool) bool {
-			if final || !ev.HasID || ev.ID == "" {
-				return !final
-			}
-			if n++; n == before {
-				// Cut here: the client leaves before the response.
+		p.events(ctx, sid, "probe-cut", "before-response", func(ev sse.Event, final bool) bool {
+			if ev.HasID && ev.ID != "" {
 				lastID = ev.ID
-				return false
 			}
-			return true
+			return !final
 		})
 	})
 	if lastID == "" {
@@ -120,21 +104,18 @@ func (r *run) httpProbes(hc *http.Client, url string) {
 			return
 		}
 		defer resp.Body.Close()
-		rd := sse.NewReader(resp.Body)
-		for {
-			ev, err := rd.Next()
-			if err != nil || strings.Contains(ev.Data, `"probe-cut"`) {
-				return
-			}
-		}
+		// The replay ends when the server ends it (after the response) or
+		// after resumeWait: read it to its end, so that how it ended is
+		// the server's doing.
+		_, _ = io.Copy(io.Discard, resp.Body)
 	})
 }
 
 // events sends a slow tools/call with request id id (and a progress
-// token, so that the answer is an event stream) and passes each event of
-// its stream to f, final for the response, until f returns false or the
-// stream ends.
-func (p *rawHTTP) events(ctx context.Context, sid, id string, f func(ev sse.Event, final bool) bool) {
+// token, so that the answer is an event stream), with probeCutHeader cut
+// unless it is "", and passes each event of its stream to f, final for
+// the response, until f returns false or the stream ends.
+func (p *rawHTTP) events(ctx context.Context, sid, id, cut string, f func(ev sse.Event, final bool) bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	params, _ := json.Marshal(map[string]any{
@@ -142,7 +123,14 @@ func (p *rawHTTP) events(ctx context.Context, sid, id string, f func(ev sse.Even
 		"arguments": Call{Tool: server.ToolSlowText, Chunks: 3, IntervalMs: 100, FailAfter: -1}.args(),
 		"_meta":     map[string]any{"progressToken": id},
 	})
-	resp, err := p.post(ctx, sid, `{"jsonrpc":"2.0","id":"`+id+`","method":"tools/call","params":`+string(params)+`}`)
+	req, err := p.request(ctx, sid, `{"jsonrpc":"2.0","id":"`+id+`","method":"tools/call","params":`+string(params)+`}`)
+	if err != nil {
+		return
+	}
+	if cut != "" {
+		req.Header.Set(probeCutHeader, cut)
+	}
+	resp, err := p.hc.Do(req)
 	if err != nil {
 		return
 	}
@@ -175,14 +163,76 @@ func (p *rawHTTP) headers(req *http.Request, sid string) {
 
 // post sends body as a POST, with session id sid unless it is "".
 func (p *rawHTTP) post(ctx context.Context, sid, body string) (*http.Response, error) {
+	req, err := p.request(ctx, sid, body)
+	if err != nil {
+		return nil, err
+	}
+	return p.hc.Do(req)
+}
+
+// request is a POST of body, with session id sid unless it is "".
+func (p *rawHTTP) request(ctx context.Context, sid, body string) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader([]byte(body)))
 	if err != nil {
 		return nil, err
 	}
 	p.headers(req, sid)
 	req.Header.Set("Content-Type", "application/json")
-	return p.hc.Do(req)
+	return req, nil
 }
+
+// probeCutHeader on a request asks cutBeforeResponse to end its event
+// stream just before the response.
+const probeCutHeader = "Tasksim-Probe-Cut"
+
+// cutBeforeResponse sits between the HTTP record and the server. A
+// request with probeCutHeader has its event stream end, as a connection
+// the network broke, just before the event that carries a JSON-RPC
+// result or error: the server's write of it fails, and the stream ends
+// after the events before it (Transports › Streamable HTTP › Sending
+// Messages to the Server: the stream may be disconnected before the
+// response; the client resumes it with GET and Last-Event-ID). The cut
+// is decided by what the server writes, not by when: the same for every
+// run. Any other request passes untouched.
+type cutBeforeResponse struct{ h http.Handler }
+
+func (c cutBeforeResponse) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get(probeCutHeader) == "" {
+		c.h.ServeHTTP(w, r)
+		return
+	}
+	c.h.ServeHTTP(&responseCut{ResponseWriter: w}, r)
+}
+
+// responseCut fails the write of a response event and every write after.
+type responseCut struct {
+	http.ResponseWriter
+	cut bool
+}
+
+func (c *responseCut) Write(p []byte) (int, error) {
+	if !c.cut && (bytes.Contains(p, []byte(`"result":`)) || bytes.Contains(p, []byte(`"error":`))) {
+		c.cut = true
+	}
+	if c.cut {
+		return 0, errProbeCut
+	}
+	return c.ResponseWriter.Write(p)
+}
+
+// FlushError passes a flush on until the cut.
+func (c *responseCut) FlushError() error {
+	if c.cut {
+		return errProbeCut
+	}
+	return http.NewResponseController(c.ResponseWriter).Flush()
+}
+
+// Flush implements http.Flusher.
+func (c *responseCut) Flush() { _ = c.FlushError() }
+
+// Unwrap lets http.ResponseController reach the writer underneath.
+func (c *responseCut) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // drain reads a response to its end and closes it.
 func drain(resp *http.Response) {
@@ -192,7 +242,7 @@ func drain(resp *http.Response) {
 
 // errProbeCut is what the no-resume probe's writer returns once it cut
 // its stream.
-var errProbeCut = errors.New("probe: the stream was cut after its first segment")
+var errProbeCut = errors.New("probe: the stream was cut")
 
 // noResume stands, for one probe session, for a server without
 // resumability (2025-11-25 Transports › Streamable HTTP › Resumability and
