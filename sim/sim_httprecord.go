@@ -51,6 +51,11 @@ var httpRules = []string{
 	"HTTP-NO-BROADCAST", "HTTP-ORIGIN", "HTTP-SESSION", "CLIENT-RESUME",
 }
 
+// HTTPRecordRules returns the rules a run over Streamable HTTP judges on
+// its HTTP record (Result.HTTPTrace) rather than on its trace alone:
+// `tasksim trace check` of the trace alone judges them otherwise.
+func HTTPRecordRules() []string { return slices.Clone(httpRules) }
+
 // newHTTPRecord returns an HTTP record with header h (the run's, labelled
 // record=http) whose proxy forwards to upstream in memory.
 func newHTTPRecord(h traces.Header, upstream http.Handler, c clock.Clock) (*httpRecord, error) {

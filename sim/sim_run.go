@@ -74,6 +74,10 @@ type Result struct {
 	// HTTPTrace is the HTTP record of a run over Streamable HTTP, a trace
 	// file of its own (sim_httprecord.go); nil over stdio.
 	HTTPTrace []byte
+	// HTTPUnjudged are the rules of HTTPRecordRules the HTTP record did
+	// not judge in this run (a fault lost a session, or acted at the HTTP
+	// place): Verdict holds the trace's results for them.
+	HTTPUnjudged []string
 }
 
 // CallOutcome is how one call of the workload ended.
@@ -379,6 +383,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var unjudged []string
 	if r.http != nil {
 		// A stream of a session the server or the connection lost (a
 		// restart, a cut or stalled connection) cannot be resumed: the
@@ -391,7 +396,6 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 		for k := range sessions {
 			lost = lost || lostSession(ds, k)
 		}
-		var unjudged []string
 		if lost {
 			unjudged = append(unjudged, "HTTP-RESUME-COMPLETE", "CLIENT-RESUME")
 		} else if len(httpBound) > 0 {
@@ -404,7 +408,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	nd.mu.Lock()
 	restarts := nd.restarts
 	nd.mu.Unlock()
-	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: applied(set, httpSet), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes(), HTTPTrace: httpTrace}, nil
+	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: applied(set, httpSet), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes(), HTTPTrace: httpTrace, HTTPUnjudged: unjudged}, nil
 }
 
 // applied returns the decisions of both places: the Conn place's in the
