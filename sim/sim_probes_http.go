@@ -30,12 +30,18 @@ const resumeWait = 2 * time.Second
 //     Management: "Servers that require a session ID SHOULD respond to
 //     requests without an Mcp-Session-Id header (other than
 //     initialization) with HTTP 400 Bad Request");
-//   - a slow tools/call whose SSE stream is cut just before its response
-//     (cutBeforeResponse), then, once the call ended, a GET with the last
-//     event id the stream carried, whose replay must bring the response (HTTP-RESUME-COMPLETE, HTTP-RESUME-SAME-
-//     STREAM; Transports › Streamable HTTP › Resumability and
-//     Redelivery: the server MAY replay messages that would have been
-//     sent after the last event ID, on the stream that was disconnected).
+//   - a slow tools/call streamed to its end, then a second one whose SSE
+//     stream is cut just before its response (cutBeforeResponse); once
+//     the call ended, a GET with the last event id the stream carried,
+//     whose replay must bring the response and nothing of the first
+//     call's stream, and whose ids must differ from the first stream's
+//     (HTTP-RESUME-COMPLETE, HTTP-RESUME-SAME-STREAM,
+//     HTTP-EVENT-ID-UNIQUE; Transports › Streamable HTTP › Resumability
+//     and Redelivery: event IDs unique across all streams of a session;
+//     the server MAY replay the messages that would have been sent after
+//     the last event ID on the stream that was disconnected, and MUST NOT
+//     replay messages that would have been delivered on a different
+//     stream).
 //
 // Every request goes through the HTTP place (its faults stopped) and the
 // HTTP record; nothing is drawn.
