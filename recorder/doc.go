@@ -75,6 +75,13 @@
 //     stream is slowed to the recording's pace rather than lose records.
 //     MaxPending is also what bounds the loss of a recorder killed with
 //     SIGKILL (docs/trace-format.md, "Writing"; TestKilledRecorderLossIsBounded).
+//   - In process (ProxyOptions.Clock, with a Transport that serves the
+//     upstream in memory, as the simulator's HTTP record does), records
+//     are stamped on that clock, the pipeline never waits on the wall
+//     clock, and an event stream's bytes are handed to the recording
+//     before they are written, since a write in memory may reach the
+//     client before it returns: an event is recorded before anything the
+//     client does on reading it (TestProxyInProcess).
 //   - A client gone before its response ended is recorded as such
 //     ("client: disconnected") even when the upstream finished the body:
 //     the end of a response goes out only when the proxy's handler returns.

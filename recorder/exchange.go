@@ -75,7 +75,7 @@ func (ex *exchange) write(r traces.Record) {
 func (ex *exchange) recordRequestHead() {
 	r := ex.r
 	ex.record(traces.Record{
-		Wall:   time.Now(),
+		Wall:   ex.p.now(),
 		Stream: ex.reqStream,
 		Dir:    traces.DirClientToServer,
 		Kind:   traces.KindRequestHead,
@@ -95,7 +95,7 @@ func (ex *exchange) onResponse(resp *http.Response) {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	ex.sse = ct == "text/event-stream"
 	ex.record(traces.Record{
-		Wall:   time.Now(),
+		Wall:   ex.p.now(),
 		Stream: ex.respStream,
 		Dir:    traces.DirServerToClient,
 		Kind:   traces.KindResponseHead,
@@ -110,7 +110,7 @@ func (ex *exchange) onResponse(resp *http.Response) {
 
 // onRoundTripError runs when no response head came from the upstream.
 func (ex *exchange) onRoundTripError(err error) {
-	now := time.Now()
+	now := ex.p.now()
 	side, gone := ex.disconnectSide()
 	if !gone {
 		side = "upstream: " + err.Error()
@@ -179,7 +179,7 @@ func (ex *exchange) handOver(at time.Time) {
 // finish records the end of the exchange, on the handler goroutine, after
 // ReverseProxy returned or while it panics with http.ErrAbortHandler.
 func (ex *exchange) finish() {
-	now := time.Now()
+	now := ex.p.now()
 	if ex.reqBody != nil {
 		ex.reqBody.finish("not read to its end")
 	}
@@ -242,8 +242,22 @@ func (t *teeWriter) Header() http.Header { return t.rw.Header() }
 func (t *teeWriter) WriteHeader(code int) { t.rw.WriteHeader(code) }
 
 func (t *teeWriter) Write(p []byte) (int, error) {
+	if ex := t.ex; ex.p.opts.Clock != nil && ex.answered && ex.sse {
+		// In process (ProxyOptions.Clock), a write may reach the client
+		// before it returns: the client may read an event and act on it
+		// (resume after its id) at once. Its bytes are handed to the
+		// recording first, so that the event's record comes before
+		// whatever the client does next.
+		ex.pending = append(ex.pending, p...)
+		ex.handOver(ex.p.now())
+		n, err := t.rw.Write(p)
+		if err != nil && ex.writeErr == nil {
+			ex.writeErr = err
+		}
+		return n, err
+	}
 	n, err := t.rw.Write(p)
-	t.ex.wrote(p[:n], err, time.Now())
+	t.ex.wrote(p[:n], err, t.ex.p.now())
 	return n, err
 }
 
@@ -253,7 +267,7 @@ func (t *teeWriter) FlushError() error {
 		t.rc = http.NewResponseController(t.rw)
 	}
 	err := t.rc.Flush()
-	t.ex.flushed(err, time.Now())
+	t.ex.flushed(err, t.ex.p.now())
 	return err
 }
 
@@ -294,7 +308,7 @@ type requestBody struct {
 
 func (b *requestBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	now := time.Now()
+	now := b.ex.p.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.done {
@@ -321,7 +335,7 @@ func (b *requestBody) finish(note string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.done && (b.g.n > 0) {
-		b.endLocked(errors.New(note), time.Now())
+		b.endLocked(errors.New(note), b.ex.p.now())
 	}
 	b.done = true
 }

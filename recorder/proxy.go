@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -45,6 +46,16 @@ type ProxyOptions struct {
 	// Logger receives the proxy's own failures (a failed trace write);
 	// nil discards them.
 	Logger *slog.Logger
+	// Clock stamps the records; nil means the wall clock. A Proxy on a
+	// simulated clock (an in-process run, whose Transport serves the
+	// upstream in memory) records on it, and its pipeline does not
+	// settle (PipelineOptions.Settle): nothing waits on the wall clock.
+	// Give the traces.Writer the same clock (WriterOptions.Now). In
+	// process, where a write reaches the client before it returns, the
+	// bytes of an event stream are handed to the recording before they
+	// are written (an event the client could act on is recorded before
+	// what it does next), not after they were flushed.
+	Clock clock.Clock
 }
 
 // ErrStopped is the cause given to the requests still open when Serve's
@@ -68,6 +79,7 @@ type Proxy struct {
 	opts     ProxyOptions
 	rp       *httputil.ReverseProxy
 	pipe     *Pipeline
+	clock    clock.Clock
 
 	exchanges atomic.Uint64
 
@@ -103,7 +115,12 @@ func NewProxy(upstream *url.URL, w *traces.Writer, opts *ProxyOptions) (*Proxy, 
 	if p.opts.MaxPending <= 0 {
 		p.opts.MaxPending = DefaultMaxPending
 	}
-	p.pipe = NewPipeline(w, &PipelineOptions{MaxPending: p.opts.MaxPending, Settle: proxySettle, Logger: p.opts.Logger})
+	settle := proxySettle
+	if p.opts.Clock != nil {
+		settle = 0
+	}
+	p.clock = clock.Or(p.opts.Clock)
+	p.pipe = NewPipeline(w, &PipelineOptions{Clock: p.opts.Clock, MaxPending: p.opts.MaxPending, Settle: settle, Logger: p.opts.Logger})
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewrite,
 		Transport:      p.opts.Transport,
@@ -196,6 +213,9 @@ func (p *Proxy) errorHandler(rw http.ResponseWriter, r *http.Request, err error)
 	rw.WriteHeader(http.StatusBadGateway)
 }
 
+// now is the time on the Proxy's clock.
+func (p *Proxy) now() time.Time { return p.clock.Now() }
+
 // ConnState records connections opening and closing; set it as the
 // http.Server's ConnState (Serve does).
 func (p *Proxy) ConnState(c net.Conn, s http.ConnState) {
@@ -224,7 +244,7 @@ func (p *Proxy) connID(addr string) uint64 {
 		return id
 	}
 	p.conns[addr] = id
-	p.record(traces.Record{Wall: time.Now(), Conn: id, Kind: traces.KindConnOpen, Note: "client " + addr})
+	p.record(traces.Record{Wall: p.now(), Conn: id, Kind: traces.KindConnOpen, Note: "client " + addr})
 	return id
 }
 
@@ -236,7 +256,7 @@ func (p *Proxy) connClosed(addr, note string) {
 		return
 	}
 	delete(p.conns, addr)
-	p.record(traces.Record{Wall: time.Now(), Conn: id, Kind: traces.KindConnClose, Note: note})
+	p.record(traces.Record{Wall: p.now(), Conn: id, Kind: traces.KindConnClose, Note: note})
 }
 
 // record hands a finished record to the pipeline. Its Raw must not change
@@ -272,7 +292,7 @@ func (p *Proxy) Close() error {
 		p.closed = true
 		for addr, id := range p.conns {
 			delete(p.conns, addr)
-			p.record(traces.Record{Wall: time.Now(), Conn: id, Kind: traces.KindConnClose, Note: ErrStopped.Error()})
+			p.record(traces.Record{Wall: p.now(), Conn: id, Kind: traces.KindConnClose, Note: ErrStopped.Error()})
 		}
 	}
 	p.mu.Unlock()

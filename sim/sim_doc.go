@@ -11,9 +11,9 @@
 //	                  │
 //	                  ▼
 //	client ─rec(side 1)─ faults.Conn ─rec(side 2)─ transport ─▶ server   (clock.Sim, RunUntil)
-//	                  │
-//	                  ▼
-//	trace ─▶ check (server view, client view) + liveness ─▶ Result ─▶ Shrink
+//	                  │                     over HTTP: faults.Handler ─ recorder.Proxy ─▶ server
+//	                  ▼                                                  │
+//	trace ─▶ check (server view, client view) + HTTP record (HTTP rules) + liveness ─▶ Result ─▶ Shrink
 //
 // Example:
 //

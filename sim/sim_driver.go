@@ -21,6 +21,9 @@ type run struct {
 	sim     *clock.Sim
 	bugs    client.Bugs
 	pending atomic.Int64
+	// http records the HTTP exchanges of a run over Streamable HTTP;
+	// nil over stdio.
+	http *httpRecord
 
 	mu    sync.Mutex
 	jumps []*jump // clock jumps asked for by the fault layer
@@ -157,6 +160,9 @@ func (r *run) fail(err error, nd *node, sessions []*simSession, pipe *recorder.P
 	r.close(nd, sessions)
 	pipe.Close()
 	w.Close()
+	if r.http != nil {
+		_, _ = r.http.close()
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("simulation: wall time limit reached at simulated %v", r.sim.Now().Sub(simStart))
 	}

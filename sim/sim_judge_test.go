@@ -56,7 +56,8 @@ func byHand(t *testing.T, trace []byte) *check.Verdict {
 
 // TestJudgeSides: the run's verdict, now check.Check's reading of the
 // sides, is the verdict of the two views fed by hand, for seeds over both
-// transports with and without faults.
+// transports with and without faults; over HTTP with the HTTP record's
+// results merged in (judgeHTTP), and only those.
 func TestJudgeSides(t *testing.T) {
 	transports := map[string]int{}
 	faulted := 0
@@ -69,7 +70,13 @@ func TestJudgeSides(t *testing.T) {
 		if res.Verdict.Faults > 0 {
 			faulted++
 		}
-		if diff := cmp.Diff(byHand(t, res.Trace), res.Verdict); diff != "" {
+		want := byHand(t, res.Trace)
+		if res.HTTPTrace != nil {
+			if err := judgeHTTP(want, res.HTTPTrace, res.HTTPUnjudged); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if diff := cmp.Diff(want, res.Verdict); diff != "" {
 			t.Errorf("seed %d (%s, %v): the run's verdict is not the two views' (-by hand +run):\n%s", seed, res.Schedule.Workload.Transport, res.Schedule.Faults, diff)
 		}
 	}

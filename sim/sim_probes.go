@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
@@ -11,6 +12,10 @@ import (
 // unknownTaskID is the task id the probes ask about that no server gave
 // out.
 const unknownTaskID = "tasksim-probe-no-such-task"
+
+// lastSeqNrZeroID is the request id of the probe's tasks/result with
+// lastSeqNr 0.
+const lastSeqNrZeroID = "tasksim-probe-lastseqnr-0"
 
 // probeStream is the SEP-1905 streamed call the probes resume: three
 // segments, so that tasks/result with lastSeqNr 1 has two to return.
@@ -47,6 +52,18 @@ func (r *run) probes(a, b *simSession, bt mcp.Transport, taskID string) []Findin
 		})
 		if streamTask != "" {
 			r.step(func(ctx context.Context) { _, _ = a.s.TaskResult(ctx, streamTask, 1) })
+			// lastSeqNr 0, which no correct client sends: the server must
+			// answer -32602 (SEP-1905, Case 3 › Resuming Streaming:
+			// lastSeqNr is a positive integer; S1905-LASTSEQNR-INVALID).
+			// Written on the session's Conn, past the client's own
+			// requests: its answer, of an id the client never gave out,
+			// the client drops; the trace holds it.
+			r.step(func(ctx context.Context) {
+				msg, err := mcp.NewRequest(mcp.StringID(lastSeqNrZeroID), mcp.MethodTasksResult, map[string]any{"taskId": streamTask, "lastSeqNr": 0})
+				if err == nil && a.s.Conn().Write(ctx, msg) == nil {
+					r.sleepUntil(r.sim.Now().Add(time.Second))
+				}
+			})
 		}
 	}
 	r.connectNow(b, bt)

@@ -46,10 +46,13 @@ type Failure struct {
 	Finding string   `json:"finding"`
 	// Shrinking, when the run was shrunk: its schedule and trace files,
 	// the command that reproduces it, the sizes before and after.
-	Schedule string      `json:"schedule,omitempty"`
-	Trace    string      `json:"trace,omitempty"`
-	Repro    string      `json:"repro,omitempty"`
-	Shrunk   *ShrunkSize `json:"shrunk,omitempty"`
+	Schedule string `json:"schedule,omitempty"`
+	Trace    string `json:"trace,omitempty"`
+	// HTTPTrace is the file of the run's HTTP record, over Streamable
+	// HTTP (docs/sim.md, "The HTTP record").
+	HTTPTrace string      `json:"httpTrace,omitempty"`
+	Repro     string      `json:"repro,omitempty"`
+	Shrunk    *ShrunkSize `json:"shrunk,omitempty"`
 	// NotShrunk says why a run chosen for shrinking was not.
 	NotShrunk string `json:"notShrunk,omitempty"`
 }

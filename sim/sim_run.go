@@ -71,6 +71,13 @@ type Result struct {
 	SimTime time.Duration
 	// Trace is the run's trace file.
 	Trace []byte
+	// HTTPTrace is the HTTP record of a run over Streamable HTTP, a trace
+	// file of its own (sim_httprecord.go); nil over stdio.
+	HTTPTrace []byte
+	// HTTPUnjudged are the rules of HTTPRecordRules the HTTP record did
+	// not judge in this run (a fault lost a session, or acted at the HTTP
+	// place): Verdict holds the trace's results for them.
+	HTTPUnjudged []string
 }
 
 // CallOutcome is how one call of the workload ended.
@@ -143,14 +150,20 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	r := &run{ctx: ctx, sim: sim, bugs: bugs.Client}
 	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs)
 	var buf bytes.Buffer
-	w, err := traces.NewWriter(&buf, traces.Header{
+	header := traces.Header{
 		Created: sim.Now(), TasksimVersion: opts.Version, Command: opts.Command,
 		Protocol: mcp.LatestProtocolVersion, Seed: s.Seed,
 		Labels: []traces.Label{{Key: "sim", Value: "in-process"}, {Key: "transport", Value: s.Workload.Transport}},
 		Faults: &traces.Schedule{Specs: s.Faults, Note: "decisions are in the fault records"},
-	}, &traces.WriterOptions{Now: sim.Now, FlushInterval: -1})
+	}
+	w, err := traces.NewWriter(&buf, header, &traces.WriterOptions{Now: sim.Now, FlushInterval: -1})
 	if err != nil {
 		return nil, err
+	}
+	if s.Workload.Transport == TransportHTTP {
+		if r.http, err = newHTTPRecord(header, nd, sim); err != nil {
+			return nil, err
+		}
 	}
 	pipe := recorder.NewPipeline(w, &recorder.PipelineOptions{Clock: sim})
 	connBound, httpBound := byPlace(bound)
@@ -165,6 +178,9 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 			f.Target.Conn = uint64(k + 1)
 		}
 		pipe.AddFault(f, a.Spec)
+		if r.http != nil {
+			r.http.addFault(f, a.Spec)
+		}
 		dmu.Lock()
 		decisions = append(decisions, decision{at: sim.Now(), session: k, verb: a.Action.Verb, stream: f.Target.Stream})
 		dmu.Unlock()
@@ -173,15 +189,23 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	httpSet.Observe(observe)
 
 	var base mcp.Transport
+	var httpTr, noResumeTr *streamhttp.ClientTransport
 	if s.Workload.Transport == TransportHTTP {
-		tr := streamhttp.Pipe(httpFaults(nd, httpSet, sim))
+		hf := httpFaults(r.http.proxy, httpSet, sim)
+		tr := streamhttp.Pipe(hf)
+		httpTr = tr
+		// The no-resume probe's server: the same, behind a front that
+		// cannot resume (sim_probes_http.go).
+		nr := streamhttp.Pipe(&noResume{h: hf})
+		nr.Clock, nr.NoResume = sim, bugs.Client.NoResume
+		noResumeTr = nr
 		tr.Clock = sim
 		tr.NoResume = bugs.Client.NoResume
 		base = tr
 	} else {
 		base = stdio.Pipe(nd, nil)
 	}
-	transport := func(k int) mcp.Transport {
+	transportOver := func(base mcp.Transport, k int) mcp.Transport {
 		return mcp.DecorateTransport(base, func(c mcp.Conn) mcp.Conn {
 			id := uint64(k + 1)
 			if s.Workload.Transport == TransportStdio {
@@ -195,6 +219,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 			return recorder.Conn(c, pipe, &recorder.ConnOptions{ID: id, Side: traces.SideClient, Note: "reference client"})
 		})
 	}
+	transport := func(k int) mcp.Transport { return transportOver(base, k) }
 
 	// The sessions connect one after the other, then the calls start,
 	// each at its own instant from then on: two things never start at
@@ -309,6 +334,22 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err := r.wait(); err != nil {
 		return nil, r.fail(err, nd, append(sessions, probe, unasked), pipe, w)
 	}
+	var extra []*simSession
+	if httpTr != nil {
+		// Then what only raw HTTP asks (sim_probes_http.go).
+		r.spawn(func() { r.httpProbes(httpTr.HTTPClient, httpTr.URL) })
+		if err := r.wait(); err != nil {
+			return nil, r.fail(err, nd, append(sessions, probe, unasked), pipe, w)
+		}
+		// And a session whose server cannot resume a stream with
+		// Last-Event-ID: the client must resume with lastSeqNr.
+		noRes := &simSession{ready: make(chan struct{})}
+		r.spawn(func() { r.noResumeProbe(noRes, transportOver(noResumeTr, len(sessions)+2)) })
+		extra = append(extra, noRes)
+		if err := r.wait(); err != nil {
+			return nil, r.fail(err, nd, append(sessions, probe, unasked, noRes), pipe, w)
+		}
+	}
 	simTime := sim.Now().Sub(simStart)
 
 	for i, oc := range out {
@@ -325,7 +366,16 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err := pipe.Close(); err != nil {
 		return nil, err
 	}
-	r.close(nd, append(sessions, probe, unasked))
+	// So does the HTTP record: a session the simulator closes (DELETE)
+	// is not one the client ended before resuming its cut streams.
+	var httpTrace []byte
+	if r.http != nil {
+		r.http.proxy.Pipeline().Annotate("end of the run: the simulator closes the sessions")
+		if httpTrace, err = r.http.close(); err != nil {
+			return nil, err
+		}
+	}
+	r.close(nd, append(append(sessions, probe, unasked), extra...))
 	if err := w.Close(); err != nil {
 		return nil, err
 	}
@@ -333,10 +383,32 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var unjudged []string
+	if r.http != nil {
+		// A stream of a session the server or the connection lost (a
+		// restart, a cut or stalled connection) cannot be resumed: the
+		// HTTP record judges resumption only in runs that lost none. The
+		// HTTP record is the server's view: it judges CLIENT-RESUME only
+		// where the client's view is the same, in runs with no fault at
+		// the HTTP place (a disconnect:at=before cuts an event the server
+		// sent and the client never got).
+		lost := restarted
+		for k := range sessions {
+			lost = lost || lostSession(ds, k)
+		}
+		if lost {
+			unjudged = append(unjudged, "HTTP-RESUME-COMPLETE", "CLIENT-RESUME")
+		} else if len(httpBound) > 0 {
+			unjudged = append(unjudged, "CLIENT-RESUME")
+		}
+		if err := judgeHTTP(v, httpTrace, unjudged); err != nil {
+			return nil, err
+		}
+	}
 	nd.mu.Lock()
 	restarts := nd.restarts
 	nd.mu.Unlock()
-	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: applied(set, httpSet), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes()}, nil
+	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: applied(set, httpSet), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes(), HTTPTrace: httpTrace, HTTPUnjudged: unjudged}, nil
 }
 
 // applied returns the decisions of both places: the Conn place's in the

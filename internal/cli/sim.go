@@ -100,7 +100,7 @@ bad --partition),
 	f.StringVar(&o.Schedule, "schedule", "", "run this schedule file (from --out) instead of drawing one")
 	f.StringVar(&o.Corpus, "corpus", "", "re-run every *.json schedule in this directory (a regression corpus)")
 	f.StringVar(&o.Shrink, "shrink", "first", "which failures to shrink: first (of each rule), all, none (default none with --schedule, --corpus)")
-	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule); --json then holds its verdict")
+	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule), and over HTTP its HTTP record beside it (x.trace: x.http.trace); --json then holds its verdict")
 	f.StringVar(&o.HTML, "html", "", "write the timeline of a run to this HTML file: the run, or of many the first failing (else the one where faults did most)")
 	f.StringVar(&o.Partition, "partition", "", "run partition I/N (I from 0 to N-1) of the seeds; default from JOB_COMPLETION_INDEX and TASKSIM_SIM_PARTITIONS (a Kubernetes Indexed Job)")
 	f.StringVar(&o.Bug, "bug", "", "plant this known bug in the reference implementation (tests of the simulator; docs/sim.md)")
@@ -167,6 +167,13 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 		if o.Trace != "" {
 			if err := writeOutput(st, o.Trace, func(w io.Writer) error { _, err := w.Write(res.Trace); return err }); err != nil {
 				return fmt.Errorf("--trace %s: %w", o.Trace, err)
+			}
+			if res.HTTPTrace != nil && o.Trace != "-" {
+				// Beside it, the run's HTTP record (docs/sim.md).
+				hp := httpTracePath(o.Trace)
+				if err := writeOutput(st, hp, func(w io.Writer) error { _, err := w.Write(res.HTTPTrace); return err }); err != nil {
+					return fmt.Errorf("--trace %s: %w", hp, err)
+				}
 			}
 			traced = res.Verdict
 		}
@@ -358,11 +365,11 @@ func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule s
 	ro := *runOpts
 	ro.Command = simCommand(s, o.Bug)
 	sh, err := sim.Shrink(st.Context, s, rule, &sim.ShrinkOptions{Run: &ro})
-	keep, trace := s, res.Trace
+	keep, trace, httpTrace := s, res.Trace, res.HTTPTrace
 	var said string
 	switch {
 	case err == nil:
-		keep, trace = sh.Schedule, sh.Result.Trace
+		keep, trace, httpTrace = sh.Schedule, sh.Result.Trace, sh.Result.HTTPTrace
 		fail.Shrunk = &sim.ShrunkSize{FromCalls: len(s.Workload.Calls), FromFaults: len(s.Faults), ToCalls: len(keep.Workload.Calls), ToFaults: len(keep.Faults), Runs: sh.Runs}
 		said = fmt.Sprintf("%d calls, %d faults -> %d calls, %d faults in %d runs (%v)",
 			len(s.Workload.Calls), len(s.Faults), len(keep.Workload.Calls), len(keep.Faults), sh.Runs, time.Since(t0).Round(time.Millisecond))
@@ -391,12 +398,31 @@ func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule s
 		return fmt.Errorf("--out: %w", err)
 	}
 	fail.Schedule, fail.Trace = base+".json", base+".trace"
+	if httpTrace != nil {
+		fail.HTTPTrace = httpTracePath(fail.Trace)
+		if err := os.WriteFile(fail.HTTPTrace, httpTrace, 0o644); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
 	fail.Repro = fmt.Sprintf("tasksim sim --seed %d --schedule %s", s.Seed, base+".json")
 	if o.Bug != "" {
 		fail.Repro += " --bug " + o.Bug
 	}
-	fmt.Fprintf(st.Stdout, "  shrunk: %s\n  trace: %s\n  reproduce: %s\n", said, fail.Trace, fail.Repro)
+	fmt.Fprintf(st.Stdout, "  shrunk: %s\n  trace: %s\n", said, fail.Trace)
+	if fail.HTTPTrace != "" {
+		fmt.Fprintf(st.Stdout, "  http record: %s\n", fail.HTTPTrace)
+	}
+	fmt.Fprintf(st.Stdout, "  reproduce: %s\n", fail.Repro)
 	return nil
+}
+
+// httpTracePath is where the HTTP record of a run whose trace goes to
+// path is written: x.trace -> x.http.trace, any other name + ".http".
+func httpTracePath(path string) string {
+	if base, ok := strings.CutSuffix(path, ".trace"); ok {
+		return base + ".http.trace"
+	}
+	return path + ".http"
 }
 
 // simCommand is the command line that reproduces a schedule's run, for
