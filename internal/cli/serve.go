@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type ServeOptions struct {
 	MaxTTL   time.Duration
 	MaxTasks int
 	LogLevel string
+	// CPUProfile is --cpuprofile: a Go CPU profile of the server from
+	// start to exit, written when the server stops.
+	CPUProfile string
 
 	Origins           []string
 	Hosts             []string
@@ -141,6 +145,7 @@ its file descriptor N (a pipe the parent passes, e.g. --addr 127.0.0.1:0
 	f.DurationVar(&o.SessionIdle, "session-idle-timeout", streamhttp.DefaultSessionIdle, "end a session with no request and no open stream for this long (negative: never)")
 	o.Budgets.flags(f)
 	f.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
+	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the server, from start to exit, to FILE (go tool pprof)")
 	f.IntVar(&o.ReadyFD, "ready-fd", 0, "once listening, write the endpoint URL and a newline to this inherited file descriptor and close it (0: none)")
 	return cmd
 }
@@ -170,7 +175,7 @@ func newLogger(st *State, level string) (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(st.Stderr, &slog.HandlerOptions{Level: l})), nil
 }
 
-func runServe(ctx context.Context, st *State, o *ServeOptions) error {
+func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 	modes, noModes, err := parseModes(o.Modes)
 	if err != nil {
 		return err
@@ -187,6 +192,17 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) error {
 	}
 	if o.ReadyFD < 0 || o.ReadyFD > 0 && o.Stdio {
 		return usagef("--ready-fd: want a file descriptor for the URL of an HTTP server (not with --stdio)")
+	}
+	if o.CPUProfile != "" {
+		stop, err := startServeProfile(st, o.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if perr := stop(); err == nil {
+				err = perr
+			}
+		}()
 	}
 	sopts := &server.Options{
 		Version:               Version,
@@ -294,4 +310,24 @@ func signalReady(st *State, fd int, url string) error {
 		return fmt.Errorf("--ready-fd %d: %w", fd, err)
 	}
 	return nil
+}
+
+// startServeProfile starts serve's --cpuprofile; stop ends it and commits
+// the file.
+func startServeProfile(st *State, name string) (stop func() error, err error) {
+	if name == "-" {
+		return nil, usagef("--cpuprofile: give a file (a profile is binary)")
+	}
+	out, err := createOutput(st, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(out.w); err != nil {
+		out.abort()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return out.close()
+	}, nil
 }

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -159,4 +161,29 @@ func primingEvent(t *testing.T, url string) string {
 		}
 	}
 	return ev.String()
+}
+
+// TestServeCPUProfile: --cpuprofile writes a Go CPU profile once the server
+// stops; "-" is refused (a profile is binary).
+func TestServeCPUProfile(t *testing.T) {
+	cpu := filepath.Join(t.TempDir(), "serve.cpu")
+	url, stop, stderr := serveReady(t, "--log-level", "error", "--cpuprofile", cpu)
+	sess, err := client.New(nil).Connect(t.Context(), &streamhttp.ClientTransport{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Close()
+	if code := stop(); code != ExitOK {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	b := gunzip(t, cpu)
+	for _, w := range []string{"samples", "cpu", "nanoseconds"} {
+		if !bytes.Contains(b, []byte(w)) {
+			t.Errorf("the profile lacks %q", w)
+		}
+	}
+	code, _, errOut := run(t, "", "serve", "--cpuprofile", "-")
+	if code != ExitUsage || !strings.Contains(errOut, "--cpuprofile: give a file") {
+		t.Errorf("--cpuprofile -: exit %d, stderr %q; want %d and the reason", code, errOut, ExitUsage)
+	}
 }
