@@ -137,12 +137,26 @@ func (c ContentBlock) appendJSON(dst []byte, seqNr *int64) ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *ContentBlock) UnmarshalJSON(b []byte) error {
-	var members map[string]json.RawMessage
 	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' && utf8.Valid(t) && json.Valid(t) {
-		members = objectMembers(t) // one pass, as DecodeMessage reads messages
-	} else if err := json.Unmarshal(b, &members); err != nil {
+		return c.decodeValid(t)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
 		return fmt.Errorf("content block: %w", err)
 	}
+	return c.decodeMembers(members)
+}
+
+// decodeValid decodes an object known to be valid UTF-8 and valid JSON
+// (its first byte '{') in one pass, as DecodeMessage reads messages. The
+// block keeps no reference to data: strings and raw members are copied.
+func (c *ContentBlock) decodeValid(data []byte) error {
+	return c.decodeMembers(objectMembersShared(data))
+}
+
+// decodeMembers fills c from an object's members; it takes from members
+// what it knows.
+func (c *ContentBlock) decodeMembers(members map[string]json.RawMessage) error {
 	if members == nil {
 		return fmt.Errorf("content block: must be an object")
 	}

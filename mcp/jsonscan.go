@@ -13,7 +13,12 @@ import (
 // one copy of data. data must be valid UTF-8 and valid JSON (json.Valid)
 // whose first byte is '{'.
 func objectMembers(data []byte) map[string]json.RawMessage {
-	data = bytes.Clone(data)
+	return objectMembersShared(bytes.Clone(data))
+}
+
+// objectMembersShared is objectMembers without the copy: the values are
+// slices of data, for a caller that copies what it keeps.
+func objectMembersShared(data []byte) map[string]json.RawMessage {
 	members := make(map[string]json.RawMessage, 8)
 	i := skipSpace(data, 1)
 	if data[i] == '}' {

@@ -1,0 +1,71 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TaskPartialParams' one-pass decoding must agree with encoding/json on
+// every input: the same params, or an error where it fails. Its encoding
+// must be encoding/json's, byte for byte, and NewPartialNotification's too.
+func FuzzTaskPartialParams(f *testing.F) {
+	for _, s := range []string{
+		`{"taskId":"t1","content":[{"type":"text","text":"hello"}],"seq":0}`,
+		`{"taskId":"t1","content":[{"type":"text","text":"a"},{"type":"text","text":"b <&> \u00e9"}],"seq":41}`,
+		` { "seq" : 7 , "content" : [ ] , "taskId" : "x\"y" } `,
+		`{"taskId":"t","content":[],"seq":1,"_meta":{"k":[1,2]}}`,
+		`{"taskId":"t","content":null,"seq":1}`,
+		`{"taskId":null,"content":[],"seq":1}`,
+		`{"taskid":"t","content":[],"seq":1}`,
+		`{"taskId":"t","taskId":"u","content":[],"seq":1}`,
+		`{"taskId":"t","content":[],"seq":1.0}`,
+		`{"taskId":"t","content":[],"seq":1e2}`,
+		`{"taskId":"t","content":[],"seq":99999999999999999999}`,
+		`{"taskId":"t","content":[null],"seq":1}`,
+		`{"taskId":"t","content":["x"],"seq":1}`,
+		`{"taskId":"t","content":[{"text":"no type"}],"seq":1}`,
+		`{"taskId":"t","content":[{"type":"text","text":"x","annotations":{ "a" : 1 }}],"seq":1}`,
+		`{"taskId":"t","content":{},"seq":1}`,
+		`{"taskId":7,"content":[],"seq":1}`,
+		`{"taskId":"t","content":[],"seq":"1","other":true}`,
+		`{}`,
+		`[]`,
+		`null`,
+		`{"taskId":"\ud800","content":[],"seq":-0}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want taskPartialParams
+		wantErr := json.Unmarshal(data, &want)
+		var got TaskPartialParams
+		gotErr := json.Unmarshal(data, &got)
+		if (wantErr == nil) != (gotErr == nil) {
+			t.Fatalf("%q: encoding/json error %v, TaskPartialParams error %v", data, wantErr, gotErr)
+		}
+		if wantErr != nil {
+			if wantErr.Error() != gotErr.Error() {
+				t.Fatalf("%q: errors differ:\nencoding/json: %v\none pass:      %v", data, wantErr, gotErr)
+			}
+			return
+		}
+		if diff := cmp.Diff(TaskPartialParams(want), got); diff != "" {
+			t.Fatalf("%q (-encoding/json +one pass):\n%s", data, diff)
+		}
+		wantEnc, wantEncErr := json.Marshal(want)
+		gotEnc, gotEncErr := json.Marshal(got)
+		if (wantEncErr == nil) != (gotEncErr == nil) || !bytes.Equal(wantEnc, gotEnc) {
+			t.Fatalf("encodings of %q differ:\nencoding/json: %q %v\nMarshalJSON:   %q %v", data, wantEnc, wantEncErr, gotEnc, gotEncErr)
+		}
+		if wantEncErr != nil {
+			return
+		}
+		m, err := NewPartialNotification(got)
+		if err != nil || !bytes.Equal(m.Params, wantEnc) || m.Method != NotificationTaskPartial {
+			t.Fatalf("NewPartialNotification(%q) = %q, %v; want params %q", data, m.Params, err, wantEnc)
+		}
+	})
+}
