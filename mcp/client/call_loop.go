@@ -38,11 +38,11 @@ type call struct {
 	res  *CallResult
 	ctx  context.Context // ends when the call ends: outstanding requests are cancelled
 
-	id     mcp.ID // of tools/call
+	id     mcp.ID               // of tools/call
 	resp   *inbox[*mcp.Message] // its answers; nil once it failed
-	first  bool   // the first answer arrived
+	first  bool                 // the first answer arrived
 	taskID string
-	task   *inbox[taskNote]     // the task's notifications
+	task   *inbox[taskNote] // the task's notifications
 	// status is the task's status as reported by every source, stale
 	// reports and reports after a terminal status left out.
 	status statusTracker
