@@ -337,7 +337,9 @@ func (s *Session) routeNotification(msg *mcp.Message) {
 		var taskID string
 		if msg.Method == mcp.NotificationTaskPartial {
 			p := new(mcp.TaskPartialParams)
-			if json.Unmarshal(msg.Params, p) == nil {
+			// Not json.Unmarshal: it would check the JSON once more
+			// before calling the method, which checks it itself.
+			if p.UnmarshalJSON(msg.Params) == nil {
 				note.partial, taskID = p, p.TaskID
 			}
 		}
