@@ -39,6 +39,55 @@ func objectMembersShared(data []byte) map[string]json.RawMessage {
 	}
 }
 
+// envelopeNames are the members of a JSON-RPC message DecodeMessage reads.
+var envelopeNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// envelope holds a message's envelopeNames members as objectMembers would
+// map them (the last of duplicate names wins), without the map: a map was
+// the largest allocation of DecodeMessage.
+type envelope struct {
+	vals [len(envelopeNames)]json.RawMessage
+	has  [len(envelopeNames)]bool
+}
+
+// get returns the member named key, one of envelopeNames.
+func (e *envelope) get(key string) (json.RawMessage, bool) {
+	for i, n := range envelopeNames {
+		if n == key {
+			return e.vals[i], e.has[i]
+		}
+	}
+	return nil, false
+}
+
+// envelopeMembers reads the envelope members of data, which must be as
+// objectMembers wants it; the values share one copy of data.
+func envelopeMembers(data []byte) (e envelope) {
+	data = bytes.Clone(data)
+	i := skipSpace(data, 1)
+	if data[i] == '}' {
+		return e
+	}
+	for {
+		end := endOfString(data, i)
+		key := unquoteKey(data[i:end])
+		i = skipSpace(data, end) // at ':'
+		i = skipSpace(data, i+1) // at the value
+		end = endOfValue(data, i)
+		for k, n := range envelopeNames {
+			if n == key {
+				e.vals[k], e.has[k] = data[i:end:end], true
+				break
+			}
+		}
+		i = skipSpace(data, end) // at ',' or '}'
+		if data[i] == '}' {
+			return e
+		}
+		i = skipSpace(data, i+1)
+	}
+}
+
 // skipSpace returns the index of the first byte at or after i that is not
 // JSON whitespace.
 func skipSpace(data []byte, i int) int {
