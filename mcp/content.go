@@ -151,7 +151,50 @@ func (c *ContentBlock) UnmarshalJSON(b []byte) error {
 // (its first byte '{') in one pass, as DecodeMessage reads messages. The
 // block keeps no reference to data: strings and raw members are copied.
 func (c *ContentBlock) decodeValid(data []byte) error {
+	if c.decodeText(data) {
+		return nil
+	}
 	return c.decodeMembers(objectMembersShared(data))
+}
+
+// decodeText reads the usual block, {"type":"text","text":...} in either
+// order, without the map of members; anything else it leaves to
+// decodeMembers (false).
+func (c *ContentBlock) decodeText(data []byte) bool {
+	var typ, text []byte
+	i := skipSpace(data, 1)
+	if data[i] == '}' {
+		return false
+	}
+	for {
+		end := endOfString(data, i)
+		key := data[i+1 : end-1]
+		i = skipSpace(data, end)
+		i = skipSpace(data, i+1) // at the value
+		end = endOfValue(data, i)
+		switch {
+		case string(key) == "type" && typ == nil:
+			typ = data[i:end]
+		case string(key) == "text" && text == nil:
+			text = data[i:end]
+		default:
+			return false
+		}
+		i = skipSpace(data, end) // at ',' or '}'
+		if data[i] == '}' {
+			break
+		}
+		i = skipSpace(data, i+1)
+	}
+	if string(typ) != `"text"` || text == nil || text[0] != '"' {
+		return false
+	}
+	var s string
+	if decodeString(text, &s) != nil {
+		return false
+	}
+	*c = ContentBlock{Type: ContentText, Text: s}
+	return true
 }
 
 // decodeMembers fills c from an object's members; it takes from members

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -66,6 +67,40 @@ func FuzzTaskPartialParams(f *testing.F) {
 		m, err := NewPartialNotification(got)
 		if err != nil || !bytes.Equal(m.Params, wantEnc) || m.Method != NotificationTaskPartial {
 			t.Fatalf("NewPartialNotification(%q) = %q, %v; want params %q", data, m.Params, err, wantEnc)
+		}
+	})
+}
+
+// A text block read by decodeText must be what the general decoding
+// (decodeMembers) makes of the same bytes.
+func FuzzContentBlockText(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"text","text":"hello"}`,
+		`{ "text" : "a\"b\u00e9" , "type" : "text" }`,
+		`{"type":"text","text":"x","text":"y"}`,
+		`{"type":"te\u0078t","text":"x"}`,
+		`{"type":"text","text":5}`,
+		`{"type":"text"}`,
+		`{"type":"image","data":"AA==","mimeType":"image/png"}`,
+		`{"type":"text","text":"x","annotations":{}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		data = bytes.TrimSpace(data)
+		if len(data) == 0 || data[0] != '{' || !json.Valid(data) || !utf8.Valid(data) {
+			return
+		}
+		var fast ContentBlock
+		if !fast.decodeText(data) {
+			return
+		}
+		var general ContentBlock
+		if err := general.decodeMembers(objectMembersShared(data)); err != nil {
+			t.Fatalf("%q: decodeText took it, decodeMembers failed: %v", data, err)
+		}
+		if diff := cmp.Diff(general, fast); diff != "" {
+			t.Fatalf("%q (-decodeMembers +decodeText):\n%s", data, diff)
 		}
 	})
 }
