@@ -104,3 +104,39 @@ func FuzzContentBlockText(f *testing.F) {
 		}
 	})
 }
+
+var partialWire = []byte(`{"jsonrpc":"2.0","method":"notifications/tasks/partial","params":{"taskId":"0a1b2c3d-4e5f-6789-abcd-ef0123456789","content":[{"type":"text","text":"1764085000123456789"}],"seq":41}}`)
+
+// BenchmarkPartial is a partial notification's JSON work on each side:
+// the server's encoding (params and message) and the client's decoding
+// (message, then params).
+//
+//	go test -run '^$' -bench Partial -benchmem ./mcp
+func BenchmarkPartial(b *testing.B) {
+	b.Run("encode", func(b *testing.B) {
+		b.ReportAllocs()
+		p := TaskPartialParams{TaskID: "0a1b2c3d-4e5f-6789-abcd-ef0123456789", Content: []ContentBlock{TextBlock("1764085000123456789")}, Seq: 41}
+		for b.Loop() {
+			m, err := NewPartialNotification(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := m.MarshalJSON(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			m, err := DecodeMessage(partialWire)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var p TaskPartialParams
+			if err := p.UnmarshalJSON(m.Params); err != nil || p.Seq != 41 {
+				b.Fatal(err)
+			}
+		}
+	})
+}
