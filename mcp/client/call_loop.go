@@ -146,22 +146,25 @@ func (c *call) run(parent context.Context, args json.RawMessage) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for !c.done {
+		// The channels are read under c.mu: partialNow may re-arm the
+		// poll timer meanwhile (the same channel, restarted).
+		respC, taskC, pollC, cancelC := c.resp.ready(), c.task.ready(), c.pollC, c.cancelC
 		c.mu.Unlock()
 		select {
-		case <-c.resp.ready():
+		case <-respC:
 			c.mu.Lock()
 			c.onAnswers()
-		case <-c.task.ready():
+		case <-taskC:
 			c.mu.Lock()
 			c.onTaskNotifications()
 		case r := <-c.async:
 			c.mu.Lock()
 			c.onAsync(r)
-		case <-c.pollC:
+		case <-pollC:
 			c.mu.Lock()
 			c.pollC = nil
 			c.onPoll()
-		case <-c.cancelC:
+		case <-cancelC:
 			c.mu.Lock()
 			c.cancelC = nil
 			c.cancelDue = true
