@@ -162,31 +162,18 @@ func (c *ContentBlock) decodeValid(data []byte) error {
 // decodeMembers (false).
 func (c *ContentBlock) decodeText(data []byte) bool {
 	var typ, text []byte
-	i := skipSpace(data, 1)
-	if data[i] == '}' {
-		return false
-	}
-	for {
-		end := endOfString(data, i)
-		key := data[i+1 : end-1]
-		i = skipSpace(data, end)
-		i = skipSpace(data, i+1) // at the value
-		end = endOfValue(data, i)
+	usual := eachMember(data, func(name, value []byte) bool {
 		switch {
-		case string(key) == "type" && typ == nil:
-			typ = data[i:end]
-		case string(key) == "text" && text == nil:
-			text = data[i:end]
+		case string(name) == `"type"` && typ == nil:
+			typ = value
+		case string(name) == `"text"` && text == nil:
+			text = value
 		default:
 			return false
 		}
-		i = skipSpace(data, end) // at ',' or '}'
-		if data[i] == '}' {
-			break
-		}
-		i = skipSpace(data, i+1)
-	}
-	if string(typ) != `"text"` || text == nil || text[0] != '"' {
+		return true
+	})
+	if !usual || string(typ) != `"text"` || text == nil || text[0] != '"' {
 		return false
 	}
 	var s string

@@ -20,20 +20,33 @@ func objectMembers(data []byte) map[string]json.RawMessage {
 // slices of data, for a caller that copies what it keeps.
 func objectMembersShared(data []byte) map[string]json.RawMessage {
 	members := make(map[string]json.RawMessage, 8)
+	eachMember(data, func(name, value []byte) bool {
+		members[unquoteKey(name)] = value
+		return true
+	})
+	return members
+}
+
+// eachMember calls f with each member of the JSON object data, in order:
+// its name as written (quotes included) and its raw value. data must be as
+// objectMembers wants it. It stops, reporting false, when f returns false.
+func eachMember(data []byte, f func(name, value []byte) bool) bool {
 	i := skipSpace(data, 1)
 	if data[i] == '}' {
-		return members
+		return true
 	}
 	for {
 		end := endOfString(data, i)
-		key := unquoteKey(data[i:end])
+		name := data[i:end]
 		i = skipSpace(data, end) // at ':'
 		i = skipSpace(data, i+1) // at the value
 		end = endOfValue(data, i)
-		members[key] = data[i:end:end]
+		if !f(name, data[i:end:end]) {
+			return false
+		}
 		i = skipSpace(data, end) // at ',' or '}'
 		if data[i] == '}' {
-			return members
+			return true
 		}
 		i = skipSpace(data, i+1)
 	}
@@ -63,29 +76,17 @@ func (e *envelope) get(key string) (json.RawMessage, bool) {
 // envelopeMembers reads the envelope members of data, which must be as
 // objectMembers wants it; the values share one copy of data.
 func envelopeMembers(data []byte) (e envelope) {
-	data = bytes.Clone(data)
-	i := skipSpace(data, 1)
-	if data[i] == '}' {
-		return e
-	}
-	for {
-		end := endOfString(data, i)
-		key := unquoteKey(data[i:end])
-		i = skipSpace(data, end) // at ':'
-		i = skipSpace(data, i+1) // at the value
-		end = endOfValue(data, i)
+	eachMember(bytes.Clone(data), func(name, value []byte) bool {
+		key := unquoteKey(name)
 		for k, n := range envelopeNames {
 			if n == key {
-				e.vals[k], e.has[k] = data[i:end:end], true
+				e.vals[k], e.has[k] = value, true
 				break
 			}
 		}
-		i = skipSpace(data, end) // at ',' or '}'
-		if data[i] == '}' {
-			return e
-		}
-		i = skipSpace(data, i+1)
-	}
+		return true
+	})
+	return e
 }
 
 // skipSpace returns the index of the first byte at or after i that is not

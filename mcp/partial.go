@@ -97,40 +97,30 @@ type taskPartialParams TaskPartialParams
 // whether it could; on false p is partly filled and must be dropped.
 func (p *TaskPartialParams) decodeValid(data []byte) bool {
 	var seen [4]bool // taskId, content, seq, _meta
-	i := skipSpace(data, 1)
-	if data[i] == '}' {
-		return true
-	}
-	for {
-		end := endOfString(data, i)
-		key := data[i+1 : end-1]
-		i = skipSpace(data, end)
-		i = skipSpace(data, i+1) // at the value
-		end = endOfValue(data, i)
-		v := data[i:end]
+	return eachMember(data, func(name, v []byte) bool {
 		if v[0] == 'n' { // null: encoding/json leaves the field as it was
 			return false
 		}
 		var k int
-		switch string(key) {
-		case "taskId":
+		switch string(name) {
+		case `"taskId"`:
 			k = 0
 			if decodeString(v, &p.TaskID) != nil {
 				return false
 			}
-		case "content":
+		case `"content"`:
 			k = 1
 			if !p.decodeContent(v) {
 				return false
 			}
-		case "seq":
+		case `"seq"`:
 			k = 2
 			n, err := strconv.ParseInt(string(v), 10, 64)
 			if err != nil {
 				return false
 			}
 			p.Seq = n
-		case "_meta":
+		case `"_meta"`:
 			k = 3
 			if json.Unmarshal(v, &p.Meta) != nil {
 				return false
@@ -142,12 +132,8 @@ func (p *TaskPartialParams) decodeValid(data []byte) bool {
 			return false
 		}
 		seen[k] = true
-		i = skipSpace(data, end) // at ',' or '}'
-		if data[i] == '}' {
-			return true
-		}
-		i = skipSpace(data, i+1)
-	}
+		return true
+	})
 }
 
 // decodeContent reads a valid JSON array of content blocks.
