@@ -137,18 +137,56 @@ func (c ContentBlock) appendJSON(dst []byte, seqNr *int64) ([]byte, error) {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *ContentBlock) UnmarshalJSON(b []byte) error {
-	var members map[string]json.RawMessage
 	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' && utf8.Valid(t) && json.Valid(t) {
-		members = objectMembers(t) // one pass, as DecodeMessage reads messages
-	} else if err := json.Unmarshal(b, &members); err != nil {
+		return c.decodeValid(t)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
 		return fmt.Errorf("content block: %w", err)
 	}
-	return c.fromMembers(members)
+	return c.decodeMembers(members)
 }
 
-// fromMembers decodes a block from its object's members, as
-// UnmarshalJSON; members is taken over.
-func (c *ContentBlock) fromMembers(members map[string]json.RawMessage) error {
+// decodeValid decodes an object known to be valid UTF-8 and valid JSON
+// (its first byte '{') in one pass, as DecodeMessage reads messages. The
+// block keeps no reference to data: strings and raw members are copied.
+func (c *ContentBlock) decodeValid(data []byte) error {
+	if c.decodeText(data) {
+		return nil
+	}
+	return c.decodeMembers(objectMembersShared(data))
+}
+
+// decodeText reads the usual block, {"type":"text","text":...} in either
+// order, without the map of members; anything else it leaves to
+// decodeMembers (false).
+func (c *ContentBlock) decodeText(data []byte) bool {
+	var typ, text []byte
+	usual := eachMember(data, func(name, value []byte) bool {
+		switch {
+		case string(name) == `"type"` && typ == nil:
+			typ = value
+		case string(name) == `"text"` && text == nil:
+			text = value
+		default:
+			return false
+		}
+		return true
+	})
+	if !usual || string(typ) != `"text"` || text == nil || text[0] != '"' {
+		return false
+	}
+	var s string
+	if decodeString(text, &s) != nil {
+		return false
+	}
+	*c = ContentBlock{Type: ContentText, Text: s}
+	return true
+}
+
+// decodeMembers fills c from an object's members; it takes from members
+// what it knows.
+func (c *ContentBlock) decodeMembers(members map[string]json.RawMessage) error {
 	if members == nil {
 		return fmt.Errorf("content block: must be an object")
 	}
@@ -253,7 +291,7 @@ func (s *Segment) UnmarshalJSON(b []byte) error {
 // decodeValid is UnmarshalJSON for t, an object known to be valid JSON
 // and UTF-8: no second check.
 func (s *Segment) decodeValid(t []byte) error {
-	if err := s.ContentBlock.fromMembers(objectMembers(t)); err != nil {
+	if err := s.ContentBlock.decodeValid(t); err != nil {
 		return err
 	}
 	return s.takeSeqNr()

@@ -283,34 +283,35 @@ func DecodeMessage(data []byte) (*Message, error) {
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: a message must be a JSON object")
 	}
-	// A map rather than a struct: encoding/json matches struct fields
-	// case-insensitively. objectMembers fills it in one pass over valid
-	// JSON; for invalid JSON, json.Unmarshal says what is wrong.
+	// Not a struct: encoding/json matches struct fields
+	// case-insensitively. envelopeMembers reads the six names exactly, in
+	// one pass over valid JSON; for invalid JSON, json.Unmarshal says what
+	// is wrong.
 	if !json.Valid(data) {
 		var members map[string]json.RawMessage
 		err := json.Unmarshal(data, &members)
 		return nil, Errorf(CodeParseError, "parse error: %v", err)
 	}
-	members := objectMembers(data)
+	members := envelopeMembers(data)
 	m := &Message{}
-	rawID, hasID := members["id"]
+	rawID, hasID := members.get("id")
 	if hasID {
 		if err := m.ID.UnmarshalJSON(rawID); err != nil {
 			return nil, Errorf(CodeInvalidRequest, "invalid request: %v", err)
 		}
 	}
-	if v, err := stringMember(members, "jsonrpc"); err != nil || v == nil || *v != "2.0" {
+	if v, ok, err := stringMember(&members, "jsonrpc"); err != nil || !ok || v != "2.0" {
 		return m, Errorf(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
 	}
-	method, err := stringMember(members, "method")
+	method, hasMethod, err := stringMember(&members, "method")
 	if err != nil {
 		return m, Errorf(CodeInvalidRequest, "invalid request: %v", err)
 	}
-	rawResult, hasResult := members["result"]
-	rawError, hasError := members["error"]
+	rawResult, hasResult := members.get("result")
+	rawError, hasError := members.get("error")
 	switch {
-	case method != nil:
-		if *method == "" {
+	case hasMethod:
+		if method == "" {
 			return m, Errorf(CodeInvalidRequest, "invalid request: empty method")
 		}
 		if hasResult || hasError {
@@ -319,8 +320,8 @@ func DecodeMessage(data []byte) (*Message, error) {
 		if m.ID.IsNull() {
 			return m, Errorf(CodeInvalidRequest, "invalid request: request id must not be null")
 		}
-		m.Method = *method
-		if p := members["params"]; len(p) > 0 && !bytes.Equal(p, []byte("null")) {
+		m.Method = method
+		if p, _ := members.get("params"); len(p) > 0 && !bytes.Equal(p, []byte("null")) {
 			if c := p[0]; c != '{' && c != '[' {
 				return m, Errorf(CodeInvalidRequest, "invalid request: params must be an object or an array")
 			}
@@ -348,27 +349,30 @@ func DecodeMessage(data []byte) (*Message, error) {
 	return m, nil
 }
 
-// stringMember returns the string value of members[key], nil when the member
-// is absent, and an error when it is present but not a JSON string.
-func stringMember(members map[string]json.RawMessage, key string) (*string, error) {
-	raw, ok := members[key]
+// stringMember returns the string value of the member key, ok false when
+// the member is absent, and an error when it is present but not a JSON
+// string.
+func stringMember(members *envelope, key string) (v string, ok bool, err error) {
+	raw, ok := members.get(key)
 	if !ok {
-		return nil, nil
+		return "", false, nil
 	}
 	if len(raw) < 2 || raw[0] != '"' {
-		return nil, fmt.Errorf("%q must be a string", key)
+		return "", false, fmt.Errorf("%q must be a string", key)
 	}
 	// raw is valid JSON, so without escapes or invalid UTF-8 the text between
 	// the quotes is the value.
 	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		s := string(inner)
-		return &s, nil
+		if string(inner) == "2.0" { // the jsonrpc member's, without allocating
+			return "2.0", true, nil
+		}
+		return string(inner), true, nil
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("%q must be a string", key)
+		return "", false, fmt.Errorf("%q must be a string", key)
 	}
-	return &s, nil
+	return s, true, nil
 }
 
 // decodeError reads a JSON-RPC error object, matching member names exactly.

@@ -13,25 +13,98 @@ import (
 // one copy of data. data must be valid UTF-8 and valid JSON (json.Valid)
 // whose first byte is '{'.
 func objectMembers(data []byte) map[string]json.RawMessage {
-	data = bytes.Clone(data)
+	return objectMembersShared(bytes.Clone(data))
+}
+
+// objectMembersShared is objectMembers without the copy: the values are
+// slices of data, for a caller that copies what it keeps.
+func objectMembersShared(data []byte) map[string]json.RawMessage {
 	members := make(map[string]json.RawMessage, 8)
+	eachMember(data, func(name, value []byte) bool {
+		members[unquoteKey(name)] = value
+		return true
+	})
+	return members
+}
+
+// eachMember calls f with each member of the JSON object data, in order:
+// its name as written (quotes included) and its raw value, without
+// surrounding space. data must be as objectMembers wants it for the
+// members to be right; on other bytes eachMember stops, reporting false,
+// at the first thing out of place, and never reads past data. It stops,
+// reporting false, when f returns false.
+func eachMember(data []byte, f func(name, value []byte) bool) bool {
 	i := skipSpace(data, 1)
-	if data[i] == '}' {
-		return members
+	if i < len(data) && data[i] == '}' {
+		return true
 	}
 	for {
+		if i >= len(data) || data[i] != '"' {
+			return false
+		}
 		end := endOfString(data, i)
-		key := unquoteKey(data[i:end])
+		if end-1 <= i || data[end-1] != '"' {
+			return false
+		}
+		name := data[i:end]
 		i = skipSpace(data, end) // at ':'
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
 		i = skipSpace(data, i+1) // at the value
+		if i >= len(data) {
+			return false
+		}
 		end = endOfValue(data, i)
-		members[key] = data[i:end:end]
+		if end == i || !f(name, data[i:end:end]) {
+			return false
+		}
 		i = skipSpace(data, end) // at ',' or '}'
-		if data[i] == '}' {
-			return members
+		switch {
+		case i < len(data) && data[i] == '}':
+			return true
+		case i >= len(data) || data[i] != ',':
+			return false
 		}
 		i = skipSpace(data, i+1)
 	}
+}
+
+// envelopeNames are the members of a JSON-RPC message DecodeMessage reads.
+var envelopeNames = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// envelope holds a message's envelopeNames members as objectMembers would
+// map them (the last of duplicate names wins), without the map: a map was
+// the largest allocation of DecodeMessage.
+type envelope struct {
+	vals [len(envelopeNames)]json.RawMessage
+	has  [len(envelopeNames)]bool
+}
+
+// get returns the member named key, one of envelopeNames.
+func (e *envelope) get(key string) (json.RawMessage, bool) {
+	for i, n := range envelopeNames {
+		if n == key {
+			return e.vals[i], e.has[i]
+		}
+	}
+	return nil, false
+}
+
+// envelopeMembers reads the envelope members of data, which must be as
+// objectMembers wants it; the values share one copy of data.
+func envelopeMembers(data []byte) (e envelope) {
+	eachMember(bytes.Clone(data), func(name, value []byte) bool {
+		key := unquoteKey(name)
+		for k, n := range envelopeNames {
+			if n == key {
+				e.vals[k], e.has[k] = value, true
+				break
+			}
+		}
+		return true
+	})
+	return e
 }
 
 // skipSpace returns the index of the first byte at or after i that is not

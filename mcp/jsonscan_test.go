@@ -42,6 +42,14 @@ func FuzzObjectMembers(f *testing.F) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("objectMembers(%q) (-encoding/json +objectMembers):\n%s", data, diff)
 		}
+		env := envelopeMembers(data[i:])
+		for _, name := range envelopeNames {
+			w, wok := want[name]
+			g, gok := env.get(name)
+			if wok != gok || string(w) != string(g) {
+				t.Fatalf("envelopeMembers(%q) %s = %q, %v; encoding/json %q, %v", data, name, g, gok, w, wok)
+			}
+		}
 	})
 }
 

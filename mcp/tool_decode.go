@@ -42,15 +42,15 @@ var toolCallResponseNames = []string{"content", "structuredContent", "isError", 
 // decodeValid decodes t, a valid JSON object in valid UTF-8, into the
 // zero r, and reports false where encoding/json must decide instead.
 func (r *ToolCallResponse) decodeValid(t []byte) bool {
-	return eachMember(t, func(key []byte, v []byte) bool {
-		switch string(key) {
-		case "content":
-			return decodeSlice(v, &r.Content, func(b *ContentBlock, e []byte) error { return b.fromMembers(objectMembers(e)) })
-		case "partial-content":
+	return eachMember(t, func(name, v []byte) bool {
+		switch string(name) {
+		case `"content"`:
+			return decodeSlice(v, &r.Content, func(b *ContentBlock, e []byte) error { return b.decodeValid(e) })
+		case `"partial-content"`:
 			return decodeSlice(v, &r.PartialContent, decodeSegment)
-		case "isError":
+		case `"isError"`:
 			return decodeBool(v, &r.IsError)
-		case "isComplete":
+		case `"isComplete"`:
 			switch string(v) {
 			case "null":
 				r.IsComplete = nil
@@ -61,7 +61,7 @@ func (r *ToolCallResponse) decodeValid(t []byte) bool {
 				return true
 			}
 			return false
-		case "task":
+		case `"task"`:
 			switch {
 			case string(v) == "null":
 				r.Task = nil
@@ -73,7 +73,7 @@ func (r *ToolCallResponse) decodeValid(t []byte) bool {
 				return r.Task.decodeValid(v)
 			}
 			return false
-		case "_meta":
+		case `"_meta"`:
 			switch {
 			case string(v) == "null":
 				r.Meta = nil
@@ -85,14 +85,14 @@ func (r *ToolCallResponse) decodeValid(t []byte) bool {
 				return decodeObjectInto(v, r.Meta)
 			}
 			return false
-		case "structuredContent":
+		case `"structuredContent"`:
 			if string(v) == "null" {
 				return false
 			}
 			r.StructuredContent = bytes.Clone(v)
 			return true
 		}
-		return !foldsToAny(key, toolCallResponseNames)
+		return !foldsToAny(name, toolCallResponseNames)
 	})
 }
 
@@ -103,71 +103,25 @@ var taskNames = []string{"taskId", "status", "statusMessage", "createdAt", "last
 // would into an existing Task (members absent stay as they are), and
 // reports false where encoding/json must decide instead.
 func (task *Task) decodeValid(t []byte) bool {
-	return eachMember(t, func(key []byte, v []byte) bool {
-		switch string(key) {
-		case "taskId":
+	return eachMember(t, func(name, v []byte) bool {
+		switch string(name) {
+		case `"taskId"`:
 			return decodeStringMember(v, &task.TaskID)
-		case "status":
+		case `"status"`:
 			return decodeStringMember(v, (*string)(&task.Status))
-		case "statusMessage":
+		case `"statusMessage"`:
 			return decodeStringMember(v, &task.StatusMessage)
-		case "createdAt":
+		case `"createdAt"`:
 			return decodeStringMember(v, &task.CreatedAt)
-		case "lastUpdatedAt":
+		case `"lastUpdatedAt"`:
 			return decodeStringMember(v, &task.LastUpdatedAt)
-		case "ttl":
+		case `"ttl"`:
 			return decodeIntPtr(v, &task.TTL)
-		case "pollInterval":
+		case `"pollInterval"`:
 			return decodeIntPtr(v, &task.PollInterval)
 		}
-		return !foldsToAny(key, taskNames)
+		return !foldsToAny(name, taskNames)
 	})
-}
-
-// eachMember calls f with each member of the JSON object t, in order,
-// until f returns false; it reports whether f always returned true. A key
-// is the member's name, unescaped (within t when it has no escape), a
-// value the member's bytes within t, without surrounding space. t must be
-// valid JSON for the members to be right; on other bytes eachMember
-// returns false at the first thing out of place, and never reads past t.
-func eachMember(t []byte, f func(key []byte, v []byte) bool) bool {
-	i := skipSpace(t, 1)
-	if i < len(t) && t[i] == '}' {
-		return true
-	}
-	for {
-		if i >= len(t) || t[i] != '"' {
-			return false
-		}
-		end := endOfString(t, i)
-		if end-1 <= i || t[end-1] != '"' {
-			return false
-		}
-		key := t[i+1 : end-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			key = []byte(unquoteKey(t[i:end]))
-		}
-		i = skipSpace(t, end) // at ':'
-		if i >= len(t) || t[i] != ':' {
-			return false
-		}
-		i = skipSpace(t, i+1) // at the value
-		if i >= len(t) {
-			return false
-		}
-		end = endOfValue(t, i)
-		if end == i || !f(key, t[i:end]) {
-			return false
-		}
-		i = skipSpace(t, end) // at ',' or '}'
-		switch {
-		case i < len(t) && t[i] == '}':
-			return true
-		case i >= len(t) || t[i] != ',':
-			return false
-		}
-		i = skipSpace(t, i+1)
-	}
 }
 
 // eachElement calls f with each element of the valid JSON array t, in
@@ -263,9 +217,9 @@ func decodeIntPtr(v []byte, into **int64) bool {
 // decodes into a map[string]any: values as in decodeAny, the last of
 // duplicate names winning.
 func decodeObjectInto(t []byte, m map[string]any) bool {
-	return eachMember(t, func(key []byte, v []byte) bool {
+	return eachMember(t, func(name, v []byte) bool {
 		x, ok := decodeAny(v)
-		m[string(key)] = x
+		m[unquoteKey(name)] = x
 		return ok
 	})
 }
@@ -299,12 +253,14 @@ func decodeAny(v []byte) (any, bool) {
 	return f, err == nil
 }
 
-// foldsToAny reports whether key, not one of names exactly, could still
-// be matched to one by encoding/json, which matches names without regard
-// to case: any key outside ASCII is treated as a possible match.
-func foldsToAny(key []byte, names []string) bool {
+// foldsToAny reports whether a member name as written (quotes included),
+// not one of names exactly, could still be matched to one by
+// encoding/json, which matches names without regard to case: a name
+// with an escape or outside ASCII is treated as a possible match.
+func foldsToAny(name []byte, names []string) bool {
+	key := name[1 : len(name)-1]
 	for _, c := range key {
-		if c >= utf8.RuneSelf {
+		if c >= utf8.RuneSelf || c == '\\' {
 			return true
 		}
 	}
@@ -321,13 +277,13 @@ func foldsToAny(key []byte, names []string) bool {
 // stream), is read without building the member map.
 func decodeSegment(s *Segment, e []byte) error {
 	var typ, text, seqNr []byte
-	plain := eachMember(e, func(key []byte, v []byte) bool {
+	plain := eachMember(e, func(name, v []byte) bool {
 		switch {
-		case string(key) == "type" && typ == nil:
+		case string(name) == `"type"` && typ == nil:
 			typ = v
-		case string(key) == "text" && text == nil:
+		case string(name) == `"text"` && text == nil:
 			text = v
-		case string(key) == "seqNr" && seqNr == nil:
+		case string(name) == `"seqNr"` && seqNr == nil:
 			seqNr = v
 		default:
 			return false
@@ -367,7 +323,11 @@ func MoreToFollow(result json.RawMessage) bool {
 	}
 	var isComplete []byte
 	typeError := false
-	eachMember(t, func(key []byte, v []byte) bool {
+	eachMember(t, func(name, v []byte) bool {
+		key := name[1 : len(name)-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			key = []byte(unquoteKey(name))
+		}
 		if bytes.EqualFold(key, isCompleteName) { // encoding/json matches names so
 			switch string(v) {
 			case "true", "false":

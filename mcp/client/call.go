@@ -96,7 +96,11 @@ type CallOptions struct {
 	// OnSegment is called for every new SEP-1905 segment, duplicates
 	// excluded, in arrival order (not necessarily seqNr order).
 	OnSegment func(mcp.Segment)
-	// OnPartial is called for every accepted SEP-2679 partial.
+	// OnPartial is called for every accepted SEP-2679 partial, one at a
+	// time and in arrival order, from the goroutine running CallTool or,
+	// when that one is idle, from the session's reader (which saves a
+	// goroutine hand-off per partial). It must not block, nor wait for the
+	// session (a request of its own would wait for the reader).
 	OnPartial func(mcp.TaskPartialParams)
 	// OnEvent is called for every timeline event, one at a time, from the
 	// goroutine running CallTool or the transport's; it must not block.

@@ -164,9 +164,9 @@ func (c *Client) Connect(ctx context.Context, t mcp.Transport) (*Session, error)
 		client:  c,
 		opts:    c.opts,
 		conn:    conn,
-		waiters: map[mcp.ID]*inbox{},
-		tasks:   map[string]*inbox{},
-		pending: map[string][]*mcp.Message{},
+		waiters: map[mcp.ID]*inbox[*mcp.Message]{},
+		tasks:   map[string]*taskFollow{},
+		pending: map[string][]taskNote{},
 		ended:   map[string]bool{},
 		calls:   map[mcp.ID]*recorder{},
 		done:    make(chan struct{}),
@@ -192,12 +192,12 @@ type Session struct {
 
 	mu      sync.Mutex
 	init    mcp.InitializeResult
-	waiters map[mcp.ID]*inbox
+	waiters map[mcp.ID]*inbox[*mcp.Message]
 	// tasks holds the notification inboxes of tasks a call follows;
 	// pending the notifications of task ids nobody follows yet (a
 	// server may announce a task before the response that creates it).
-	tasks        map[string]*inbox
-	pending      map[string][]*mcp.Message
+	tasks        map[string]*taskFollow
+	pending      map[string][]taskNote
 	pendingOrder []string
 	// ended remembers tasks whose call is over, so that their late
 	// notifications are dropped rather than kept.
@@ -313,40 +313,63 @@ func (s *Session) fail(err error) {
 	}
 	err = s.err
 	waiters, tasks := s.waiters, s.tasks
-	s.waiters, s.tasks = map[mcp.ID]*inbox{}, map[string]*inbox{}
+	s.waiters, s.tasks = map[mcp.ID]*inbox[*mcp.Message]{}, map[string]*taskFollow{}
 	s.mu.Unlock()
 	for _, w := range waiters {
 		w.fail(err)
 	}
 	for _, t := range tasks {
-		t.fail(err)
+		t.in.fail(err)
 	}
 }
 
 // routeNotification passes task notifications to the call following the
 // task, or keeps them until one does; progress goes to the request whose
-// token it carries.
+// token it carries. A partial's params are decoded here, once, and handed
+// to its call as they are.
 func (s *Session) routeNotification(msg *mcp.Message) {
 	if f := s.opts.OnNotification; f != nil {
 		f(msg)
 	}
 	switch msg.Method {
 	case mcp.NotificationTaskStatus, mcp.NotificationTaskPartial:
-		var p struct {
-			TaskID string `json:"taskId"`
+		var note taskNote
+		var taskID string
+		if msg.Method == mcp.NotificationTaskPartial {
+			p := new(mcp.TaskPartialParams)
+			// Not json.Unmarshal: it would check the JSON once more
+			// before calling the method, which checks it itself.
+			if p.UnmarshalJSON(msg.Params) == nil {
+				note.partial, taskID = p, p.TaskID
+			}
 		}
-		if json.Unmarshal(msg.Params, &p) != nil || p.TaskID == "" {
+		if note.partial == nil {
+			var p struct {
+				TaskID string `json:"taskId"`
+			}
+			if json.Unmarshal(msg.Params, &p) != nil {
+				return
+			}
+			taskID = p.TaskID
+		}
+		if taskID == "" {
 			return
 		}
+		note.msg = msg
 		s.mu.Lock()
-		defer s.mu.Unlock()
-		if t := s.tasks[p.TaskID]; t != nil {
-			t.push(msg)
+		t := s.tasks[taskID]
+		if t == nil {
+			if !s.ended[taskID] {
+				s.keepPending(taskID, note)
+			}
+			s.mu.Unlock()
 			return
 		}
-		if !s.ended[p.TaskID] {
-			s.keepPending(p.TaskID, msg)
+		s.mu.Unlock()
+		if note.partial != nil && t.call.partialNow(note.partial) {
+			return
 		}
+		t.in.push(note)
 	case mcp.NotificationProgress:
 		var p struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
@@ -367,10 +390,18 @@ func (s *Session) routeNotification(msg *mcp.Message) {
 	}
 }
 
+// taskFollow is a call following its task's notifications: what the
+// call's goroutine takes from in, and the call, to which the reader hands
+// a partial directly when it can (call.partialNow).
+type taskFollow struct {
+	in   *inbox[taskNote]
+	call *call
+}
+
 // keepPending buffers a notification for a task nobody follows yet, so
 // that one arriving before the response creating the task is not lost.
 // s.mu must be held.
-func (s *Session) keepPending(taskID string, msg *mcp.Message) {
+func (s *Session) keepPending(taskID string, msg taskNote) {
 	q, known := s.pending[taskID]
 	if !known {
 		if len(s.pendingOrder) >= s.opts.MaxPending {
@@ -384,16 +415,16 @@ func (s *Session) keepPending(taskID string, msg *mcp.Message) {
 	}
 }
 
-// followTask returns the inbox of a task's notifications, with those that
-// arrived before anyone followed it.
-func (s *Session) followTask(taskID string) *inbox {
+// followTask returns the inbox of a task's notifications for call c, with
+// those that arrived before anyone followed it.
+func (s *Session) followTask(taskID string, c *call) *inbox[taskNote] {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t := s.tasks[taskID]; t != nil {
-		return t
+		return t.in
 	}
 	delete(s.ended, taskID)
-	t := newInbox()
+	t := newInbox[taskNote]()
 	if s.err != nil {
 		t.fail(s.err)
 		return t
@@ -408,14 +439,14 @@ func (s *Session) followTask(taskID string) *inbox {
 			break
 		}
 	}
-	s.tasks[taskID] = t
+	s.tasks[taskID] = &taskFollow{in: t, call: c}
 	return t
 }
 
-func (s *Session) unfollowTask(taskID string, t *inbox) {
+func (s *Session) unfollowTask(taskID string, t *inbox[taskNote]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.tasks[taskID] != t {
+	if f := s.tasks[taskID]; f == nil || f.in != t {
 		return
 	}
 	delete(s.tasks, taskID)
@@ -466,13 +497,13 @@ func (s *Session) newID() mcp.ID { return mcp.IntID(s.nextID.Add(1)) }
 
 // register prepares to receive the answers to id; rec, if any, gets the
 // HTTP events of the request.
-func (s *Session) register(id mcp.ID, rec *recorder) (*inbox, error) {
+func (s *Session) register(id mcp.ID, rec *recorder) (*inbox[*mcp.Message], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return nil, s.err
 	}
-	w := newInbox()
+	w := newInbox[*mcp.Message]()
 	s.waiters[id] = w
 	if rec != nil {
 		s.calls[id] = rec
@@ -489,7 +520,7 @@ func (s *Session) unregister(id mcp.ID) {
 
 // send writes a request whose answers will arrive in the returned inbox;
 // the caller unregisters id when done.
-func (s *Session) send(ctx context.Context, rec *recorder, id mcp.ID, method string, params any) (*inbox, error) {
+func (s *Session) send(ctx context.Context, rec *recorder, id mcp.ID, method string, params any) (*inbox[*mcp.Message], error) {
 	msg, err := mcp.NewRequest(id, method, params)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)

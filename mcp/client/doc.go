@@ -23,7 +23,9 @@
 //	Conn.Read ─▶ reader ─┬─ response, by id ───▶ waiter inbox (0..N messages: SEP-1905
 //	                     │                       streaming answers share one id)
 //	                     ├─ tasks/status, tasks/partial, by taskId ─▶ the call following
-//	                     │     the task, or kept until one does (they may come first)
+//	                     │     the task, or kept until one does (they may come first);
+//	                     │     a partial is handled on the reader itself when the
+//	                     │     call's goroutine is idle with nothing queued before it
 //	                     ├─ progress, by token ─▶ the call that asked
 //	                     ├─ request from the server ─▶ ping answered, others -32601
 //	                     └─ *mcp.StreamError ─▶ the waiter whose stream broke

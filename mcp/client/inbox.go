@@ -11,17 +11,25 @@ import (
 // answers to a request (SEP-1905 streaming sends several with one id, so a
 // waiter receives 0..N messages, not one) or the notifications of one task.
 // It never blocks the reader: the queue grows as needed. A failed inbox
-// still hands out what was queued before the failure.
-type inbox struct {
+// still hands out what was queued before the failure. T is *mcp.Message
+// for answers, taskNote for a task's notifications.
+type inbox[T any] struct {
 	mu     sync.Mutex
-	queue  []*mcp.Message
+	queue  []T
 	err    error
 	signal chan struct{} // holds a token while the queue is non-empty or err is set
 }
 
-func newInbox() *inbox { return &inbox{signal: make(chan struct{}, 1)} }
+func newInbox[T any]() *inbox[T] { return &inbox[T]{signal: make(chan struct{}, 1)} }
 
-func (b *inbox) notify() {
+// taskNote is a notification of a task: a partial's params come decoded
+// (nil when they did not decode: the call records why).
+type taskNote struct {
+	msg     *mcp.Message
+	partial *mcp.TaskPartialParams
+}
+
+func (b *inbox[T]) notify() {
 	select {
 	case b.signal <- struct{}{}:
 	default:
@@ -29,7 +37,7 @@ func (b *inbox) notify() {
 }
 
 // push queues a message; after fail it is dropped.
-func (b *inbox) push(m *mcp.Message) {
+func (b *inbox[T]) push(m T) {
 	b.mu.Lock()
 	if b.err == nil {
 		b.queue = append(b.queue, m)
@@ -39,7 +47,7 @@ func (b *inbox) push(m *mcp.Message) {
 }
 
 // fail ends the inbox with err; the first error wins.
-func (b *inbox) fail(err error) {
+func (b *inbox[T]) fail(err error) {
 	b.mu.Lock()
 	if b.err == nil {
 		b.err = err
@@ -49,7 +57,7 @@ func (b *inbox) fail(err error) {
 }
 
 // take returns the queued messages and the error, if the inbox failed.
-func (b *inbox) take() ([]*mcp.Message, error) {
+func (b *inbox[T]) take() ([]T, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	q := b.queue
@@ -58,7 +66,8 @@ func (b *inbox) take() ([]*mcp.Message, error) {
 }
 
 // next waits for one message.
-func (b *inbox) next(ctx context.Context) (*mcp.Message, error) {
+func (b *inbox[T]) next(ctx context.Context) (T, error) {
+	var zero T
 	for {
 		b.mu.Lock()
 		if len(b.queue) > 0 {
@@ -75,20 +84,27 @@ func (b *inbox) next(ctx context.Context) (*mcp.Message, error) {
 		b.mu.Unlock()
 		if err != nil {
 			b.notify()
-			return nil, err
+			return zero, err
 		}
 		select {
 		case <-b.signal:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return zero, ctx.Err()
 		}
 	}
 }
 
 // ready is the channel to select on; after it fires, call take.
-func (b *inbox) ready() <-chan struct{} {
+func (b *inbox[T]) ready() <-chan struct{} {
 	if b == nil {
 		return nil
 	}
 	return b.signal
+}
+
+// empty reports whether nothing is queued.
+func (b *inbox[T]) empty() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.queue) == 0
 }

@@ -183,3 +183,54 @@ func TestFallbackToTask(t *testing.T) {
 		t.Errorf("fallback %v answer %q complete %v", res.Fallback, res.Answer, res.Complete)
 	}
 }
+
+// Partials that arrive while the call follows its task, on the standalone
+// stream: the session's reader may hand them to the idle call itself
+// (call.partialNow) or queue them; either way they keep their order with
+// the task's status notifications, so the partial after the terminal
+// status is discarded and the two before it are taken.
+func TestPartialsWhileFollowingKeepOrderWithStatus(t *testing.T) {
+	s := newScript(t)
+	answered := make(chan struct{})
+	taken := make(chan int64, 4) // OnPartial's, so that the next one finds the call idle
+	s.call = func(w *sseWriter, id mcp.ID, _ mcp.CallToolParams) {
+		w.send("", result(id, mcp.CreateTaskResult{Task: *task(mcp.StatusWorking)}))
+		close(answered)
+	}
+	s.standalone = func(w *sseWriter, r *http.Request) {
+		select {
+		case <-answered:
+		case <-r.Context().Done():
+			return
+		}
+		for i, text := range []string{"a", "b"} {
+			w.send("", partialNote(int64(i), text))
+			select {
+			case <-taken:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		w.send("", statusNote(mcp.StatusCompleted))
+		w.send("", partialNote(2, "c"))
+		<-r.Context().Done()
+	}
+	s.result = func(w http.ResponseWriter, id mcp.ID, _ string, _ int64) {
+		writeJSON(w, result(id, mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.TextBlock("canonical")}}))
+	}
+	sess := s.start(nil)
+	var seqs []int64
+	res, err := sess.CallTool(testContext(t), client.CallOptions{Name: "p", Mode: client.ModePartial, PollInterval: time.Hour,
+		OnPartial: func(p mcp.TaskPartialParams) {
+			seqs = append(seqs, p.Seq)
+			taken <- p.Seq
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantContent(t, res.Content, []mcp.ContentBlock{mcp.TextBlock("canonical")})
+	wantContent(t, res.PartialContent, []mcp.ContentBlock{mcp.TextBlock("a"), mcp.TextBlock("b")})
+	if !slices.Equal(seqs, []int64{0, 1}) || res.Partials != 2 || res.Discarded > 1 || res.DataLoss != 0 {
+		t.Errorf("seqs %v partials %d discarded %d loss %d; want 0 and 1 taken, 2 discarded or never seen", seqs, res.Partials, res.Discarded, res.DataLoss)
+	}
+}

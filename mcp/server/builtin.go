@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -65,11 +64,18 @@ const slowTextSchema = `{"type":"object","properties":{` +
 // ChunkText is the text of chunk i (from 1) of slow_text: a label padded
 // to size bytes, so that a client can check order and completeness.
 func ChunkText(i, size int) string {
-	label := "chunk " + strconv.Itoa(i) + ";" // not fmt: a chunk per segment of every stream
-	if len(label) >= size {
-		return label[:size]
+	b := make([]byte, 0, max(size, 24))
+	b = append(b, "chunk "...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, ';')
+	if len(b) >= size {
+		return string(b[:size])
 	}
-	return label + strings.Repeat(string(rune('a'+(i-1)%26)), size-len(label))
+	pad := byte('a' + (i-1)%26)
+	for len(b) < size {
+		b = append(b, pad)
+	}
+	return string(b)
 }
 
 func slowText() *Tool {

@@ -357,7 +357,7 @@ func (t *task) sendPartialLocked(blocks []mcp.ContentBlock) {
 	if t.nextSeq == 0 && t.owner.srv.opts.Bugs.EmptyPartial {
 		blocks = []mcp.ContentBlock{}
 	}
-	n, err := mcp.NewNotification(mcp.NotificationTaskPartial, mcp.TaskPartialParams{TaskID: t.id, Content: blocks, Seq: t.nextSeq + t.seqBug()})
+	n, err := mcp.NewPartialNotification(mcp.TaskPartialParams{TaskID: t.id, Content: blocks, Seq: t.nextSeq + t.seqBug()})
 	if err != nil {
 		return
 	}
