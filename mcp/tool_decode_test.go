@@ -3,6 +3,7 @@ package mcp
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -39,8 +40,17 @@ func FuzzToolCallResponse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var want, got ToolCallResponse
+		var want, got, valid ToolCallResponse
+		verr := valid.UnmarshalValid(data) // never panics
 		werr := json.Unmarshal(data, (*plainToolCallResponse)(&want))
+		if json.Valid(data) && utf8.Valid(data) {
+			if (werr == nil) != (verr == nil) {
+				t.Fatalf("%q: UnmarshalValid error %v, encoding/json's %v", data, verr, werr)
+			}
+			if diff := cmp.Diff(want, valid); werr == nil && diff != "" {
+				t.Fatalf("%q (-encoding/json +UnmarshalValid):\n%s", data, diff)
+			}
+		}
 		gerr := json.Unmarshal(data, &got)
 		if (werr == nil) != (gerr == nil) {
 			t.Fatalf("%q: error %v, encoding/json's %v", data, gerr, werr)

@@ -233,7 +233,7 @@ func (c *call) onAnswer(m *mcp.Message) {
 		return
 	}
 	var r mcp.ToolCallResponse
-	if err := r.UnmarshalJSON(m.Result); err != nil { // directly: one check of the bytes, not two
+	if err := r.UnmarshalValid(m.Result); err != nil { // DecodeMessage checked the bytes
 		e.Err = err
 		c.rec.add(e)
 		c.finishIncomplete(fmt.Errorf("tools/call %s: malformed result: %w", c.o.Name, err))

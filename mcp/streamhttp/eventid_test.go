@@ -1,9 +1,12 @@
 package streamhttp
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"testing"
+
+	"github.com/tasksim/tasksim/mcp/sse"
 )
 
 func TestEventID(t *testing.T) {
@@ -52,6 +55,24 @@ func TestEventIDRoundTrip(t *testing.T) {
 		}
 		if s, e, ok := parseEventID(p); !ok || s != 0 || e != n {
 			t.Errorf("%s parsed as %d, %d, %v", p, s, e, ok)
+		}
+	}
+}
+
+// TestMessageEvent: an event written in one piece is what sse.AppendEvent
+// writes for it, for data on one line and data over several.
+func TestMessageEvent(t *testing.T) {
+	for _, data := range []string{`{"jsonrpc":"2.0","id":1,"result":{}}`, ``, "a\nb", "a\r\nb\rc", `{"text":"\n"}`} {
+		got, err := messageEvent([]byte(data), 3, 17)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := sse.AppendEvent(nil, sse.Event{ID: "3_17", Name: "message", Data: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%q: event %q, want %q", data, got, want)
 		}
 	}
 }

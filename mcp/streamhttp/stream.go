@@ -1,6 +1,7 @@
 package streamhttp
 
 import (
+	"bytes"
 	"sync"
 	"time"
 
@@ -146,12 +147,7 @@ func (st *stream) appendMessage(data []byte, final bool) error {
 		if num > 0 && st.sess.h.opts.Bugs.SharedEventIDs {
 			num = 1
 		}
-		idBuf := appendEventID(make([]byte, 0, 24), num, st.ring.next())
-		ev, err := sse.AppendEvent(make([]byte, 0, len(data)+len(idBuf)+32), sse.Event{
-			ID:   string(idBuf),
-			Name: "message",
-			Data: string(data),
-		})
+		ev, err := messageEvent(data, num, st.ring.next())
 		if err != nil {
 			st.mu.Unlock()
 			return err
@@ -172,6 +168,27 @@ func (st *stream) appendMessage(data []byte, final bool) error {
 		st.sess.streamFinished(st)
 	}
 	return nil
+}
+
+// messageEvent is the SSE event that carries the JSON-RPC message data as
+// event e of stream s. Data on one line (as every encoded message is) is
+// written in one allocation, bytes as sse.AppendEvent writes them
+// (TestMessageEvent); other data goes through sse.AppendEvent, which
+// splits its lines.
+func messageEvent(data []byte, s, e uint64) ([]byte, error) {
+	if bytes.IndexByte(data, '\n') < 0 && bytes.IndexByte(data, '\r') < 0 {
+		ev := make([]byte, 0, len(data)+64)
+		ev = append(ev, "id: "...)
+		ev = appendEventID(ev, s, e)
+		ev = append(ev, "\nevent: message\ndata:"...)
+		if len(data) > 0 {
+			ev = append(ev, ' ')
+			ev = append(ev, data...)
+		}
+		return append(ev, "\n\n"...), nil
+	}
+	id := appendEventID(make([]byte, 0, 24), s, e)
+	return sse.AppendEvent(make([]byte, 0, len(data)+len(id)+32), sse.Event{ID: string(id), Name: "message", Data: string(data)})
 }
 
 // pushLocked stores ev and drops the oldest events while the stream, its
