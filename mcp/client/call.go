@@ -94,7 +94,10 @@ type CallOptions struct {
 	// appear on the timeline.
 	Progress bool
 	// OnSegment is called for every new SEP-1905 segment, duplicates
-	// excluded, in arrival order (not necessarily seqNr order).
+	// excluded, one at a time in arrival order (not necessarily seqNr
+	// order), from the goroutine running CallTool or, for a segment in the
+	// middle of a stream while that one is idle, from the session's reader.
+	// Like OnPartial, it must not block nor wait for the session.
 	OnSegment func(mcp.Segment)
 	// OnPartial is called for every accepted SEP-2679 partial, one at a
 	// time and in arrival order, from the goroutine running CallTool or,

@@ -316,6 +316,37 @@ func (c *call) becomeStreaming() {
 	c.res.Answer = AnswerStreaming
 	c.seg = newSegmentTracker(c.o.NoContent)
 	c.seg.keepDups = c.s.opts.Bugs.NoDedup
+	c.s.mu.Lock()
+	if _, ok := c.s.waiters[c.id]; ok {
+		c.s.streams[c.id] = c
+	}
+	c.s.mu.Unlock()
+}
+
+// answerNow handles a SEP-1905 streaming response that says more follow
+// (isComplete false) on the session reader's goroutine, as partialNow does
+// a partial: at 10,000 streams the hand-off of each segment to its call's
+// goroutine (a wake-up) was a good part of the generator's CPU. It does so
+// only when that is the same as the call's goroutine doing it: the call's
+// goroutine waits in its select (c.mu is free), the call streams and has
+// its first answer, its stream is not lost, nothing of its answers or its
+// task's notifications is queued before this response, and the response
+// is no error. Otherwise it reports false and the response queues as
+// before. It never blocks the reader.
+func (c *call) answerNow(m *mcp.Message) bool {
+	if !c.mu.TryLock() {
+		return false
+	}
+	defer c.mu.Unlock()
+	if c.done || !c.first || !c.streaming || c.lost || c.resp == nil || !c.resp.empty() ||
+		(c.task != nil && !c.task.empty()) || m.Error != nil || !mcp.MoreToFollow(m.Result) {
+		return false
+	}
+	c.onAnswer(m)
+	if c.done {
+		c.resp.notify() // a malformed response ended the call: its goroutine must see it
+	}
+	return true
 }
 
 // setTask records the call's task id the first time it is known and

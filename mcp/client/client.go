@@ -165,6 +165,7 @@ func (c *Client) Connect(ctx context.Context, t mcp.Transport) (*Session, error)
 		opts:    c.opts,
 		conn:    conn,
 		waiters: map[mcp.ID]*inbox[*mcp.Message]{},
+		streams: map[mcp.ID]*call{},
 		tasks:   map[string]*taskFollow{},
 		pending: map[string][]taskNote{},
 		ended:   map[string]bool{},
@@ -193,6 +194,10 @@ type Session struct {
 	mu      sync.Mutex
 	init    mcp.InitializeResult
 	waiters map[mcp.ID]*inbox[*mcp.Message]
+	// streams holds the tools/call ids whose answers stream (SEP-1905),
+	// by call: the reader hands one a response directly when it can
+	// (call.answerNow).
+	streams map[mcp.ID]*call
 	// tasks holds the notification inboxes of tasks a call follows;
 	// pending the notifications of task ids nobody follows yet (a
 	// server may announce a task before the response that creates it).
@@ -292,8 +297,11 @@ func (s *Session) readLoop() {
 		switch msg.Kind() {
 		case mcp.KindResponse:
 			s.mu.Lock()
-			w := s.waiters[msg.ID]
+			w, c := s.waiters[msg.ID], s.streams[msg.ID]
 			s.mu.Unlock()
+			if c != nil && c.answerNow(msg) {
+				continue
+			}
 			if w != nil {
 				w.push(msg)
 			}
@@ -515,6 +523,7 @@ func (s *Session) unregister(id mcp.ID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.waiters, id)
+	delete(s.streams, id)
 	delete(s.calls, id)
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -383,5 +384,64 @@ func TestStreamingNoContentNoTimeline(t *testing.T) {
 	}
 	if !slices.Equal(seen, []int64{1, 2, 3, 4}) {
 		t.Errorf("OnEvent saw segments %v, want 1-4", seen)
+	}
+}
+
+// Segments in the middle of a stream, each arriving while the call is
+// idle (OnSegment took the one before): the session's reader may handle
+// them itself (call.answerNow) or queue them; either way the call takes
+// every segment once, in order, and ends with the final response.
+func TestSegmentsWhileIdleInOrder(t *testing.T) {
+	s := newScript(t)
+	taken := make(chan int64, 8)
+	s.call = func(w *sseWriter, id mcp.ID, _ mcp.CallToolParams) {
+		w.send("", partial(id, task(mcp.StatusWorking), false, seg(1)))
+		for n := int64(2); n <= 5; n++ {
+			select {
+			case <-taken:
+			case <-w.ctx.Done():
+				return
+			}
+			w.send("", partial(id, nil, false, seg(n)))
+		}
+		<-taken
+		w.send("", partial(id, task(mcp.StatusCompleted), true, seg(6)))
+	}
+	sess := s.start(nil)
+	var got []int64
+	res := streamingCall(t, sess, client.CallOptions{PollInterval: time.Hour, OnSegment: func(sg mcp.Segment) {
+		got = append(got, sg.SeqNr)
+		taken <- sg.SeqNr
+	}})
+	if !res.Complete || res.Task.Status != mcp.StatusCompleted {
+		t.Fatalf("complete %v task %+v", res.Complete, res.Task)
+	}
+	wantContent(t, res.Content, blocks(1, 6))
+	if !slices.Equal(got, []int64{1, 2, 3, 4, 5, 6}) {
+		t.Errorf("segments %v, want 1..6 once each in order", got)
+	}
+}
+
+// A malformed response in the middle of a stream ends the call with an
+// error, whichever goroutine handled it: the call's goroutine is woken
+// and returns (it would wait forever otherwise).
+func TestMalformedSegmentWhileIdleEndsCall(t *testing.T) {
+	s := newScript(t)
+	taken := make(chan struct{}, 1)
+	s.call = func(w *sseWriter, id mcp.ID, _ mcp.CallToolParams) {
+		w.send("", partial(id, task(mcp.StatusWorking), false, seg(1)))
+		select {
+		case <-taken:
+		case <-w.ctx.Done():
+			return
+		}
+		w.raw(`event: message` + "\n" + `data: {"jsonrpc":"2.0","id":` + id.String() + `,"result":{"partial-content":"not a list","isComplete":false}}` + "\n\n")
+		<-w.ctx.Done()
+	}
+	sess := s.start(nil)
+	_, err := sess.CallTool(testContext(t), client.CallOptions{Name: "stream", Mode: client.ModeStreaming, PollInterval: time.Hour,
+		OnSegment: func(mcp.Segment) { taken <- struct{}{} }})
+	if err == nil || !strings.Contains(err.Error(), "malformed result") {
+		t.Fatalf("err %v, want a malformed result", err)
 	}
 }
