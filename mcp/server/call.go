@@ -320,9 +320,12 @@ func (t *task) emit(ctx context.Context, blocks []mcp.ContentBlock) error {
 	}
 	segs := t.appendSegmentsLocked(blocks)
 	if t.stream != nil {
+		if t.segmentMeta == nil {
+			t.segmentMeta = mcp.Meta{}.WithRelatedTask(t.id)
+		}
 		msg, err := mcp.NewResult(t.streamID, mcp.PartialResult{
 			PartialContent: segs,
-			Meta:           mcp.Meta{}.WithRelatedTask(t.id),
+			Meta:           t.segmentMeta,
 		})
 		if err == nil {
 			_ = t.stream.Reply(ctx, msg, false)

@@ -37,12 +37,15 @@ type task struct {
 	statusMessage string
 	updatedAt     time.Time
 	completedAt   time.Time
-	segments      []mcp.Segment      // every emitted block, seqNr from 1
-	tail          []mcp.ContentBlock // content carried by no segment
-	structured    json.RawMessage
-	rpcErr        *mcp.Error // the underlying request ended in this JSON-RPC error
-	nextSeq       int64      // next SEP-2679 seq
-	expired       bool
+	segments      []mcp.Segment // every emitted block, seqNr from 1
+	// segmentMeta is the related-task _meta of every streamed segment's
+	// response, made once and never changed (encoded, not kept, by each).
+	segmentMeta mcp.Meta
+	tail        []mcp.ContentBlock // content carried by no segment
+	structured  json.RawMessage
+	rpcErr      *mcp.Error // the underlying request ended in this JSON-RPC error
+	nextSeq     int64      // next SEP-2679 seq
+	expired     bool
 	// charged is what the task has taken from its session's and the
 	// server's budgets; used is what its result holds (budget.go).
 	charged, used int64
