@@ -23,7 +23,7 @@ type plainToolCallResponse ToolCallResponse
 func (r *ToolCallResponse) UnmarshalJSON(b []byte) error {
 	if t := bytes.TrimSpace(b); r.isZero() && len(t) > 0 && t[0] == '{' && utf8.Valid(t) && json.Valid(t) {
 		var fast ToolCallResponse
-		if fast.decodeValid(t) {
+		if fast.decodeValid(t, false) {
 			*r = fast
 			return nil
 		}
@@ -37,14 +37,32 @@ func (r *ToolCallResponse) UnmarshalJSON(b []byte) error {
 // other bytes the outcome is unspecified, but it never panics
 // (FuzzToolCallResponse).
 func (r *ToolCallResponse) UnmarshalValid(b []byte) error {
+	return r.unmarshalValid(b, false)
+}
+
+// UnmarshalValidNoMeta is UnmarshalValid that leaves Meta nil, for a
+// client that reads _meta only from some answers: a SEP-1905 response in
+// the middle of a stream carries the related-task key, which the client
+// knows by then, and decoding it into maps was a fifth of the
+// allocations of a generator following thousands of streams. What is
+// wrong inside _meta alone goes unseen.
+func (r *ToolCallResponse) UnmarshalValidNoMeta(b []byte) error {
+	return r.unmarshalValid(b, true)
+}
+
+func (r *ToolCallResponse) unmarshalValid(b []byte, noMeta bool) error {
 	if t := bytes.TrimSpace(b); r.isZero() && len(t) > 0 && t[0] == '{' {
 		var fast ToolCallResponse
-		if fast.decodeValid(t) {
+		if fast.decodeValid(t, noMeta) {
 			*r = fast
 			return nil
 		}
 	}
-	return json.Unmarshal(b, (*plainToolCallResponse)(r))
+	err := json.Unmarshal(b, (*plainToolCallResponse)(r))
+	if noMeta {
+		r.Meta = nil
+	}
+	return err
 }
 
 func (r *ToolCallResponse) isZero() bool {
@@ -56,8 +74,9 @@ func (r *ToolCallResponse) isZero() bool {
 var toolCallResponseNames = []string{"content", "structuredContent", "isError", "task", "partial-content", "isComplete", "_meta"}
 
 // decodeValid decodes t, a valid JSON object in valid UTF-8, into the
-// zero r, and reports false where encoding/json must decide instead.
-func (r *ToolCallResponse) decodeValid(t []byte) bool {
+// zero r (without _meta when noMeta), and reports false where
+// encoding/json must decide instead.
+func (r *ToolCallResponse) decodeValid(t []byte, noMeta bool) bool {
 	return eachMember(t, func(name, v []byte) bool {
 		switch string(name) {
 		case `"content"`:
@@ -91,6 +110,8 @@ func (r *ToolCallResponse) decodeValid(t []byte) bool {
 			return false
 		case `"_meta"`:
 			switch {
+			case noMeta:
+				return true
 			case string(v) == "null":
 				r.Meta = nil
 				return true

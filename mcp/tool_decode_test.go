@@ -40,8 +40,19 @@ func FuzzToolCallResponse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var want, got, valid ToolCallResponse
+		var want, got, valid, noMeta ToolCallResponse
 		verr := valid.UnmarshalValid(data) // never panics
+		nerr := noMeta.UnmarshalValidNoMeta(data)
+		if (verr == nil && nerr != nil) || noMeta.Meta != nil { // what is wrong in _meta alone goes unseen
+			t.Fatalf("%q: UnmarshalValidNoMeta: %v (meta %v), UnmarshalValid: %v", data, nerr, noMeta.Meta, verr)
+		}
+		if verr == nil && json.Valid(data) && utf8.Valid(data) {
+			withoutMeta := valid
+			withoutMeta.Meta = nil
+			if diff := cmp.Diff(withoutMeta, noMeta); diff != "" {
+				t.Fatalf("%q (-UnmarshalValid without meta +UnmarshalValidNoMeta):\n%s", data, diff)
+			}
+		}
 		werr := json.Unmarshal(data, (*plainToolCallResponse)(&want))
 		if json.Valid(data) && utf8.Valid(data) {
 			if (werr == nil) != (verr == nil) {
@@ -78,7 +89,7 @@ func FuzzToolCallResponse(f *testing.F) {
 func TestToolCallResponseOnePass(t *testing.T) {
 	for _, s := range toolCallResponseSeeds[:6] {
 		var r ToolCallResponse
-		if !r.decodeValid([]byte(s)) {
+		if !r.decodeValid([]byte(s), false) {
 			t.Errorf("%s: not decoded in one pass", s)
 		}
 	}

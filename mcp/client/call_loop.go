@@ -232,8 +232,17 @@ func (c *call) onAnswer(m *mcp.Message) {
 		c.finishIncomplete(fmt.Errorf("tools/call %s: %w", c.o.Name, m.Error))
 		return
 	}
+	// DecodeMessage checked the bytes. A streaming response after the
+	// first is read without its _meta unless it is the final one, the
+	// only one whose _meta the call reads then (completedAt).
 	var r mcp.ToolCallResponse
-	if err := r.UnmarshalValid(m.Result); err != nil { // DecodeMessage checked the bytes
+	var err error
+	if c.first && c.streaming && mcp.MoreToFollow(m.Result) {
+		err = r.UnmarshalValidNoMeta(m.Result)
+	} else {
+		err = r.UnmarshalValid(m.Result)
+	}
+	if err != nil {
 		e.Err = err
 		c.rec.add(e)
 		c.finishIncomplete(fmt.Errorf("tools/call %s: malformed result: %w", c.o.Name, err))
