@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -17,6 +18,24 @@ func FuzzDecodeMessage(f *testing.F) {
 	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"t1"}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := mcp.DecodeMessage(data)
+		// DecodeMessageOwned decodes the same, and DecodeMessage keeps no
+		// part of data: changing it afterwards changes nothing.
+		owned := bytes.Clone(data)
+		mo, erro := mcp.DecodeMessageOwned(owned)
+		if (err == nil) != (erro == nil) || (err == nil && !reflect.DeepEqual(m, mo)) {
+			t.Fatalf("DecodeMessageOwned(%q) = %+v, %v; DecodeMessage: %+v, %v", data, mo, erro, m, err)
+		}
+		if err == nil {
+			scratch := bytes.Clone(data)
+			ms, _ := mcp.DecodeMessage(scratch)
+			before, _ := ms.MarshalJSON()
+			for i := range scratch {
+				scratch[i] = 'x'
+			}
+			if after, _ := ms.MarshalJSON(); !bytes.Equal(before, after) {
+				t.Fatalf("DecodeMessage's message changed with its input: %q, then %q", before, after)
+			}
+		}
 		if err != nil {
 			if code := errorCode(err); code != mcp.CodeParseError && code != mcp.CodeInvalidRequest {
 				t.Fatalf("DecodeMessage error %v has code %d, want %d or %d", err, code, mcp.CodeParseError, mcp.CodeInvalidRequest)

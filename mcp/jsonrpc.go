@@ -263,6 +263,18 @@ type wireMessage struct {
 // Member names are matched exactly, as JSON-RPC spells them: "Method" is not
 // "method".
 func DecodeMessage(data []byte) (*Message, error) {
+	return decodeMessage(data, false)
+}
+
+// DecodeMessageOwned is DecodeMessage for data the caller hands over: the
+// message keeps parts of it (its params or result) instead of a copy, so
+// the caller must not change data afterwards. A transport decoding a
+// buffer it made for the one message saves a copy of every message.
+func DecodeMessageOwned(data []byte) (*Message, error) {
+	return decodeMessage(data, true)
+}
+
+func decodeMessage(data []byte, owned bool) (*Message, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil, Errorf(CodeParseError, "parse error: empty message")
@@ -291,6 +303,9 @@ func DecodeMessage(data []byte) (*Message, error) {
 		var members map[string]json.RawMessage
 		err := json.Unmarshal(data, &members)
 		return nil, Errorf(CodeParseError, "parse error: %v", err)
+	}
+	if !owned {
+		data = bytes.Clone(data) // the message's members are slices of it
 	}
 	members := envelopeMembers(data)
 	m := &Message{}

@@ -92,9 +92,9 @@ func (e *envelope) get(key string) (json.RawMessage, bool) {
 }
 
 // envelopeMembers reads the envelope members of data, which must be as
-// objectMembers wants it; the values share one copy of data.
+// objectMembers wants it; the values are slices of data.
 func envelopeMembers(data []byte) (e envelope) {
-	eachMember(bytes.Clone(data), func(name, value []byte) bool {
+	eachMember(data, func(name, value []byte) bool {
 		key := unquoteKey(name)
 		for k, n := range envelopeNames {
 			if n == key {

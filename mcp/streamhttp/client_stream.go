@@ -309,7 +309,7 @@ func (c *clientConn) readStream(s *clientStream, body io.ReadCloser, cancel cont
 		if ev.Data == "" || (ev.Name != "" && ev.Name != "message") {
 			continue
 		}
-		msg, derr := mcp.DecodeMessage([]byte(ev.Data))
+		msg, derr := mcp.DecodeMessageOwned([]byte(ev.Data)) // a copy made for it
 		if derr != nil {
 			data := ev.Data
 			if len(data) > 80 {
