@@ -21,12 +21,8 @@ type plainToolCallResponse ToolCallResponse
 // case-insensitively, a value of an unexpected type, invalid UTF-8, a
 // response decoded into one already holding values) goes to encoding/json.
 func (r *ToolCallResponse) UnmarshalJSON(b []byte) error {
-	if t := bytes.TrimSpace(b); r.isZero() && len(t) > 0 && t[0] == '{' && utf8.Valid(t) && json.Valid(t) {
-		var fast ToolCallResponse
-		if fast.decodeValid(t, false) {
-			*r = fast
-			return nil
-		}
+	if utf8.Valid(b) && json.Valid(b) {
+		return r.unmarshalValid(b, false)
 	}
 	return json.Unmarshal(b, (*plainToolCallResponse)(r))
 }

@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // BenchmarkTasksGetHTTP measures tasks/get round trips over Streamable
@@ -112,7 +114,12 @@ func BenchmarkSSESegmentLatency(b *testing.B) {
 //
 //	go test -run '^$' -bench SSESegmentThroughput -benchtime 100000x ./mcp/server
 func BenchmarkSSESegmentThroughput(b *testing.B) {
-	url, _ := serve(b, nil)
+	// The stream's replay buffer holds every segment: a tool that emits
+	// without pause runs ahead of its reader, and past the default 4,096
+	// undelivered events the stream would drop them (as it must, to bound
+	// memory) and the run would measure that bound, not the throughput.
+	url := refserver.StartHTTP(b, &refserver.Options{HTTP: &streamhttp.Options{
+		EventStoreEvents: b.N + 16, MaxStreamBytes: 1 << 30, MaxSessionReplayBytes: 1 << 30}}).URL
 	c := connect(b, url, mcp.ClientCapabilities{})
 	params := callParams(server.ToolSlowText, map[string]any{"chunks": b.N, "chunkSize": 64, "intervalMs": 0, "progress": false}, modes(mcp.ModeStreaming))
 	b.ResetTimer()
