@@ -179,6 +179,7 @@ type Handler struct {
 	primingRetry time.Duration // retry of priming events; < 0: none
 	closeRetry   []byte        // the retry field ending a closed connection
 	clock        clock.Clock   // never nil
+	sweepDone    chan struct{} // closed when sweep returns; nil: no sweep
 
 	randMu sync.Mutex // serialises reads of opts.Rand
 
@@ -266,7 +267,11 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	r.MethodNotAllowedHandler = http.HandlerFunc(h.methodNotAllowed)
 	h.router = r
 	if o.SessionIdleTimeout > 0 || o.StreamRetention > 0 {
-		go h.sweep()
+		h.sweepDone = make(chan struct{})
+		go func() {
+			defer close(h.sweepDone)
+			h.sweep()
+		}()
 	}
 	return h
 }
@@ -351,6 +356,9 @@ func (h *Handler) Close() {
 	h.cancel()
 	for _, s := range sessions {
 		s.close()
+	}
+	if h.sweepDone != nil {
+		<-h.sweepDone // a closed handler leaves no goroutine behind
 	}
 }
 
