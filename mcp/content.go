@@ -151,16 +151,17 @@ func (c *ContentBlock) UnmarshalJSON(b []byte) error {
 // (its first byte '{') in one pass, as DecodeMessage reads messages. The
 // block keeps no reference to data: strings and raw members are copied.
 func (c *ContentBlock) decodeValid(data []byte) error {
-	if c.decodeText(data) {
+	if c.decodeText(data, nil) {
 		return nil
 	}
 	return c.decodeMembers(objectMembersShared(data))
 }
 
-// decodeText reads the usual block, {"type":"text","text":...} in either
+// decodeText reads the usual block, {"type":"text","text":...} in any
 // order, without the map of members; anything else it leaves to
-// decodeMembers (false).
-func (c *ContentBlock) decodeText(data []byte) bool {
+// decodeMembers (false). With seqNr not nil, a "seqNr" member is taken
+// too, its raw value put in *seqNr: a SEP-1905 segment.
+func (c *ContentBlock) decodeText(data []byte, seqNr *[]byte) bool {
 	var typ, text []byte
 	usual := eachMember(data, func(name, value []byte) bool {
 		switch {
@@ -168,6 +169,8 @@ func (c *ContentBlock) decodeText(data []byte) bool {
 			typ = value
 		case string(name) == `"text"` && text == nil:
 			text = value
+		case seqNr != nil && string(name) == `"seqNr"` && *seqNr == nil:
+			*seqNr = value
 		default:
 			return false
 		}
@@ -282,6 +285,9 @@ func (s Segment) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON implements json.Unmarshaler. A segment without a numeric
 // seqNr is an error: the SEP makes it required.
 func (s *Segment) UnmarshalJSON(b []byte) error {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' && utf8.Valid(t) && json.Valid(t) {
+		return s.decodeValid(t)
+	}
 	if err := s.ContentBlock.UnmarshalJSON(b); err != nil {
 		return err
 	}
@@ -289,9 +295,17 @@ func (s *Segment) UnmarshalJSON(b []byte) error {
 }
 
 // decodeValid is UnmarshalJSON for t, an object known to be valid JSON
-// and UTF-8: no second check.
+// and UTF-8: no second check. A text segment of type, text and seqNr
+// alone (what servers stream) is read without the map of members.
 func (s *Segment) decodeValid(t []byte) error {
-	if err := s.ContentBlock.decodeValid(t); err != nil {
+	var seqNr []byte
+	if s.ContentBlock.decodeText(t, &seqNr) && seqNr != nil {
+		if n, err := strconv.ParseInt(string(seqNr), 10, 64); err == nil {
+			s.SeqNr = n
+			return nil
+		}
+	}
+	if err := s.ContentBlock.decodeMembers(objectMembersShared(t)); err != nil {
 		return err
 	}
 	return s.takeSeqNr()

@@ -92,7 +92,7 @@ func FuzzContentBlockText(f *testing.F) {
 			return
 		}
 		var fast ContentBlock
-		if !fast.decodeText(data) {
+		if !fast.decodeText(data, nil) {
 			return
 		}
 		var general ContentBlock

@@ -78,7 +78,7 @@ func (r *ToolCallResponse) decodeValid(t []byte, noMeta bool) bool {
 		case `"content"`:
 			return decodeSlice(v, &r.Content, func(b *ContentBlock, e []byte) error { return b.decodeValid(e) })
 		case `"partial-content"`:
-			return decodeSlice(v, &r.PartialContent, decodeSegment)
+			return decodeSlice(v, &r.PartialContent, (*Segment).decodeValid)
 		case `"isError"`:
 			return decodeBool(v, &r.IsError)
 		case `"isComplete"`:
@@ -310,36 +310,6 @@ func foldsToAny(name []byte, names []string) bool {
 		}
 	}
 	return false
-}
-
-// decodeSegment decodes the valid object e as Segment.UnmarshalJSON does.
-// A text segment of type, text and seqNr alone, each once (what servers
-// stream), is read without building the member map.
-func decodeSegment(s *Segment, e []byte) error {
-	var typ, text, seqNr []byte
-	plain := eachMember(e, func(name, v []byte) bool {
-		switch {
-		case string(name) == `"type"` && typ == nil:
-			typ = v
-		case string(name) == `"text"` && text == nil:
-			text = v
-		case string(name) == `"seqNr"` && seqNr == nil:
-			seqNr = v
-		default:
-			return false
-		}
-		return true
-	})
-	if plain && string(typ) == `"text"` && text != nil && seqNr != nil && text[0] == '"' {
-		n, err := strconv.ParseInt(string(seqNr), 10, 64)
-		if err == nil {
-			*s = Segment{SeqNr: n, ContentBlock: ContentBlock{Type: ContentText}}
-			if decodeString(text, &s.Text) == nil {
-				return nil
-			}
-		}
-	}
-	return s.decodeValid(e)
 }
 
 // MoreToFollow reports whether a tools/call result says "isComplete":

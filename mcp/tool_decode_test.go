@@ -156,3 +156,36 @@ func FuzzMoreToFollow(f *testing.F) {
 		}
 	})
 }
+
+// Segment.UnmarshalJSON reads the usual segment without the map of
+// members; it must decode every input as the general path does: the
+// members as encoding/json maps them, then the seqNr taken out.
+func FuzzSegment(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"text","text":"chunk 1;","seqNr":1}`, `{"seqNr":2,"text":"a\u00e9","type":"text"}`,
+		`{"type":"text","text":"a"}`, `{"type":"text","text":"a","seqNr":1.5}`, `{"type":"text","text":"a","seqNr":1,"seqNr":2}`,
+		`{"type":"image","data":"AA==","mimeType":"image/png","seqNr":3}`, `{"type":"text","text":null,"seqNr":1}`, `null`, `[]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var want Segment
+		var members map[string]json.RawMessage
+		werr := json.Unmarshal(data, &members)
+		if werr == nil {
+			if werr = want.ContentBlock.decodeMembers(members); werr == nil {
+				werr = want.takeSeqNr()
+			}
+		}
+		var got Segment
+		gerr := got.UnmarshalJSON(data)
+		if (werr == nil) != (gerr == nil) {
+			t.Fatalf("%q: error %v, the general path's %v", data, gerr, werr)
+		}
+		if werr == nil {
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%q (-general path +UnmarshalJSON):\n%s", data, diff)
+			}
+		}
+	})
+}

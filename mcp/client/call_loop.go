@@ -233,12 +233,17 @@ func (c *call) onAnswer(m *mcp.Message) {
 		return
 	}
 	// DecodeMessage checked the bytes. A streaming response after the
-	// first is read without its _meta unless it is the final one, the
-	// only one whose _meta the call reads then (completedAt).
+	// first is read without its _meta, and again with it if it is the
+	// final one, the only one whose _meta the call reads then
+	// (completedAt).
 	var r mcp.ToolCallResponse
 	var err error
-	if c.first && c.streaming && mcp.MoreToFollow(m.Result) {
+	if c.first && c.streaming {
 		err = r.UnmarshalValidNoMeta(m.Result)
+		if err == nil && r.IsComplete != nil && *r.IsComplete {
+			r = mcp.ToolCallResponse{}
+			err = r.UnmarshalValid(m.Result)
+		}
 	} else {
 		err = r.UnmarshalValid(m.Result)
 	}
