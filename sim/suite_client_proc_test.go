@@ -40,7 +40,6 @@ func TestClientSuiteFloodingClientBounded(t *testing.T) {
 	}
 }
 
-
 // TestClientSuiteEndsWhatTheClientStarted: what a client under test
 // starts and leaves running ends with its scenario, whether the client
 // exits by itself or is stopped (here by the run's interrupt, while it
