@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/internal/child/childtest"
+	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/traces"
 )
 
 // TestClientSuiteFloodingClientBounded: a client that prints 400 MB on
@@ -37,6 +39,33 @@ func TestClientSuiteFloodingClientBounded(t *testing.T) {
 	r := res.Scenarios[0]
 	if r.Status != check.Fail || !strings.Contains(r.Why, "printed more than 16 MiB on stdout") {
 		t.Errorf("%s %q: want FAIL saying the client printed too much", r.Status, r.Why)
+	}
+}
+
+// TestReplayClientFloodingClientBounded: replay --client-cmd runs its
+// client as check does: a client printing 400 MB is stopped at
+// MaxClientOutput, and the replay's memory does not grow with it.
+func TestReplayClientFloodingClientBounded(t *testing.T) {
+	const flood = 400 << 20
+	dir := t.TempDir()
+	if _, err := RunClientSuite(context.Background(), inProcessClient(client.Bugs{}, false), &SuiteOptions{Scenarios: []string{"client-duplicates"}, TraceDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	src, err := traces.Open(filepath.Join(dir, "client-duplicates.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = ReplayClient(context.Background(), src, []string{"sh", "-c", "head -c " + strconv.Itoa(flood) + " /dev/zero", "client"}, &ReplayOptions{Record: filepath.Join(dir, "replay.trace")})
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 160<<20 {
+		t.Errorf("the replay allocated %d MiB for a client printing %d MiB: the output is not bounded", grew>>20, flood>>20)
+	}
+	if err == nil || !strings.Contains(err.Error(), "printed more than 16 MiB on stdout") {
+		t.Errorf("replay: %v; want the client stopped for printing too much", err)
 	}
 }
 
