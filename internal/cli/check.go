@@ -232,7 +232,11 @@ func reportCheck(st *State, o *CheckOptions, res *sim.SuiteResult, tl *checkTime
 				n++
 			}
 		}
-		return &FindingsError{Summary: fmt.Sprintf("%s%d of %d scenarios failed (rules: %s)", interrupted, n, len(res.Scenarios), strings.Join(res.FailedRules(), ", "))}
+		rules := ""
+		if failed := res.FailedRules(); len(failed) > 0 {
+			rules = " (rules: " + strings.Join(failed, ", ") + ")"
+		}
+		return &FindingsError{Summary: fmt.Sprintf("%s%d of %d scenarios failed%s", interrupted, n, len(res.Scenarios), rules)}
 	}
 	if res.Interrupted {
 		// What ran passed, but the suite did not: not a success (exit 130).
