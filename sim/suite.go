@@ -146,6 +146,11 @@ type SuiteResult struct {
 	Scenarios []*ScenarioResult `json:"scenarios"`
 	// TraceDir is where the kept traces are.
 	TraceDir string `json:"traceDir,omitempty"`
+	// Interrupted says the run's context ended before its last scenario
+	// did: Scenarios are those that finished, NotRun those cut short or
+	// never begun (not judged).
+	Interrupted bool     `json:"interrupted,omitempty"`
+	NotRun      []string `json:"notRun,omitempty"`
 }
 
 // Failed reports whether any scenario failed.
@@ -238,7 +243,9 @@ func (opts *SuiteOptions) withDefaults() SuiteOptions {
 // RunSuite runs the server scenarios that opts select against target, one
 // after the other, each on fresh sessions. It first probes the target
 // (initialize, tools/list): a target that cannot be reached or is not an
-// MCP server is an error wrapping ErrUnreachable, and nothing runs.
+// MCP server is an error wrapping ErrUnreachable, and nothing runs; ctx
+// ending during the probe is an error wrapping ctx's. ctx ending later
+// ends the run with the scenarios that finished, Interrupted set.
 func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteResult, error) {
 	o := opts.withDefaults()
 	selected, err := Select(ServerScenarios(), o.Scenarios, o.Skip)
@@ -267,7 +274,8 @@ func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteRes
 // runEach runs the scenarios named, one after the other, into res: each
 // writes its trace to DIR/NAME.trace, DIR being o.TraceDir or, when that
 // is "", a temporary directory that keeps only the traces of failed
-// scenarios (and is removed if there are none).
+// scenarios (and is removed if there are none). Once ctx ends, the
+// scenario it cut short and those not begun go to res.NotRun, not judged.
 func runEach(ctx context.Context, o *SuiteOptions, res *SuiteResult, names []string, run func(i int, tracePath string) *ScenarioResult) error {
 	dir, keepAll := o.TraceDir, true
 	if dir == "" {
@@ -282,9 +290,18 @@ func runEach(ctx context.Context, o *SuiteOptions, res *SuiteResult, names []str
 	kept := 0
 	for i, name := range names {
 		if ctx.Err() != nil {
-			return ctx.Err()
+			res.Interrupted, res.NotRun = true, names[i:]
+			break
 		}
 		r := run(i, filepath.Join(dir, name+".trace"))
+		if ctx.Err() != nil {
+			// Cut short: what it saw is not a verdict.
+			if r.Trace != "" && !keepAll {
+				os.Remove(r.Trace)
+			}
+			res.Interrupted, res.NotRun = true, names[i:]
+			break
+		}
 		if o.Traced != nil {
 			o.Traced(r)
 		}

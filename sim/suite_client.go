@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,12 +10,12 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/child"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
@@ -264,8 +263,19 @@ func abbrev(s string) string {
 	return s
 }
 
+// MaxClientOutput caps what a client under test may print on stdout, in
+// bytes: far more than any result of the scripted server (the output is
+// compared with one), and the most kept in memory. A client that prints
+// more fails its scenario and is stopped (its stdout closed).
+const MaxClientOutput = 16 << 20
+
+// clientGrace is how long a client under test, and what it started, have
+// to end after SIGTERM before they are killed.
+const clientGrace = time.Second
+
 // runClient runs the client under test against server: the scripted
-// server's URL, or with target.Stdio the relay spec.
+// server's URL, or with target.Stdio the relay spec. The client runs in a
+// process group of its own, ended as a whole when runClient returns.
 func runClient(ctx context.Context, target ClientTarget, server, scenario string) (string, error) {
 	if target.Run != nil {
 		return target.Run(ctx, server, scenario)
@@ -281,20 +291,19 @@ func runClient(ctx context.Context, target ClientTarget, server, scenario string
 		server, env = target.RelayCommand(server), "TASKSIM_SERVER_CMD="
 	}
 	args := append(slices.Clone(target.Command[1:]), server)
-	cmd := exec.CommandContext(ctx, target.Command[0], args...)
+	cmd := child.Command(ctx, clientGrace, target.Command[0], args...)
 	cmd.Env = append(os.Environ(), env+server, "TASKSIM_SCENARIO="+scenario)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	stderr := target.Stderr
-	if stderr == nil {
-		stderr = io.Discard
-	}
-	tail := &tailWriter{w: stderr}
+	out := child.NewCapped(MaxClientOutput)
+	cmd.Stdout = out
+	tail := &child.Tail{W: target.Stderr}
 	cmd.Stderr = tail
-	cmd.WaitDelay = time.Second
 	err := cmd.Run()
+	child.End(cmd, clientGrace)
+	if out.Over() {
+		return out.String(), fmt.Errorf("printed more than %d MiB on stdout: stopped", MaxClientOutput>>20)
+	}
 	if err != nil {
-		if last := tail.last(); last != "" {
+		if last := tail.Last(); last != "" {
 			err = fmt.Errorf("%w: %s", err, last)
 		}
 		if ctx.Err() != nil {
@@ -302,31 +311,6 @@ func runClient(ctx context.Context, target ClientTarget, server, scenario string
 		}
 	}
 	return out.String(), err
-}
-
-// tailWriter passes writes on and keeps the last line.
-type tailWriter struct {
-	w   io.Writer
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > 4096 {
-		t.buf = t.buf[len(t.buf)-4096:]
-	}
-	t.mu.Unlock()
-	t.w.Write(p)
-	return len(p), nil
-}
-
-func (t *tailWriter) last() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(string(t.buf)), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // serveLoopback serves h on a free loopback port. stop ends the requests

@@ -100,7 +100,7 @@ func (e *Env) Connect(opts *client.Options, faultSpecs ...string) (*client.Sessi
 	id := e.conns
 	e.mu.Unlock()
 	if e.HTTP() {
-		t = &streamhttp.ClientTransport{URL: e.httpURL}
+		t = &streamhttp.ClientTransport{URL: e.httpURL, HTTPClient: noRedirects}
 	} else {
 		inner := e.target.Dial
 		if inner == nil {
@@ -187,8 +187,8 @@ type probeInfo struct {
 	tools []mcp.Tool
 }
 
-func probeTarget(ctx context.Context, target Target, timeout time.Duration) (*probeInfo, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func probeTarget(parent context.Context, target Target, timeout time.Duration) (*probeInfo, error) {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	var t mcp.Transport
 	switch {
@@ -197,7 +197,7 @@ func probeTarget(ctx context.Context, target Target, timeout time.Duration) (*pr
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("%w: %q is not an http:// URL", ErrUnreachable, target.URL)
 		}
-		t = &streamhttp.ClientTransport{URL: target.URL, NoStandaloneStream: true}
+		t = &streamhttp.ClientTransport{URL: target.URL, HTTPClient: noRedirects, NoStandaloneStream: true}
 	case target.Dial != nil:
 		t = target.Dial()
 	case len(target.Command) > 0:
@@ -206,6 +206,10 @@ func probeTarget(ctx context.Context, target Target, timeout time.Duration) (*pr
 		return nil, fmt.Errorf("%w: no target", ErrUnreachable)
 	}
 	s, err := client.New(nil).Connect(ctx, t)
+	if err != nil && parent.Err() != nil {
+		// Interrupted, not the target's fault.
+		return nil, fmt.Errorf("%s: interrupted while waiting for the answer to initialize: %w", target, parent.Err())
+	}
 	if err != nil {
 		var op *net.OpError
 		var pe *fs.PathError
@@ -225,6 +229,9 @@ func probeTarget(ctx context.Context, target Target, timeout time.Duration) (*pr
 	defer s.Close()
 	p := &probeInfo{init: s.InitializeResult()}
 	tools, err := s.ListTools(ctx)
+	if err != nil && parent.Err() != nil {
+		return nil, fmt.Errorf("%s: interrupted while waiting for the answer to tools/list: %w", target, parent.Err())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: tools/list: %v", ErrUnreachable, target, err)
 	}

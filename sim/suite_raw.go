@@ -24,7 +24,7 @@ type rawSession struct {
 }
 
 func (e *Env) rawSession(caps map[string]any) (*rawSession, error) {
-	s := &rawSession{e: e, hc: &http.Client{}, proto: mcp.LatestProtocolVersion}
+	s := &rawSession{e: e, hc: noRedirects, proto: mcp.LatestProtocolVersion}
 	if caps == nil {
 		caps = map[string]any{"tasks": map[string]any{"responses": map[string]any{"modes": []string{"immediate", "streaming", "task"}}, "streaming": map[string]any{"partial": map[string]any{}}}}
 	}
@@ -196,3 +196,9 @@ func (st *eventStream) next() (sse.Event, *mcp.Message, error) {
 }
 
 func (st *eventStream) close() { st.resp.Body.Close() }
+
+// noRedirects is the HTTP client of every request the suite makes to the
+// target: a redirect is the target's answer, judged as it is, never
+// followed (following one would send the suite's traffic, unrecorded, to
+// wherever the target points).
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

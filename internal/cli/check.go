@@ -85,7 +85,10 @@ it. --json writes the results (schema tasksim.check/v1, docs/ci.md);
 
 Exit codes: 0 every scenario passed or was skipped, 1 a scenario failed,
 2 bad input (an unknown scenario pattern, bad flags), 3 the server cannot
-be reached or is not an MCP server.`,
+be reached or is not an MCP server. Interrupted (SIGINT, SIGTERM), check
+reports the scenarios that finished, writes --json and --junit, ends
+every process it started and exits 1 if one of them failed, else 130.
+A server's redirect is its answer, never followed.`,
 		Example: `  tasksim check --server http://127.0.0.1:7070/mcp --junit report.xml --traces traces/
   tasksim check --server-cmd "tasksim serve --stdio" --scenario 'sep1905-*'
   tasksim check --client-cmd "tasksim call --tool slow_text --args '{\"chunks\":5}' --mode streaming --server"
@@ -182,12 +185,20 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 		Timeout: o.Timeout, TraceDir: o.Traces, Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(),
 	})
 	if err != nil {
-		if errors.Is(err, sim.ErrNoScenario) {
-			return &UsageError{Err: err}
-		}
-		return err // unreachable, not MCP: exit 3
+		return checkError(err) // unreachable, not MCP: exit 3
 	}
 	return reportCheck(st, o, res, tl)
+}
+
+// checkError maps an error that ended a suite before any scenario ran.
+func checkError(err error) error {
+	switch {
+	case errors.Is(err, sim.ErrNoScenario):
+		return &UsageError{Err: err}
+	case errors.Is(err, context.Canceled):
+		return &InterruptedError{What: "check", Detail: "no scenario ran: " + err.Error()}
+	}
+	return err
 }
 
 // reportCheck writes the table, --json and --junit, and maps the verdict
@@ -210,6 +221,10 @@ func reportCheck(st *State, o *CheckOptions, res *sim.SuiteResult, tl *checkTime
 			return fmt.Errorf("--junit %s: %w", o.JUnit, err)
 		}
 	}
+	interrupted := ""
+	if res.Interrupted {
+		interrupted = fmt.Sprintf("interrupted, %d scenarios not run; ", len(res.NotRun))
+	}
 	if res.Failed() {
 		n := 0
 		for _, r := range res.Scenarios {
@@ -217,7 +232,15 @@ func reportCheck(st *State, o *CheckOptions, res *sim.SuiteResult, tl *checkTime
 				n++
 			}
 		}
-		return &FindingsError{Summary: fmt.Sprintf("%d of %d scenarios failed (rules: %s)", n, len(res.Scenarios), strings.Join(res.FailedRules(), ", "))}
+		rules := ""
+		if failed := res.FailedRules(); len(failed) > 0 {
+			rules = " (rules: " + strings.Join(failed, ", ") + ")"
+		}
+		return &FindingsError{Summary: fmt.Sprintf("%s%d of %d scenarios failed%s", interrupted, n, len(res.Scenarios), rules)}
+	}
+	if res.Interrupted {
+		// What ran passed, but the suite did not: not a success (exit 130).
+		return &InterruptedError{What: "check", Detail: fmt.Sprintf("%d scenarios ran and none failed, %d not run: %s", len(res.Scenarios), len(res.NotRun), strings.Join(res.NotRun, ", "))}
 	}
 	return nil
 }
@@ -302,6 +325,9 @@ func writeCheckText(w io.Writer, res *sim.SuiteResult, repro func(string) string
 		}
 	}
 	fmt.Fprintf(&b, "\n%d scenarios: %d passed, %d failed, %d skipped\n", len(res.Scenarios), pass, fail, skip)
+	if res.Interrupted {
+		fmt.Fprintf(&b, "interrupted: %d not run (not judged): %s\n", len(res.NotRun), strings.Join(res.NotRun, ", "))
+	}
 	// The per-rule table: each rule across the scenarios that judged it.
 	b.WriteString("\nrule                      pass  fail  skip\n")
 	for _, rule := range check.Catalog {
@@ -450,6 +476,12 @@ func writeCheckJUnit(w io.Writer, res *sim.SuiteResult, repro func(string) strin
 		all.Failures += s.Failures
 		all.Suites = append(all.Suites, s)
 	}
+	for _, name := range res.NotRun {
+		// Cut short or never begun by an interrupt: not judged.
+		all.Tests++
+		all.Suites = append(all.Suites, testsuite{Name: "tasksim check: " + name, Tests: 1, Skipped: 1, Time: "0",
+			Cases: []testcase{{Name: name, Classname: "tasksim.check." + name, Time: "0", Skipped: &skipped{Message: "not run: the check was interrupted"}}}})
+	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -527,10 +559,7 @@ func runCheckClient(ctx context.Context, st *State, o *CheckOptions) error {
 		Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(),
 	})
 	if err != nil {
-		if errors.Is(err, sim.ErrNoScenario) {
-			return &UsageError{Err: err}
-		}
-		return err
+		return checkError(err)
 	}
 	return reportCheck(st, o, res, tl)
 }

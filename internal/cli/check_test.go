@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -9,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/tasksim/tasksim/internal/child/childtest"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/sim"
 	"github.com/tasksim/tasksim/sim/check"
@@ -159,5 +163,135 @@ func TestCheckJUnitFailure(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("JUnit lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// runCtx executes the CLI in-process with ctx as its signal context.
+func runCtx(ctx context.Context, args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	st := &State{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Args: args, Getenv: func(string) string { return "" }, Context: ctx}
+	code = Main(st)
+	return code, out.String(), errb.String()
+}
+
+// interruptWhen runs the CLI and interrupts it (ends its context, as
+// SIGINT does) once file exists: the event that the run got that far.
+func interruptWhen(t *testing.T, file string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	got := make(chan result, 1)
+	go func() {
+		code, stdout, stderr := runCtx(ctx, args...)
+		got <- result{code, stdout, stderr}
+	}()
+	childtest.WaitFile(t, file)
+	cancel()
+	r := <-got
+	return r.code, r.stdout, r.stderr
+}
+
+// TestCheckClientInterrupted: a client check interrupted after its first
+// scenario reports what finished, names what did not run, writes --json
+// and --junit, and exits 130 when nothing failed, 1 when something did.
+func TestCheckClientInterrupted(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asTasksimEnv, "1") // inherited by the children
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "mark")
+	t.Setenv("MARK", mark)
+	for _, tc := range []struct {
+		name, first string
+		code        int
+		status      check.Status
+	}{
+		{"passed so far", shellQuote(exe) + ` call --tool slow_text --args '{"chunks":3}' --mode streaming --server "$1"`, ExitInterrupted, check.Pass},
+		{"failed so far", "exit 0", ExitFindings, check.Fail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			os.Remove(mark)
+			js, junit := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
+			script := `case "$TASKSIM_SCENARIO" in client-duplicates) ` + tc.first + `; exit;; esac; touch "$MARK"; exec sleep 1000`
+			code, stdout, stderr := interruptWhen(t, mark, "check", "--client-cmd", "sh -c "+shellQuote(script)+" client", "--json", js, "--junit", junit)
+			if code != tc.code || !strings.Contains(stderr, "interrupted") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+				t.Errorf("exit %d, stderr %q: want exit %d and one line saying interrupted", code, stderr, tc.code)
+			}
+			if !strings.Contains(stdout, "1 scenarios: ") || !strings.Contains(stdout, "interrupted: 3 not run (not judged): client-gap, client-cut-stream, client-poll-interval") {
+				t.Errorf("the summary does not report what ran and what did not:\n%s", stdout)
+			}
+			var res sim.SuiteResult
+			if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &res) != nil {
+				t.Fatalf("--json: %v %s", err, b)
+			}
+			if !res.Interrupted || len(res.Scenarios) != 1 || res.Scenarios[0].Status != tc.status || len(res.NotRun) != 3 {
+				t.Errorf("--json: interrupted %v, %d scenarios, %d not run; want interrupted, client-duplicates %s, 3 not run", res.Interrupted, len(res.Scenarios), len(res.NotRun), tc.status)
+			}
+			if b, err := os.ReadFile(junit); err != nil || !strings.Contains(string(b), "not run: the check was interrupted") {
+				t.Errorf("--junit: %v\n%s", err, b)
+			}
+		})
+	}
+}
+
+// TestCheckInterruptedWhileServerHangs: interrupted while a --server-cmd
+// server has not answered initialize, check says it was interrupted (not
+// that the server did not answer within --timeout) and exits 130.
+func TestCheckInterruptedWhileServerHangs(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "mark")
+	t.Setenv("MARK", mark)
+	code, _, stderr := interruptWhen(t, mark, "check", "--server-cmd", `sh -c 'touch "$MARK"; exec sleep 1000'`, "--timeout", "1m")
+	if code != ExitInterrupted || !strings.Contains(stderr, "interrupted while waiting for the answer to initialize") || strings.Contains(stderr, "within") {
+		t.Errorf("exit %d, stderr %q: want exit 130 saying check was interrupted while waiting for initialize", code, stderr)
+	}
+}
+
+// TestCheckServerCmdEndsWhatItStarted: the processes a --server-cmd
+// server starts and leaves running end with it.
+func TestCheckServerCmdEndsWhatItStarted(t *testing.T) {
+	childtest.NeedProc(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(asTasksimEnv, "1")
+	pids := filepath.Join(t.TempDir(), "pids")
+	t.Setenv("PIDS", pids)
+	server := "sh -c " + shellQuote(childtest.Fork+"exec "+shellQuote(exe)+" serve --stdio")
+	if code, stdout, stderr := run(t, "", "check", "--server-cmd", server, "--scenario", "sep1905-old-client"); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if len(childtest.Pids(t, pids)) == 0 {
+		t.Fatal("the server started nothing")
+	}
+	childtest.WaitGone(t, pids)
+}
+
+// TestCheckRedirectNotFollowed: a server that redirects is judged by that
+// answer: check follows no redirect (the server it points to, another
+// loopback port here, receives nothing) and names it.
+func TestCheckRedirectNotFollowed(t *testing.T) {
+	var reached atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		http.Error(w, "not here", http.StatusTeapot)
+	}))
+	defer other.Close()
+	for _, status := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		redirecting := httptest.NewServer(http.RedirectHandler(other.URL+"/mcp", status))
+		code, _, stderr := run(t, "", "check", "--server", redirecting.URL+"/mcp")
+		redirecting.Close()
+		if code != ExitRuntime || !strings.Contains(stderr, "redirect to \""+other.URL+"/mcp\", not followed") {
+			t.Errorf("%d: exit %d, stderr %q: want exit 3 naming the redirect", status, code, stderr)
+		}
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the server redirected to received %d requests, want none", n)
 	}
 }

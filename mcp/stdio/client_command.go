@@ -1,7 +1,6 @@
 package stdio
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/child"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/clock"
 )
@@ -25,9 +25,13 @@ const DefaultGracePeriod = 2 * time.Second
 // Transports, "stdio"). The child's stderr is passed on, not interpreted:
 // a server MAY log there and the client SHOULD NOT take it for errors.
 //
-// Close closes the child's stdin, waits GracePeriod for it to exit, then
-// kills it. A child that exits first makes Read return an error with its
-// exit status and the last line it wrote to stderr.
+// The child runs in a process group of its own. Close closes the child's
+// stdin, waits GracePeriod for it to exit, then sends SIGTERM to its group,
+// waits GracePeriod more, then kills the group. Once the child has exited,
+// by itself or so, what it started and left running in its group is ended
+// too (SIGTERM, then SIGKILL after GracePeriod). A child that exits first
+// makes Read return an error with its exit status and the last line it
+// wrote to stderr.
 type CommandTransport struct {
 	// Command is the program, looked up in PATH if it has no slash.
 	Command string
@@ -61,6 +65,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 		return nil, errors.New("stdio: no server command")
 	}
 	cmd := exec.Command(t.Command, t.Args...)
+	child.Isolate(cmd)
 	cmd.Dir = t.Dir
 	if len(t.Env) > 0 {
 		cmd.Env = append(os.Environ(), t.Env...)
@@ -69,7 +74,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 	if stderr == nil {
 		stderr = os.Stderr
 	}
-	tail := &stderrTail{w: stderr}
+	tail := &child.Tail{W: stderr}
 	cmd.Stderr = tail
 	// A grandchild that keeps stderr open must not hold up Wait forever.
 	cmd.WaitDelay = time.Second
@@ -91,17 +96,19 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 	}
 	outW.Close()
 
-	exited := make(chan struct{})
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		close(exited)
-	}()
-
 	grace := t.GracePeriod
 	if grace <= 0 {
 		grace = DefaultGracePeriod
 	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		// What the child started and left behind ends with it.
+		child.End(cmd, grace)
+		close(exited)
+	}()
+
 	clk := clock.Or(t.Clock)
 	c := newClientConn(outR, stdin, t.MaxLine)
 	var killed bool
@@ -115,7 +122,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 		if k {
 			return ErrClosed
 		}
-		return exitError(t.Command, waitErr, tail.last(), readErr)
+		return exitError(t.Command, waitErr, tail.Last(), readErr)
 	}
 	c.onClose = func() error {
 		stdin.Close()
@@ -127,8 +134,15 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 			mu.Lock()
 			killed = true
 			mu.Unlock()
-			_ = cmd.Process.Kill()
-			<-exited
+			// Asked to end, then killed, with every process it started.
+			_ = child.Terminate(cmd)
+			timer.Reset(grace)
+			select {
+			case <-exited:
+			case <-timer.C():
+				_ = child.Kill(cmd)
+				<-exited
+			}
 		}
 		outR.Close()
 		mu.Lock()
@@ -137,7 +151,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 		if k || waitErr == nil {
 			return nil
 		}
-		return exitError(t.Command, waitErr, tail.last(), nil)
+		return exitError(t.Command, waitErr, tail.Last(), nil)
 	}
 	c.start()
 	return c, nil
@@ -157,35 +171,4 @@ func exitError(command string, waitErr error, stderr string, readErr error) erro
 		return errors.New(b.String() + ": exit status 0")
 	}
 	return fmt.Errorf("%s: %w", b.String(), waitErr)
-}
-
-// stderrTail passes the child's stderr on and keeps its last line.
-type stderrTail struct {
-	w   io.Writer
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (s *stderrTail) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	s.buf = append(s.buf, p...)
-	if len(s.buf) > 4096 {
-		s.buf = append(s.buf[:0], s.buf[len(s.buf)-4096:]...)
-	}
-	s.mu.Unlock()
-	return s.w.Write(p)
-}
-
-func (s *stderrTail) last() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	b := bytes.TrimRight(s.buf, "\r\n")
-	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
-		b = b[i+1:]
-	}
-	line := strings.TrimSpace(string(b))
-	if len(line) > 200 {
-		line = line[:200] + "…"
-	}
-	return line
 }

@@ -442,7 +442,8 @@ func (c *clientConn) requestError(method string, ctx context.Context, err error)
 
 // statusError turns an HTTP error status into one line: "POST URL: 400 Bad
 // Request: message", with the message of a JSON-RPC error body, or the
-// first line of a plain-text body, when there is one.
+// first line of a plain-text body, when there is one; for a redirect, its
+// Location.
 func (c *clientConn) statusError(method string, resp *http.Response) error {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	detail := ""
@@ -456,6 +457,10 @@ func (c *clientConn) statusError(method string, resp *http.Response) error {
 		if len(detail) > 200 {
 			detail = detail[:200] + "…"
 		}
+	}
+	if loc := resp.Header.Get("Location"); resp.StatusCode >= 300 && resp.StatusCode <= 399 && loc != "" {
+		// Only a client whose HTTPClient follows no redirect sees one.
+		detail = fmt.Sprintf("a redirect to %.200q, not followed", loc)
 	}
 	if detail != "" {
 		return fmt.Errorf("%s %s: %s: %s", method, c.t.URL, resp.Status, detail)
