@@ -231,11 +231,10 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 // answer, and records why; 408 when that is because the client's body did
 // not arrive in time (httplimit.CutSlowBody).
 func (p *Proxy) errorHandler(rw http.ResponseWriter, r *http.Request, err error) {
-	if ex := exchangeOf(r); ex != nil {
-		ex.onRoundTripError(err)
-	}
 	status := http.StatusBadGateway
-	if httplimit.BodyTimedOut(r.Context()) {
+	if ex := exchangeOf(r); ex != nil {
+		status = ex.onRoundTripError(err)
+	} else if httplimit.BodyTimedOut(r.Context()) {
 		status = http.StatusRequestTimeout
 	}
 	rw.WriteHeader(status)
