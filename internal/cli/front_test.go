@@ -54,7 +54,9 @@ var fronts = []struct {
 	args func(upstream, trace string) []string
 }{
 	{"record", func(up, tr string) []string { return []string{"record", "--upstream", up, "-o", tr} }},
-	{"proxy --record", func(up, tr string) []string { return []string{"proxy", "--upstream", up, "--record", tr, "--seed", "1"} }},
+	{"proxy --record", func(up, tr string) []string {
+		return []string{"proxy", "--upstream", up, "--record", tr, "--seed", "1"}
+	}},
 	{"proxy --record --fault", func(up, tr string) []string {
 		return []string{"proxy", "--upstream", up, "--record", tr, "--seed", "1", "--fault", "delay:d=1ms"}
 	}},
