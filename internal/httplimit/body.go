@@ -2,10 +2,8 @@ package httplimit
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,13 +15,15 @@ const timeoutBody = `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message"
 
 // CutSlowBody returns next with a deadline of d on reading each request's
 // body, for a handler that streams the body on rather than reading it
-// whole (a proxy). The deadline is the connection's read deadline, set
-// when the request reaches next and lifted once the body is read to its
-// end. A body that does not arrive in time fails next's reads; what next
-// then answers, or its abort, is replaced by 408 with a JSON-RPC error
-// body, and the connection is closed. An answer whose head went out
-// before the timeout stays, cut. With d ≤ 0, or no body, next is
-// returned as it is.
+// whole (a proxy). A timer starts when the request reaches next and
+// stops at the body's end. When it fires first, the request is marked
+// (BodyTimedOut) and then the connection's read deadline is set in the
+// past, which fails next's reads of the body: the mark comes first, so
+// whoever sees a read fail, or the request's context end (net/http ends
+// it on a failed read), finds the reason. What next then answers, or its
+// abort, is replaced by 408 with a JSON-RPC error body, and the
+// connection is closed. An answer whose head went out before the timeout
+// stays, cut. With d ≤ 0, or no body, next is returned as it is.
 func CutSlowBody(next http.Handler, d time.Duration) http.Handler {
 	if d <= 0 {
 		return next
@@ -33,17 +33,13 @@ func CutSlowBody(next http.Handler, d time.Duration) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(d)) != nil {
-			next.ServeHTTP(w, r) // no connection to set a deadline on
-			return
-		}
-		b := &timedBody{rc: r.Body, ctl: rc}
+		b := &timedBody{rc: r.Body, ctl: http.NewResponseController(w)}
+		b.timer = time.AfterFunc(d, b.expire)
 		cw := &cutWriter{w: w, body: b}
 		r = r.WithContext(context.WithValue(r.Context(), bodyKey{}, b))
 		r.Body = b
 		defer func() {
-			b.handlerDone()
+			b.stop()
 			v := recover()
 			if v != nil && (v != http.ErrAbortHandler || cw.status != 0 || !b.timedOut.Load()) {
 				panic(v)
@@ -56,6 +52,9 @@ func CutSlowBody(next http.Handler, d time.Duration) http.Handler {
 	})
 }
 
+// longAgo is a read deadline that has passed.
+var longAgo = time.Unix(1, 0)
+
 type bodyKey struct{}
 
 // BodyTimedOut reports whether the body of the request whose context is
@@ -66,40 +65,50 @@ func BodyTimedOut(ctx context.Context) bool {
 	return ok && b.timedOut.Load()
 }
 
-// timedBody is a request body under a read deadline. Read is called by
-// whoever reads the body (a transport's goroutine), handlerDone by the
-// handler's goroutine.
+// timedBody is a request body under a timer. Read is called by whoever
+// reads the body (a transport's goroutine), expire by the timer, stop by
+// the handler's goroutine when it returns.
 type timedBody struct {
 	rc       io.ReadCloser
 	ctl      *http.ResponseController
+	timer    *time.Timer
 	timedOut atomic.Bool
 
-	mu   sync.Mutex
-	done bool // the handler returned: the connection is no longer ours
+	mu      sync.Mutex
+	settled bool // the body ended, or the handler returned: the timer has nothing to cut
 }
 
 func (b *timedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	switch {
-	case err == io.EOF:
-		b.mu.Lock()
-		if !b.done {
-			// The body is in: the connection serves on without a deadline.
-			_ = b.ctl.SetReadDeadline(time.Time{})
-		}
-		b.mu.Unlock()
-	case err != nil && errors.Is(err, os.ErrDeadlineExceeded):
-		b.timedOut.Store(true)
+	if err == io.EOF {
+		b.stop()
 	}
 	return n, err
 }
 
 func (b *timedBody) Close() error { return b.rc.Close() }
 
-func (b *timedBody) handlerDone() {
+// expire marks the body late, then fails its reads.
+func (b *timedBody) expire() {
 	b.mu.Lock()
-	b.done = true
-	b.mu.Unlock()
+	defer b.mu.Unlock()
+	if b.settled {
+		return
+	}
+	b.settled = true
+	b.timedOut.Store(true)
+	// Without a connection to set it on (an in-memory request), reads end
+	// only with the client; the mark still makes the answer 408.
+	_ = b.ctl.SetReadDeadline(longAgo)
+}
+
+// stop ends the timer: the body is in, or the handler returned and the
+// connection is no longer the request's.
+func (b *timedBody) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.settled = true
+	b.timer.Stop()
 }
 
 // cutWriter answers 408 in place of what the handler answers once the
