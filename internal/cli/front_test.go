@@ -27,8 +27,8 @@ import (
 
 var frontURL = regexp.MustCompile(`msg=(?:proxying|recording) url=(http://\S+)`)
 
-// startFront runs tasksim with args (record or proxy, listening on
-// 127.0.0.1:0) in-process and returns its URL, a stop function (SIGINT)
+// startFront runs tasksim with args (record or proxy, given --listen
+// 127.0.0.1:0 after the command's name) in-process and returns its URL, a stop function (SIGINT)
 // that returns the exit code, and its stderr.
 func startFront(t *testing.T, args ...string) (string, func() int, *syncBuffer) {
 	t.Helper()
@@ -37,7 +37,7 @@ func startFront(t *testing.T, args ...string) (string, func() int, *syncBuffer) 
 	stderr := &syncBuffer{}
 	st := &State{
 		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, Getenv: func(string) string { return "" }, Context: ctx,
-		Args: append(args, "--listen", "127.0.0.1:0"),
+		Args: append([]string{args[0], "--listen", "127.0.0.1:0"}, args[1:]...),
 	}
 	done := make(chan int, 1)
 	go func() { done <- Main(st) }()

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,23 +17,11 @@ import (
 	"github.com/tasksim/tasksim/traces"
 )
 
-var proxyingURL = regexp.MustCompile(`msg=proxying url=(http://\S+)`)
-
 // startProxy runs tasksim proxy in-process with args and returns its URL,
 // a stop function (SIGINT) that returns the exit code, and its stderr.
 func startProxy(t *testing.T, args ...string) (string, func() int, *syncBuffer) {
 	t.Helper()
-	ctx, stop := context.WithCancel(context.Background())
-	t.Cleanup(stop)
-	stderr := &syncBuffer{}
-	st := &State{
-		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, Getenv: func(string) string { return "" }, Context: ctx,
-		Args: append([]string{"proxy", "--listen", "127.0.0.1:0"}, args...),
-	}
-	done := make(chan int, 1)
-	go func() { done <- Main(st) }()
-	u := stderr.await(t, proxyingURL, done)
-	return u, func() int { stop(); return <-done }, stderr
+	return startFront(t, append([]string{"proxy"}, args...)...)
 }
 
 // TestProxyDropSSEEvent: the reference client calls slow_text in streaming
