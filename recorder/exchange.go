@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/httplimit"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -108,26 +109,29 @@ func (ex *exchange) onResponse(resp *http.Response) {
 	}
 }
 
-// onRoundTripError runs when no response head came from the upstream.
-func (ex *exchange) onRoundTripError(err error) {
+// onRoundTripError runs when no response head came from the upstream,
+// and returns the status the recorder answers: 502, or 408 when the
+// client's body did not arrive in time (httplimit.CutSlowBody).
+func (ex *exchange) onRoundTripError(err error) int {
 	now := ex.p.now()
-	side, gone := ex.disconnectSide()
-	if !gone {
-		side = "upstream: " + err.Error()
+	status, why, answer := http.StatusBadGateway, "upstream: "+err.Error(), "the upstream gave no response"
+	if httplimit.BodyTimedOut(ex.r.Context()) {
+		status, why, answer = http.StatusRequestTimeout, "client: the body did not arrive in time", "the body did not arrive in time"
+	} else if side, gone := ex.disconnectSide(); gone {
+		ex.record(traces.Record{Wall: now, Stream: ex.respStream, Kind: traces.KindConnError, Note: side + " (no response)"})
+		return status
 	}
-	ex.record(traces.Record{Wall: now, Stream: ex.respStream, Kind: traces.KindConnError, Note: side + " (no response)"})
-	if gone {
-		return
-	}
+	ex.record(traces.Record{Wall: now, Stream: ex.respStream, Kind: traces.KindConnError, Note: why + " (no response)"})
 	ex.record(traces.Record{
 		Wall:   now,
 		Stream: ex.respStream,
 		Dir:    traces.DirServerToClient,
 		Kind:   traces.KindResponseHead,
-		HTTP:   &traces.HTTPHead{Status: http.StatusBadGateway, Proto: ex.r.Proto},
-		Note:   "answered by the recorder: the upstream gave no response",
+		HTTP:   &traces.HTTPHead{Status: status, Proto: ex.r.Proto},
+		Note:   "answered by the recorder: " + answer,
 	})
 	ex.record(traces.Record{Wall: now, Stream: ex.respStream, Dir: traces.DirServerToClient, Kind: traces.KindBodyEnd, Note: "eof"})
+	return status
 }
 
 // disconnectSide says whether the client's request ended, and how.

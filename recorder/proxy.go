@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/httplimit"
 	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -90,8 +91,8 @@ type Proxy struct {
 }
 
 // NewProxy returns a Proxy that forwards to upstream and records into w.
-// Requests keep their own path and query; upstream gives the scheme and
-// host (and, unless opts.KeepHost, the Host header). The caller keeps
+// Requests keep their own path; upstream gives the scheme, host, user and
+// query (see Rewrite). The caller keeps
 // ownership of w: close it after the Proxy's last request (after Serve
 // returns, or after the http.Server serving the Proxy shut down and Close
 // was called).
@@ -149,19 +150,41 @@ func NewTransport() *http.Transport {
 	}
 }
 
-// rewrite points the outbound request at the upstream and undoes what
-// ReverseProxy changes on its own, so the upstream gets what the client
-// sent: the client's forwarding headers and its raw query stay.
-func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
-	pr.Out.URL.Scheme = p.upstream.Scheme
-	pr.Out.URL.Host = p.upstream.Host
-	pr.Out.URL.RawQuery = pr.In.URL.RawQuery
-	if !p.opts.KeepHost {
-		pr.Out.Host = p.upstream.Host
-	}
-	for _, k := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
-		if v, ok := pr.In.Header[k]; ok {
-			pr.Out.Header[k] = v
+// rewrite points the outbound request at the upstream (see Rewrite).
+func (p *Proxy) rewrite(pr *httputil.ProxyRequest) { Rewrite(p.upstream, p.opts.KeepHost)(pr) }
+
+// Rewrite returns the httputil.ReverseProxy Rewrite function of a Proxy:
+// it points the outbound request at upstream and undoes what
+// ReverseProxy changes on its own, so that the upstream gets what the
+// client sent. The request keeps its path; upstream gives the scheme, the
+// host, the Host header (unless keepHost) and its user and password, if
+// any (sent as basic authentication when the client sends no
+// Authorization). Upstream's query comes first, then the client's, as
+// httputil.NewSingleHostReverseProxy joins them. The client's forwarding
+// headers stay.
+func Rewrite(upstream *url.URL, keepHost bool) func(*httputil.ProxyRequest) {
+	return func(pr *httputil.ProxyRequest) {
+		pr.Out.URL.Scheme = upstream.Scheme
+		pr.Out.URL.Host = upstream.Host
+		if u := upstream.User; u != nil && pr.Out.Header.Get("Authorization") == "" {
+			pass, _ := u.Password()
+			pr.Out.SetBasicAuth(u.Username(), pass)
+		}
+		switch q := pr.In.URL.RawQuery; {
+		case upstream.RawQuery == "":
+			pr.Out.URL.RawQuery = q
+		case q == "":
+			pr.Out.URL.RawQuery = upstream.RawQuery
+		default:
+			pr.Out.URL.RawQuery = upstream.RawQuery + "&" + q
+		}
+		if !keepHost {
+			pr.Out.Host = upstream.Host
+		}
+		for _, k := range []string{"Forwarded", "X-Forwarded-For", "X-Forwarded-Host", "X-Forwarded-Proto"} {
+			if v, ok := pr.In.Header[k]; ok {
+				pr.Out.Header[k] = v
+			}
 		}
 	}
 }
@@ -205,12 +228,16 @@ func (p *Proxy) modifyResponse(resp *http.Response) error {
 }
 
 // errorHandler answers 502 when the upstream could not be asked or did not
-// answer, and records why.
+// answer, and records why; 408 when that is because the client's body did
+// not arrive in time (httplimit.CutSlowBody).
 func (p *Proxy) errorHandler(rw http.ResponseWriter, r *http.Request, err error) {
+	status := http.StatusBadGateway
 	if ex := exchangeOf(r); ex != nil {
-		ex.onRoundTripError(err)
+		status = ex.onRoundTripError(err)
+	} else if httplimit.BodyTimedOut(r.Context()) {
+		status = http.StatusRequestTimeout
 	}
-	rw.WriteHeader(http.StatusBadGateway)
+	rw.WriteHeader(status)
 }
 
 // now is the time on the Proxy's clock.
@@ -300,34 +327,16 @@ func (p *Proxy) Close() error {
 }
 
 // Serve accepts connections on ln and serves the Proxy on them until ctx
-// ends. Then it cuts the requests still open (their streams are recorded
-// as cut by the recorder, ErrStopped), waits up to five seconds for their
-// handlers, calls Close and returns its error. It returns early with an
-// error if ln fails.
+// ends, within httplimit's default limits (a slow request body gets 408,
+// connections are capped). Then it cuts the requests still open (their
+// streams are recorded as cut by the recorder, ErrStopped), waits up to
+// five seconds for their handlers, calls Close and returns its error. It
+// returns early with an error if ln fails.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
-	base, stop := context.WithCancelCause(context.Background())
-	defer stop(nil)
-	hs := &http.Server{
-		Handler:           p,
-		ConnState:         p.ConnState,
-		BaseContext:       func(net.Listener) context.Context { return base },
-		ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog:          log.New(io.Discard, "", 0),
+	err := httplimit.Serve(ctx, ln, p, &httplimit.ServeOptions{ConnState: p.ConnState, StopCause: ErrStopped})
+	cerr := p.Close()
+	if err != nil {
+		return fmt.Errorf("recorder: %w", err)
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		p.Close()
-		return fmt.Errorf("recorder: serve: %w", err)
-	case <-ctx.Done():
-	}
-	stop(ErrStopped)
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdown); err != nil {
-		hs.Close()
-	}
-	<-errc
-	return p.Close()
+	return cerr
 }

@@ -520,3 +520,47 @@ func (b *lateEnd) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
+
+// TestProxyForwardsUpstreamQuery: the upstream URL's query and user are
+// sent upstream (its query first, then the client's), not dropped.
+func TestProxyForwardsUpstreamQuery(t *testing.T) {
+	type seen struct{ query, user, pass string }
+	got := make(chan seen, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, p, _ := r.BasicAuth()
+		got <- seen{r.URL.RawQuery, u, p}
+	}))
+	defer up.Close()
+	u, err := url.Parse(up.URL + "/mcp?token=up-secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword("alice", "pw")
+	w, err := traces.NewWriter(io.Discard, traces.Header{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := recorder.NewProxy(u, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(p)
+	defer front.Close()
+	for _, tc := range []struct{ path, want string }{
+		{"/mcp", "token=up-secret"},
+		{"/mcp?x=1", "token=up-secret&x=1"},
+	} {
+		resp, err := http.Get(front.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if s := <-got; s != (seen{tc.want, "alice", "pw"}) {
+			t.Errorf("GET %s: upstream saw %+v, want query %q and alice:pw", tc.path, s, tc.want)
+		}
+	}
+	front.Close()
+	if err := p.Close(); err != nil {
+		t.Error(err)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,10 +26,50 @@ type RedactOptions struct {
 	// pattern with a capture group replaces only the first group's text
 	// (`api_key=(\w+)`), otherwise the whole match.
 	Patterns []string
+	// Query are more URL query parameter names (case-insensitive) whose
+	// values are secret.
+	Query []string
 }
 
 // AlwaysRedactedHeaders are redacted by every Redactor.
 var AlwaysRedactedHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"}
+
+// AlwaysRedactedQuery are the URL query parameters whose values every
+// Redactor replaces in request URLs (a client that sends its credential as
+// ?access_token=); the CLI keeps them out of an upstream URL it logs too.
+var AlwaysRedactedQuery = []string{"token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key",
+	"password", "passwd", "secret", "client_secret", "sig", "signature", "auth", "code"}
+
+// RedactQuery returns rawQuery (a URL's query, without "?") with the value
+// of every parameter named in names (case-insensitive) replaced by
+// with(value). Parameters without "=" and all other bytes are kept as
+// they are.
+func RedactQuery(rawQuery string, names []string, with func(value string) string) string {
+	if rawQuery == "" || len(names) == 0 {
+		return rawQuery
+	}
+	parts := strings.Split(rawQuery, "&")
+	changed := false
+	for i, p := range parts {
+		k, v, hasValue := strings.Cut(p, "=")
+		if !hasValue || v == "" {
+			continue
+		}
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) }) {
+			if nv := with(v); nv != v {
+				parts[i], changed = k+"="+nv, true
+			}
+		}
+	}
+	if !changed {
+		return rawQuery
+	}
+	return strings.Join(parts, "&")
+}
 
 // Redactor replaces secrets in records by tokens "[redacted:N]", numbered
 // from 1 in order of first appearance. The same secret gets the same
@@ -39,6 +81,7 @@ var AlwaysRedactedHeaders = []string{"Authorization", "Proxy-Authorization", "Co
 type Redactor struct {
 	mu       sync.Mutex
 	headers  map[string]bool // lower-case names
+	query    []string        // query parameter names
 	paths    []jsonPath
 	patterns []*regexp.Regexp
 	tokens   map[string]string
@@ -56,6 +99,13 @@ func NewRedactor(o RedactOptions) (*Redactor, error) {
 			return nil, fmt.Errorf("header name %q is not valid", h)
 		}
 		r.headers[strings.ToLower(h)] = true
+	}
+	r.query = slices.Clone(AlwaysRedactedQuery)
+	for _, q := range o.Query {
+		if q = strings.TrimSpace(q); q == "" || strings.ContainsAny(q, "&=#? \t\r\n") {
+			return nil, fmt.Errorf("query parameter name %q is not valid", q)
+		}
+		r.query = append(r.query, q)
 	}
 	for _, p := range o.JSONPaths {
 		jp, err := compileJSONPath(p)
@@ -171,7 +221,8 @@ func (r *Redactor) ApplyHeader(h *Header) {
 
 // Apply redacts rec in place (including what its pointers point to):
 //
-//  1. the values of secret header fields, in HTTP and in the head's Raw;
+//  1. the values of secret header fields, in HTTP and in the head's Raw,
+//     and of secret query parameters in the request URL;
 //  2. the values JSONPaths select, in the JSON text of Raw (the whole
 //     Raw, or each line of it, bare or after "data:") and of SSE data;
 //  3. the patterns' matches in all text: Raw, Note, the URL and header
@@ -193,6 +244,14 @@ func (r *Redactor) Apply(rec *Record) {
 			if r.headers[strings.ToLower(f.Name)] && f.Value != "" && !isToken(f.Value) {
 				h.Header[i].Value = r.token(f.Value)
 			}
+		}
+		if path, q, ok := strings.Cut(h.URL, "?"); ok {
+			h.URL = path + "?" + RedactQuery(q, r.query, func(v string) string {
+				if isToken(v) {
+					return v
+				}
+				return r.token(v)
+			})
 		}
 	}
 	if rec.Kind == KindRequestHead || rec.Kind == KindResponseHead || rec.HTTP != nil {

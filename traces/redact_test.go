@@ -179,3 +179,24 @@ func TestRedactKeepsJSONValid(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactQuery: the values of secret query parameters in a request's
+// URL become tokens, the default names and the configured ones alike; the
+// same value gets the same token, other parameters stay.
+func TestRedactQuery(t *testing.T) {
+	red := mustRedactor(t, RedactOptions{Query: []string{"tenant"}})
+	rec := Record{Kind: KindRequestHead, HTTP: &HTTPHead{Method: "POST", URL: "/mcp?a=1&Access_Token=tok%20x&tenant=acme&flag&sig="}}
+	red.Apply(&rec)
+	if want := "/mcp?a=1&Access_Token=[redacted:1]&tenant=[redacted:2]&flag&sig="; rec.HTTP.URL != want {
+		t.Errorf("URL %q, want %q", rec.HTTP.URL, want)
+	}
+	again := Record{Kind: KindRequestHead, HTTP: &HTTPHead{Method: "GET", URL: "/mcp?token=tok%20x"}}
+	red.Apply(&again)
+	red.Apply(&again) // a token is not redacted again
+	if want := "/mcp?token=[redacted:1]"; again.HTTP.URL != want {
+		t.Errorf("URL %q, want %q", again.HTTP.URL, want)
+	}
+	if _, err := NewRedactor(RedactOptions{Query: []string{"a=b"}}); err == nil {
+		t.Error("query name a=b accepted")
+	}
+}

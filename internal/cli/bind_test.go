@@ -3,9 +3,10 @@ package cli
 import (
 	"bytes"
 	"context"
-	"log/slog"
+	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -29,7 +30,8 @@ func nonLoopbackIP(t *testing.T) net.IP {
 // serve --addr :PORT binds every interface. The Host check must hold on
 // the non-loopback addresses too (before, connections arriving there were
 // not Host-checked: a DNS-rebinding page reaching the machine's LAN
-// address passed), and the bind is warned about (Hardening item 8).
+// address passed) (Hardening item 8). Without --allow-remote the bind is
+// refused (TestRemoteBindRefused).
 func TestServeRemoteBindKeepsHostCheck(t *testing.T) {
 	ip := nonLoopbackIP(t)
 	stderr := &syncBuffer{}
@@ -40,7 +42,7 @@ func TestServeRemoteBindKeepsHostCheck(t *testing.T) {
 		o.Ready = func(addr string) { ready <- addr }
 		return runServe(ctx, st, o)
 	})
-	cmd.SetArgs([]string{"--addr", ":0"})
+	cmd.SetArgs([]string{"--addr", ":0", "--allow-remote"})
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
 	defer func() {
@@ -89,32 +91,52 @@ func TestServeRemoteBindKeepsHostCheck(t *testing.T) {
 			t.Errorf("%s: status %d, want %d", tc.name, got, tc.want)
 		}
 	}
-	if !strings.Contains(stderr.String(), "non-loopback address") || !strings.Contains(stderr.String(), "--allow-remote") {
-		t.Errorf("no warning about the non-loopback bind:\n%s", stderr)
-	}
 }
 
-func TestWarnRemoteBind(t *testing.T) {
+// A listen address beyond loopback is refused, before anything listens,
+// by serve, record and proxy alike unless --allow-remote (before, serve
+// only warned, and record and proxy bound every interface silently).
+func TestRemoteBindRefused(t *testing.T) {
 	cases := []struct {
-		name   string
-		addr   net.Addr
-		allow  bool
-		warned bool
+		name, addr string
+		allow, ok  bool
 	}{
-		{"loopback", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 1}, false, false},
-		{"IPv6 loopback", &net.TCPAddr{IP: net.IPv6loopback, Port: 1}, false, false},
-		{"every interface", &net.TCPAddr{IP: net.IPv4zero, Port: 1}, false, true},
-		{"every interface, IPv6", &net.TCPAddr{IP: net.IPv6unspecified, Port: 1}, false, true},
-		{"a LAN address", &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1}, false, true},
-		{"a LAN address, --allow-remote", &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 1}, true, false},
+		{"loopback", "127.0.0.1:7071", false, true},
+		{"loopback, other", "127.8.9.10:7071", false, true},
+		{"IPv6 loopback", "[::1]:7071", false, true},
+		{"localhost", "localhost:7071", false, true},
+		{"every interface, no host", ":7071", false, false},
+		{"every interface", "0.0.0.0:7071", false, false},
+		{"every interface, IPv6", "[::]:7071", false, false},
+		{"a LAN address", "192.0.2.1:7071", false, false},
+		{"a host name", "example.com:7071", false, false},
+		{"every interface, --allow-remote", ":7071", true, true},
+		{"a LAN address, --allow-remote", "192.0.2.1:7071", true, true},
+		{"no port", "127.0.0.1", false, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var b bytes.Buffer
-			warnRemoteBind(slog.New(slog.NewTextHandler(&b, nil)), tc.addr, tc.allow)
-			if got := strings.Contains(b.String(), "WARN"); got != tc.warned {
-				t.Errorf("warned %v, want %v: %q", got, tc.warned, b.String())
+			err := checkBind("--listen", tc.addr, tc.allow)
+			if (err == nil) != tc.ok {
+				t.Errorf("checkBind(%q, allow %v) = %v, want ok %v", tc.addr, tc.allow, err, tc.ok)
+			}
+			if err != nil && (ExitCode(err) != ExitUsage || strings.Contains(err.Error(), "\n")) {
+				t.Errorf("error %q: want a one-line usage error", err)
 			}
 		})
+	}
+	// Each command refuses before it listens: nothing binds here.
+	for _, args := range [][]string{
+		{"serve", "--addr", ":0"},
+		{"serve", "--addr", "0.0.0.0:0"},
+		{"record", "--upstream", "http://127.0.0.1:1/mcp", "--listen", ":0", "-o", filepath.Join(t.TempDir(), "r.trace")},
+		{"proxy", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "0.0.0.0:0"},
+		{"proxy", "--upstream", "http://127.0.0.1:1/mcp", "--listen", ":0", "--record", filepath.Join(t.TempDir(), "p.trace")},
+	} {
+		var stderr bytes.Buffer
+		st := &State{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr, Getenv: func(string) string { return "" }, Context: context.Background(), Args: args}
+		if code := Main(st); code != ExitUsage || !strings.Contains(stderr.String(), "--allow-remote") || strings.Count(stderr.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want %d and one line naming --allow-remote", args, code, stderr.String(), ExitUsage)
+		}
 	}
 }

@@ -56,7 +56,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestServeListenFailure(t *testing.T) {
-	code, _, stderr := run(t, "", "serve", "--addr", "256.1.1.1:99999")
+	code, _, stderr := run(t, "", "serve", "--addr", "127.0.0.1:99999")
 	if code != ExitRuntime || !strings.Contains(stderr, "listen") {
 		t.Errorf("exit %d, stderr %q; want %d and a listen error", code, stderr, ExitRuntime)
 	}

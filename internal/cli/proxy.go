@@ -9,7 +9,6 @@ import (
 	"log"
 	"log/slog"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -17,11 +16,11 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tasksim/tasksim/faults"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -37,6 +36,10 @@ type ProxyOptions struct {
 	Record     string
 	// RedactFlags redact the --record trace as tasksim record does.
 	RedactFlags
+	// Front are the flags shared with serve and record: --allow-remote,
+	// --allow-origin, --allow-host, --max-conns, --body-timeout,
+	// --idle-timeout.
+	Front ListenFlags
 	// Command is the stdio server to run, from the arguments after "--".
 	Command []string
 }
@@ -66,9 +69,20 @@ the same seed on the same traffic takes the same decisions. Without
 --seed (and no seed in the file) a random seed is chosen and printed.
 
 With --record FILE the traffic is also recorded, as the client saw it,
-with a fault record for every decision. On exit (SIGINT/SIGTERM, or the
+with a fault record for every decision (the faults act behind the
+recorder, in the same process), redacted as tasksim record redacts. On exit (SIGINT/SIGTERM, or the
 server command's end) it prints how often each fault fired. With no fault
 it is a transparent proxy (and recorder).
+
+The HTTP proxy listens on loopback: a non-loopback --listen is refused
+unless --allow-remote. Like tasksim serve it checks Origin and Host
+against DNS rebinding (--allow-origin, --allow-host), caps connections
+(--max-conns) and cuts slow bodies (--body-timeout, 408) and idle
+connections (--idle-timeout). The --upstream URL's user, password and
+secret query values (token, access_token, key, ...; --redact-query adds
+names) are written as "redacted" in the log and the trace header; the
+upstream gets them (its query first, then the client's). See
+docs/security.md.
 
 Every fault, its parameters and what it does where: docs/faults.md.
 
@@ -93,6 +107,7 @@ Faults:
 	f.Uint64Var(&o.Seed, "seed", 0, "seed of the fault decisions (default: the file's, or a random one, printed)")
 	f.StringVar(&o.Record, "record", "", "also record the traffic and the faults into this trace file")
 	AddRedactFlags(f, &o.RedactFlags)
+	o.Front.add(f, "--listen")
 	return cmd
 }
 
@@ -111,6 +126,19 @@ func runProxy(ctx context.Context, st *State, o *ProxyOptions) error {
 		return usagef("give --upstream URL (HTTP) or a server command after -- (stdio), not both")
 	case o.Upstream == "" && len(o.Command) == 0:
 		return usagef("give --upstream URL --listen ADDR (HTTP proxy) or -- CMD ARGS (stdio server)")
+	}
+	var up *upstream
+	if o.Upstream != "" {
+		var err error
+		if up, err = parseUpstream(o.Upstream, o.Query); err != nil {
+			return err
+		}
+		if err := o.Front.check(); err != nil {
+			return err
+		}
+		if err := checkBind("--listen", o.Listen, o.Front.AllowRemote); err != nil {
+			return err
+		}
 	}
 	set, random, err := loadFaults(o)
 	if err != nil {
@@ -135,7 +163,7 @@ func runProxy(ctx context.Context, st *State, o *ProxyOptions) error {
 	if len(o.Command) > 0 {
 		err = proxyStdio(ctx, st, o, set, h)
 	} else {
-		err = proxyHTTP(ctx, st, o, set, h)
+		err = proxyHTTP(ctx, st, o, up, set, h)
 	}
 	for _, c := range set.Counts() {
 		fmt.Fprintf(st.Stderr, "tasksim proxy: fault %s fired %d times\n", c.Spec, c.Fired)
@@ -195,64 +223,53 @@ func recordFaults(set *faults.Set, p *recorder.Pipeline) {
 	})
 }
 
-func proxyHTTP(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set, h traces.Header) error {
-	u, err := url.Parse(o.Upstream)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usagef("--upstream %q: want an http:// or https:// URL with a host", o.Upstream)
-	}
-	ln, err := net.Listen("tcp", o.Listen)
+// proxyHTTP runs the HTTP proxy:
+//
+//	client ─▶ guard, limits ─▶ [recorder.Proxy ─memory─▶] faults.Handler ─▶ ReverseProxy ─▶ upstream
+//
+// With --record the recorder sits next to the client, so that the trace
+// holds the traffic as the client saw it; the faults act behind it in
+// the same process, reached through an in-memory transport: one socket,
+// and nothing reaches the faults unrecorded.
+func proxyHTTP(ctx context.Context, st *State, o *ProxyOptions, up *upstream, set *faults.Set, h traces.Header) error {
+	red, err := o.Redactor()
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.Listen, err)
+		return err
+	}
+	ln, err := listen("--listen", o.Listen, o.Front.AllowRemote)
+	if err != nil {
+		return err
 	}
 	defer ln.Close()
 	logger := slog.New(slog.NewTextHandler(st.Stderr, nil))
 	rp := &httputil.ReverseProxy{
-		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL.Scheme, pr.Out.URL.Host, pr.Out.Host = u.Scheme, u.Host, u.Host
-			pr.Out.URL.RawQuery = pr.In.URL.RawQuery
-		},
+		Rewrite:       recorder.Rewrite(up.URL, false),
 		Transport:     recorder.NewTransport(),
 		FlushInterval: -1,
 		ErrorLog:      log.New(io.Discard, "", 0),
 	}
 	faulty := fullDuplex(faults.Handler(rp, set, nil))
-	path := u.EscapedPath()
-	if path == "" {
-		path = "/"
-	}
-	logger.Info("proxying", "url", "http://"+ln.Addr().String()+path, "upstream", o.Upstream, "faults", len(set.Specs()), "seed", set.Seed())
+	logger.Info("proxying", "url", up.endpoint(ln), "upstream", up.safe, "faults", len(set.Specs()), "seed", set.Seed())
 	if o.Record == "" {
-		return serveUntil(ctx, ln, faulty)
+		return o.Front.serveFront(ctx, ln, faulty, nil)
 	}
 
-	// The recorder sits next to the client, so that the trace holds the
-	// traffic as the client saw it; the faults act behind it, on a
-	// loopback port of their own.
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return fmt.Errorf("listen on 127.0.0.1: %w", err)
-	}
-	innerDone := make(chan error, 1)
-	innerCtx, stopInner := context.WithCancel(context.Background())
-	go func() { innerDone <- serveUntil(innerCtx, inner, faulty) }()
-	defer func() { stopInner(); <-innerDone }()
-
-	h.Labels = append([]traces.Label{{Key: "recorder", Value: "http"}, {Key: "upstream", Value: o.Upstream}}, h.Labels...)
-	red, err := o.Redactor()
-	if err != nil {
-		return err
-	}
+	h.Command = up.redactArgs(h.Command)
+	h.Labels = append([]traces.Label{{Key: "recorder", Value: "http"}, {Key: "upstream", Value: up.safe}}, h.Labels...)
 	w, err := createTrace(&RecordOptions{Output: o.Record}, h, red)
 	if err != nil {
 		return err
 	}
-	p, err := recorder.NewProxy(&url.URL{Scheme: "http", Host: inner.Addr().String()}, w.Writer, &recorder.ProxyOptions{Logger: logger})
+	// The in-memory hop's URL names no host: the faults' ReverseProxy
+	// sends every request to the upstream.
+	inner := &url.URL{Scheme: "http", Host: "faults"}
+	p, err := recorder.NewProxy(inner, w.Writer, &recorder.ProxyOptions{Logger: logger, Transport: streamhttp.NewMemoryTransport(faulty), KeepHost: true})
 	if err != nil {
 		w.Close()
 		return err
 	}
 	recordFaults(set, p.Pipeline())
-	serveErr := p.Serve(ctx, ln)
+	serveErr := o.Front.serveFront(ctx, ln, p, p)
 	set.Observe(nil)
 	closeErr := w.Close()
 	if serveErr != nil {
@@ -261,34 +278,6 @@ func proxyHTTP(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set,
 	if closeErr != nil {
 		return fmt.Errorf("proxy: %w", closeErr)
 	}
-	return nil
-}
-
-// serveUntil serves h on ln until ctx ends, then ends the requests still
-// open and waits up to five seconds for their handlers.
-func serveUntil(ctx context.Context, ln net.Listener, h http.Handler) error {
-	base, stop := context.WithCancel(context.Background())
-	defer stop()
-	hs := &http.Server{
-		Handler:           h,
-		BaseContext:       func(net.Listener) context.Context { return base },
-		ReadHeaderTimeout: 30 * time.Second,
-		ErrorLog:          log.New(io.Discard, "", 0),
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	stop()
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutdown); err != nil {
-		hs.Close()
-	}
-	<-errc
 	return nil
 }
 

@@ -7,13 +7,15 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os/exec"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/tasksim/tasksim/internal/httplimit"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -24,7 +26,10 @@ type RecordOptions struct {
 	Listen   string
 	Output   string
 	RedactFlags
-	RedactQuery []string
+	// Front are the flags shared with serve and proxy: --allow-remote,
+	// --allow-origin, --allow-host, --max-conns, --body-timeout,
+	// --idle-timeout.
+	Front ListenFlags
 	// Command is the stdio server to run, from the arguments after "--".
 	Command []string
 }
@@ -52,10 +57,17 @@ stderr's lines, passes stderr through, and exits with the server's exit code.
 
 Secrets: Authorization, Proxy-Authorization, Cookie and Set-Cookie values are
 always redacted; --redact-header, --redact-json and --redact-regexp add more.
-The --upstream URL's user and password, and the values of its query
-parameters named token, access_token, api_key, key, password, secret, sig,
-code (and a few more; --redact-query adds names) are written as "redacted" in
-the trace header and the log.`,
+The values of query parameters named token, access_token, api_key, key,
+password, secret, sig, code (and a few more; --redact-query adds names) are
+redacted in the request URLs recorded; in the --upstream URL they, and its
+user and password, are written as "redacted" in the trace header and the
+log (the upstream gets them: its query first, then the client's).
+
+The proxy listens on loopback: a non-loopback --listen is refused unless
+--allow-remote. Like tasksim serve it checks Origin and Host against DNS
+rebinding (--allow-origin, --allow-host), caps connections (--max-conns)
+and cuts slow bodies (--body-timeout, 408) and idle connections
+(--idle-timeout); see docs/security.md.`,
 		Example: `  tasksim record --upstream http://127.0.0.1:7070/mcp --listen 127.0.0.1:7071 -o run.trace
   tasksim call --server-cmd "tasksim record -o run.trace -- tasksim serve --stdio" --tool slow_text --mode task`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,7 +83,7 @@ the trace header and the log.`,
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:7071", "address the proxy listens on (HTTP proxy mode)")
 	f.StringVarP(&o.Output, "output", "o", "", "trace file to write (required)")
 	AddRedactFlags(f, &o.RedactFlags)
-	f.StringArrayVar(&o.RedactQuery, "redact-query", nil, "also keep this --upstream query parameter's value out of the trace header and the log (repeatable)")
+	o.Front.add(f, "--listen")
 	return cmd
 }
 
@@ -113,35 +125,32 @@ func createTrace(o *RecordOptions, h traces.Header, red *traces.Redactor) (*trac
 }
 
 func recordHTTP(ctx context.Context, st *State, o *RecordOptions, h traces.Header, red *traces.Redactor) error {
-	u, err := url.Parse(o.Upstream)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usagef("--upstream %q: want an http:// or https:// URL with a host", redactURL(o.Upstream, DefaultRedactQuery))
-	}
-	ln, err := net.Listen("tcp", o.Listen)
+	up, err := parseUpstream(o.Upstream, o.Query)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", o.Listen, err)
+		return err
+	}
+	if err := o.Front.check(); err != nil {
+		return err
+	}
+	ln, err := listen("--listen", o.Listen, o.Front.AllowRemote)
+	if err != nil {
+		return err
 	}
 	defer ln.Close()
-	// Credentials in --upstream stay out of the trace header and the log.
-	safeUpstream := redactURL(o.Upstream, append(slices.Clone(DefaultRedactQuery), o.RedactQuery...))
-	h.Command = redactArgs(h.Command, o.Upstream, safeUpstream)
-	h.Labels = []traces.Label{{Key: "recorder", Value: "http"}, {Key: "upstream", Value: safeUpstream}}
+	h.Command = up.redactArgs(h.Command)
+	h.Labels = []traces.Label{{Key: "recorder", Value: "http"}, {Key: "upstream", Value: up.safe}}
 	w, err := createTrace(o, h, red)
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(st.Stderr, nil))
-	p, err := recorder.NewProxy(u, w.Writer, &recorder.ProxyOptions{Logger: log})
+	p, err := recorder.NewProxy(up.URL, w.Writer, &recorder.ProxyOptions{Logger: log})
 	if err != nil {
 		w.Close()
-		return usagef("--upstream %s: %s", safeUpstream, strings.ReplaceAll(err.Error(), u.String(), safeUpstream))
+		return usagef("--upstream %s: %s", up.safe, strings.ReplaceAll(err.Error(), up.String(), up.safe))
 	}
-	path := u.EscapedPath()
-	if path == "" {
-		path = "/"
-	}
-	log.Info("recording", "url", "http://"+ln.Addr().String()+path, "upstream", safeUpstream, "trace", o.Output)
-	serveErr := p.Serve(ctx, ln)
+	log.Info("recording", "url", up.endpoint(ln), "upstream", up.safe, "trace", o.Output)
+	serveErr := o.Front.serveFront(ctx, ln, p, p)
 	n := w.Written()
 	closeErr := w.Close()
 	if serveErr != nil {
@@ -152,6 +161,59 @@ func recordHTTP(ctx context.Context, st *State, o *RecordOptions, h traces.Heade
 	}
 	log.Info("recorded", "records", n, "trace", o.Output)
 	return nil
+}
+
+// upstream is an --upstream URL (of record or proxy) and what the trace
+// header and the log say of it.
+type upstream struct {
+	*url.URL
+	raw  string // as given
+	safe string // its user, password and secret query values redacted
+}
+
+// parseUpstream reads --upstream; redactQuery are more secret query
+// parameters (--redact-query).
+func parseUpstream(raw string, redactQuery []string) (*upstream, error) {
+	safe := redactURL(raw, redactQuery)
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, usagef("--upstream %q: want an http:// or https:// URL with a host", safe)
+	}
+	return &upstream{URL: u, raw: raw, safe: safe}, nil
+}
+
+// redactArgs returns a command line with the upstream's secrets redacted.
+func (u *upstream) redactArgs(args []string) []string { return redactArgs(args, u.raw, u.safe) }
+
+// endpoint is the URL a client uses: the listen address with the
+// upstream's path.
+func (u *upstream) endpoint(ln net.Listener) string {
+	path := u.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	return "http://" + ln.Addr().String() + path
+}
+
+// serveFront serves h on ln for record and proxy until ctx ends, behind
+// the DNS-rebinding guard (streamhttp.Guard: the upstream's own check
+// cannot see the client's Host, which the proxy replaces) and within the
+// limits (httplimit.Serve). p, when not nil, is the recorder h leads to:
+// it records connections opening and closing, the requests still open at
+// the end are cut as stopped by the recorder, and it is closed (every
+// record written) before serveFront returns.
+func (l *ListenFlags) serveFront(ctx context.Context, ln net.Listener, h http.Handler, p *recorder.Proxy) error {
+	o := &httplimit.ServeOptions{Limits: l.limits()}
+	if p != nil {
+		o.ConnState, o.StopCause = p.ConnState, recorder.ErrStopped
+	}
+	err := httplimit.Serve(ctx, ln, streamhttp.Guard(h, l.Origins, l.Hosts), o)
+	if p != nil {
+		if cerr := p.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
 }
 
 func recordStdio(ctx context.Context, st *State, o *RecordOptions, h traces.Header, red *traces.Redactor) error {

@@ -140,7 +140,7 @@ func TestRecordBadInput(t *testing.T) {
 		{"bad upstream", []string{"record", "-o", out, "--upstream", "ftp://example.com/mcp"}, ExitUsage, "--upstream"},
 		{"upstream without host", []string{"record", "-o", out, "--upstream", "http:///mcp"}, ExitUsage, "--upstream"},
 		{"unwritable output", []string{"record", "-o", filepath.Join(dir, "missing", "t.trace"), "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:0"}, ExitUsage, "cannot write the trace"},
-		{"listen failure", []string{"record", "-o", out, "--upstream", "http://127.0.0.1:1/mcp", "--listen", "256.1.1.1:99999"}, ExitRuntime, "listen on"},
+		{"listen failure", []string{"record", "-o", out, "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:99999"}, ExitRuntime, "listen on"},
 		{"command not found", []string{"record", "-o", out, "--", filepath.Join(dir, "no-such-server")}, ExitUsage, "no-such-server"},
 		{"argument before --", []string{"record", "-o", out, "stray", "--", "cat"}, ExitUsage, "after --"},
 		{"bad pattern", []string{"record", "-o", out, "--redact-regexp", "(", "--", "cat"}, ExitUsage, "redaction"},

@@ -4,23 +4,20 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-)
 
-// DefaultRedactQuery are the query parameters whose values record keeps
-// out of the trace header and the log when they are in --upstream;
-// --redact-query adds more.
-var DefaultRedactQuery = []string{"token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key",
-	"password", "passwd", "secret", "client_secret", "sig", "signature", "auth", "code"}
+	"github.com/tasksim/tasksim/traces"
+)
 
 // redactedWord replaces a secret in a URL. It is a plain word so that the
 // URL still parses (HAR export reads the upstream label back).
 const redactedWord = "redacted"
 
 // redactURL returns raw with its userinfo (user and password) and the
-// values of the query parameters named in names (case-insensitive)
-// replaced by "redacted". A URL that does not parse is returned whole
-// redacted: it may hold anything.
-func redactURL(raw string, names []string) string {
+// values of its query parameters named in traces.AlwaysRedactedQuery or
+// in more (case-insensitive) replaced by "redacted": what the trace
+// header and the log say of an --upstream URL. A URL that does not parse
+// is returned whole redacted: it may hold anything.
+func redactURL(raw string, more []string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return redactedWord
@@ -28,20 +25,8 @@ func redactURL(raw string, names []string) string {
 	if u.User != nil {
 		u.User = url.User(redactedWord)
 	}
-	if u.RawQuery != "" {
-		parts := strings.Split(u.RawQuery, "&")
-		for i, p := range parts {
-			k, _, hasValue := strings.Cut(p, "=")
-			name, err := url.QueryUnescape(k)
-			if err != nil {
-				name = k
-			}
-			if hasValue && slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) }) {
-				parts[i] = k + "=" + redactedWord
-			}
-		}
-		u.RawQuery = strings.Join(parts, "&")
-	}
+	names := append(slices.Clone(traces.AlwaysRedactedQuery), more...)
+	u.RawQuery = traces.RedactQuery(u.RawQuery, names, func(string) string { return redactedWord })
 	return u.String()
 }
 

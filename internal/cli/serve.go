@@ -38,9 +38,10 @@ type ServeOptions struct {
 	// start to exit, written when the server stops.
 	CPUProfile string
 
-	Origins           []string
-	Hosts             []string
-	AllowRemote       bool
+	// Front are the flags shared with record and proxy: --allow-remote,
+	// --allow-origin, --allow-host, --max-conns, --body-timeout,
+	// --idle-timeout.
+	Front             ListenFlags
 	MaxBody           int64
 	Retry             time.Duration
 	MaxStreamDuration time.Duration
@@ -60,11 +61,11 @@ type ServeOptions struct {
 // ServeBudgets are the flags of serve's caps and byte budgets
 // (docs/server.md, "Limits"; docs/security.md, "Caps and budgets").
 type ServeBudgets struct {
-	MaxTasks, MaxSessions, MaxSessionRequests, MaxResumes, MaxConns int
-	MaxTaskOps                                                      int
-	TaskBytes, SessionBytes, ServerBytes                            int64
-	StreamBytes, SessionReplayBytes, ReplayBytes                    int64
-	StreamRetention, BodyTimeout, IdleTimeout                       time.Duration
+	MaxTasks, MaxSessions, MaxSessionRequests, MaxResumes int
+	MaxTaskOps                                            int
+	TaskBytes, SessionBytes, ServerBytes                  int64
+	StreamBytes, SessionReplayBytes, ReplayBytes          int64
+	StreamRetention                                       time.Duration
 }
 
 func (b *ServeBudgets) flags(f *pflag.FlagSet) {
@@ -80,16 +81,13 @@ func (b *ServeBudgets) flags(f *pflag.FlagSet) {
 	f.IntVar(&b.MaxSessions, "max-sessions", streamhttp.DefaultMaxSessions, "sessions open at once (503 above)")
 	f.IntVar(&b.MaxSessionRequests, "max-session-requests", streamhttp.DefaultMaxSessionRequests, "requests of one session open at once, SSE streams included (503 above)")
 	f.IntVar(&b.MaxResumes, "max-resumes-per-minute", streamhttp.DefaultMaxResumesPerMinute, "GETs with Last-Event-ID per session and minute (503 above)")
-	f.IntVar(&b.MaxConns, "max-conns", 0, "connections open at once (503 above; 0: 8192, lowered to the open-file limit less 64)")
-	f.DurationVar(&b.BodyTimeout, "body-timeout", streamhttp.DefaultBodyReadTimeout, "time to read a POST body (408 above)")
-	f.DurationVar(&b.IdleTimeout, "idle-timeout", refserver.DefaultIdleTimeout, "close a keep-alive connection idle this long")
 }
 
 func (b *ServeBudgets) check() error {
-	if b.MaxTasks <= 0 || b.MaxTaskOps <= 0 || b.MaxSessions <= 0 || b.MaxSessionRequests <= 0 || b.MaxResumes <= 0 || b.MaxConns < 0 ||
+	if b.MaxTasks <= 0 || b.MaxTaskOps <= 0 || b.MaxSessions <= 0 || b.MaxSessionRequests <= 0 || b.MaxResumes <= 0 ||
 		b.TaskBytes <= 0 || b.SessionBytes <= 0 || b.ServerBytes <= 0 || b.StreamBytes <= 0 || b.SessionReplayBytes <= 0 ||
-		b.ReplayBytes <= 0 || b.StreamRetention == 0 || b.BodyTimeout <= 0 || b.IdleTimeout <= 0 {
-		return usagef("--max-tasks, --max-task-ops-per-second, --max-*-bytes, --max-sessions, --max-session-requests, --max-resumes-per-minute, --stream-retention, --body-timeout and --idle-timeout must be positive (--max-conns: 0 or more)")
+		b.ReplayBytes <= 0 || b.StreamRetention == 0 {
+		return usagef("--max-tasks, --max-task-ops-per-second, --max-*-bytes, --max-sessions, --max-session-requests, --max-resumes-per-minute and --stream-retention must be positive")
 	}
 	return nil
 }
@@ -111,7 +109,7 @@ Over HTTP the endpoint is /mcp on --addr (loopback by default). With --stdio
 the server speaks newline-delimited JSON on stdin/stdout and logs on stderr.
 
 The server has no authentication. A non-loopback --addr (":7070" binds every
-interface) is warned about unless --allow-remote; the Origin and Host checks
+interface) is refused unless --allow-remote; the Origin and Host checks
 against DNS rebinding apply on every address (docs/security.md).
 
 To serve an "old" server, without the streaming extensions:
@@ -136,9 +134,7 @@ its file descriptor N (a pipe the parent passes, e.g. --addr 127.0.0.1:0
 	f.DurationVar(&o.TTL, "default-ttl", server.DefaultTTL, "ttl of a task whose request asks for none")
 	f.DurationVar(&o.MaxTTL, "max-ttl", server.DefaultMaxTTL, "largest ttl granted")
 	f.IntVar(&o.MaxTasks, "max-tasks-per-session", server.DefaultMaxTasksPerSession, "live tasks allowed per session")
-	f.StringSliceVar(&o.Origins, "allow-origin", nil, `Origin header values accepted besides loopback ones ("*" for any)`)
-	f.StringSliceVar(&o.Hosts, "allow-host", nil, "Host header values accepted besides loopback ones and the address a connection arrived on")
-	f.BoolVar(&o.AllowRemote, "allow-remote", false, "confirm that --addr may listen on a non-loopback address (else a warning; see docs/security.md)")
+	o.Front.add(f, "--addr")
 	f.Int64Var(&o.MaxBody, "max-body", 4<<20, "largest POST body in bytes (413 above)")
 	f.DurationVar(&o.Retry, "retry", time.Second, "SSE retry field sent in each stream's priming event (0: none; a connection closed by --max-stream-duration still ends with one)")
 	f.DurationVar(&o.MaxStreamDuration, "max-stream-duration", 0, "close SSE connections after this long and let clients resume (0: never)")
@@ -190,6 +186,14 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 	if err := o.Budgets.check(); err != nil {
 		return err
 	}
+	if err := o.Front.check(); err != nil {
+		return err
+	}
+	if !o.Stdio {
+		if err := checkBind("--addr", o.Addr, o.Front.AllowRemote); err != nil {
+			return err
+		}
+	}
 	if o.ReadyFD < 0 || o.ReadyFD > 0 && o.Stdio {
 		return usagef("--ready-fd: want a file descriptor for the URL of an HTTP server (not with --stdio)")
 	}
@@ -231,15 +235,15 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 	s, err := refserver.Listen(&refserver.Options{
 		Server: sopts,
 		HTTP: &streamhttp.Options{
-			AllowedOrigins:     o.Origins,
-			AllowedHosts:       o.Hosts,
+			AllowedOrigins:     o.Front.Origins,
+			AllowedHosts:       o.Front.Hosts,
 			MaxBodyBytes:       o.MaxBody,
 			Retry:              sseRetry(o.Retry),
 			MaxStreamDuration:  o.MaxStreamDuration,
 			SessionIdleTimeout: o.SessionIdle,
 			Logger:             log,
 
-			BodyReadTimeout:       o.Budgets.BodyTimeout,
+			BodyReadTimeout:       o.Front.BodyTimeout,
 			MaxStreamBytes:        o.Budgets.StreamBytes,
 			MaxSessionReplayBytes: o.Budgets.SessionReplayBytes,
 			MaxReplayBytes:        o.Budgets.ReplayBytes,
@@ -249,15 +253,15 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 			MaxResumesPerMinute:   o.Budgets.MaxResumes,
 		},
 		Addr:        o.Addr,
-		IdleTimeout: o.Budgets.IdleTimeout,
-		MaxConns:    o.Budgets.MaxConns,
+		IdleTimeout: o.Front.IdleTimeout,
+		MaxConns:    o.Front.MaxConns,
 	})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	if a, err := net.ResolveTCPAddr("tcp", s.Addr); err == nil {
-		warnRemoteBind(log, a, o.AllowRemote)
+	if a, err := net.ResolveTCPAddr("tcp", s.Addr); err != nil || !o.Front.AllowRemote && !isLoopbackAddr(a) {
+		return usagef("--addr %s listens on %s, not loopback: bind 127.0.0.1, or pass --allow-remote", o.Addr, s.Addr)
 	}
 	log.Info("serving", "url", s.URL)
 	if o.ReadyFD > 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -26,7 +27,7 @@ func rawRequest(short bool) string {
 		body = initBody[:10]
 	}
 	return "POST /mcp HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, text/event-stream\r\n" +
-		"Content-Type: application/json\r\nContent-Length: " + itoa(len(initBody)) + "\r\n\r\n" + body
+		"Content-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(initBody)) + "\r\n\r\n" + body
 }
 
 // Past MaxConns a connection is answered 503 with a JSON-RPC error and

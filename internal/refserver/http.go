@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/httplimit"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
@@ -17,14 +18,12 @@ import (
 // free loopback port.
 const DefaultAddr = "127.0.0.1:0"
 
-// Defaults of the connection limits (Options).
+// Defaults of the connection limits (Options), shared with tasksim
+// record and proxy.
 const (
-	DefaultHeaderTimeout = 10 * time.Second
-	DefaultIdleTimeout   = 30 * time.Second
-	DefaultMaxConns      = 8192
-	// fdReserve is kept free below the process's file limit when MaxConns
-	// is clamped to it: the listener, logs, a child's pipes.
-	fdReserve = 64
+	DefaultHeaderTimeout = httplimit.DefaultHeaderTimeout
+	DefaultIdleTimeout   = httplimit.DefaultIdleTimeout
+	DefaultMaxConns      = httplimit.DefaultMaxConns
 )
 
 // shutdownTimeout bounds the wait for open requests when an HTTP server
@@ -69,42 +68,20 @@ type HTTP struct {
 	done    chan struct{} // closed when Serve returns
 	err     error         // Serve's error, once done is closed
 
-	limit     *limitListener // nil: no connection cap
+	limit     *httplimit.Listener // nil: no connection cap
 	closeOnce sync.Once
 }
 
-// newHTTPServer is the http.Server of a reference server: timeouts on
-// reading a request's head and on idle keep-alive connections (Hardening
-// item 4: only a header timeout was set, and idle connections stayed
-// open). No ReadTimeout or WriteTimeout: they would cut SSE streams,
-// which live as long as their task; the body has its own deadline
-// (streamhttp.Options.BodyReadTimeout) and SSE writes theirs.
-func newHTTPServer(h http.Handler, o *Options) *http.Server {
-	hdr, idle := o.HeaderTimeout, o.IdleTimeout
-	if hdr <= 0 {
-		hdr = DefaultHeaderTimeout
-	}
-	if idle <= 0 {
-		idle = DefaultIdleTimeout
-	}
-	return &http.Server{Handler: h, ReadHeaderTimeout: hdr, IdleTimeout: idle}
+// limits are the connection limits of o (Hardening item 4: only a header
+// timeout was set, and idle connections stayed open).
+func (o *Options) limits() *httplimit.Limits {
+	return &httplimit.Limits{HeaderTimeout: o.HeaderTimeout, IdleTimeout: o.IdleTimeout, MaxConns: o.MaxConns}
 }
 
-// maxConns resolves Options.MaxConns: 0 is the default, clamped to the
-// open-file limit; negative is no cap (0 returned).
-func maxConns(n int) int {
-	switch {
-	case n < 0:
-		return 0
-	case n > 0:
-		return n
-	}
-	n = DefaultMaxConns
-	if lim := openFileLimit(); lim > 0 && lim-fdReserve < n {
-		n = max(lim-fdReserve, 1)
-	}
-	return n
-}
+// newHTTPServer is the http.Server of a reference server, with the head
+// and idle timeouts of o; the body has its own deadline
+// (streamhttp.Options.BodyReadTimeout).
+func newHTTPServer(h http.Handler, o *Options) *http.Server { return o.limits().Server(h) }
 
 // Conns returns the connections open (0 without a cap) and those refused
 // past MaxConns so far.
@@ -112,7 +89,7 @@ func (s *HTTP) Conns() (open int, refused int64) {
 	if s.limit == nil {
 		return 0, 0
 	}
-	return s.limit.open(), s.limit.refused.Load()
+	return s.limit.Open(), s.limit.Refused()
 }
 
 // Listen starts a reference server behind Streamable HTTP and returns
@@ -143,8 +120,7 @@ func Listen(o *Options) (*HTTP, error) {
 		hs:      newHTTPServer(h, o),
 		done:    make(chan struct{}),
 	}
-	if max := maxConns(o.MaxConns); max > 0 {
-		s.limit = newLimitListener(ln, max)
+	if s.limit = o.limits().Listener(ln); s.limit != nil {
 		ln = s.limit
 	}
 	go func() {

@@ -142,7 +142,7 @@ func TestStartChildFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("cannot listen", func(t *testing.T) {
-		_, err := refserver.StartChild(t.Context(), exe, &refserver.ChildOptions{Args: []string{"--addr", "256.1.1.1:1"}, Env: childEnv("tasksim")})
+		_, err := refserver.StartChild(t.Context(), exe, &refserver.ChildOptions{Args: []string{"--addr", "256.1.1.1:1", "--allow-remote"}, Env: childEnv("tasksim")})
 		if err == nil || !strings.Contains(err.Error(), "exited before listening (exit status 3)") || !strings.Contains(err.Error(), "listen on 256.1.1.1:1") {
 			t.Errorf("err = %v", err)
 		}

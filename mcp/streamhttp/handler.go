@@ -453,6 +453,11 @@ func (h *Handler) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 // Transports: the body "MAY comprise a JSON-RPC error response that has no
 // id").
 func (h *Handler) fail(w http.ResponseWriter, status, code int, id mcp.ID, message string) {
+	writeError(w, status, code, id, message)
+}
+
+// writeError answers status with a JSON-RPC error body.
+func writeError(w http.ResponseWriter, status, code int, id mcp.ID, message string) {
 	body, err := mcp.NewError(id, &mcp.Error{Code: code, Message: message}).AppendJSON(nil)
 	if err != nil { // unreachable: the error carries no data
 		body = nil

@@ -6,6 +6,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/tasksim/tasksim/mcp"
 )
 
 // The DNS-rebinding defence (2025-11-25 Transports, "Security Warning":
@@ -19,6 +21,23 @@ import (
 // interfaces (--addr :PORT) is reachable on 127.0.0.1 too. A legitimate
 // Host is a loopback name, a configured one, or the IP address the
 // connection arrived on (a rebound page always sends a DNS name).
+
+// Guard returns next behind the DNS-rebinding defence a Handler applies
+// (with Options.AllowedOrigins and AllowedHosts): a request whose Origin
+// or Host is not allowed gets 403 with a JSON-RPC error body and does not
+// reach next. It is for a proxy in front of a server: a proxy that
+// forwards with the upstream's own Host would otherwise let a rebound
+// page through the upstream's check.
+func Guard(next http.Handler, allowedOrigins, allowedHosts []string) http.Handler {
+	g := newGuard(allowedOrigins, allowedHosts)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if why := g.check(r); why != "" {
+			writeError(w, http.StatusForbidden, codeTransport, mcp.ID{}, "Forbidden: "+why)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 // guard holds the Origin and Host allow-lists. It is read-only once built.
 type guard struct {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package refserver
+package httplimit
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package refserver
+package httplimit
 
 import (
 	"net"
@@ -8,8 +8,8 @@ import (
 )
 
 // refusedBody is the body of what a connection past MaxConns gets before it is
-// closed: 503 with a JSON-RPC error body, as the transport answers its own
-// caps (docs/server.md, "Limits").
+// closed: 503 with a JSON-RPC error body, as the reference server's
+// transport answers its own caps (docs/server.md, "Limits").
 const refusedBody = `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Service Unavailable: the server has too many connections open, its limit"}}`
 
 var refusedResponse = []byte("HTTP/1.1 503 Service Unavailable\r\n" +
@@ -33,22 +33,25 @@ func itoa(n int) string {
 // request head and writing the 503.
 const refuseTimeout = time.Second
 
-// limitListener accepts at most max connections open at once. One more is
+// Listener accepts at most max connections open at once. One more is
 // accepted, answered 503 and closed at once, rather than left in the
 // kernel's queue: a client learns why, and file descriptors stay bounded
 // (Hardening item 4: 1,100 slow bodies exhausted them and locked out a
 // legitimate client).
-type limitListener struct {
+type Listener struct {
 	net.Listener
 	slots   chan struct{}
 	refused atomic.Int64
 }
 
-func newLimitListener(l net.Listener, max int) *limitListener {
-	return &limitListener{Listener: l, slots: make(chan struct{}, max)}
+// NewListener caps the connections l accepts at max open at once (max >
+// 0; see Limits.MaxConns for the default).
+func NewListener(l net.Listener, max int) *Listener {
+	return &Listener{Listener: l, slots: make(chan struct{}, max)}
 }
 
-func (l *limitListener) Accept() (net.Conn, error) {
+// Accept implements net.Listener.
+func (l *Listener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
@@ -64,8 +67,11 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
-// open returns the connections holding a slot.
-func (l *limitListener) open() int { return len(l.slots) }
+// Open returns the connections open, each holding a slot.
+func (l *Listener) Open() int { return len(l.slots) }
+
+// Refused returns the connections refused so far, past the cap.
+func (l *Listener) Refused() int64 { return l.refused.Load() }
 
 // refuse reads what the client sent first, so that closing does not reset
 // the connection before the answer is read, then answers 503 and closes.

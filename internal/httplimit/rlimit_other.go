@@ -1,6 +1,6 @@
 //go:build !unix
 
-package refserver
+package httplimit
 
 // openFileLimit is unknown here: MaxConns keeps its default.
 func openFileLimit() int { return 0 }
