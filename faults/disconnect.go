@@ -9,7 +9,7 @@ var disconnectKind = Kind{
 	Name:    "disconnect",
 	Summary: "a stream (its connection) is cut: after its N-th message, in the middle of a message, or before it",
 	Params: []ParamDoc{
-		{Key: "after", Default: "", Doc: "cut after the stream's N-th message (same as nth=N,at=after)"},
+		{Key: "after", Default: "", Doc: "cut after the stream's N-th message (same as nth=N,at=after)", Excludes: []string{"nth", "at"}},
 		{Key: "at", Default: "after", Doc: "before | mid | after the selected message"},
 	},
 	Places: []string{PlaceHTTP, PlaceStdio, PlaceConn},

@@ -34,4 +34,7 @@ type Kind struct {
 // ParamDoc documents one parameter.
 type ParamDoc struct {
 	Key, Default, Doc string
+	// Excludes are the parameters (the fault's own or the selector's)
+	// that cannot be given with this one: Doc says why.
+	Excludes []string
 }

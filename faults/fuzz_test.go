@@ -3,6 +3,8 @@ package faults
 import (
 	"net/http"
 	"net/http/httptest"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +34,34 @@ func FuzzHTTPPassesBytes(f *testing.F) {
 		Handler(next, NewSet(1, b), nil).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/mcp", nil))
 		if got := rec.Body.String(); got != string(stream) {
 			t.Fatalf("in  %q\nout %q", stream, got)
+		}
+	})
+}
+
+// FuzzParseFile: ParseFile never panics, and each spec of a file it
+// accepts, in its text form (as a trace header keeps it), parses back as
+// the same spec: no value carries a separator the text form would read
+// again.
+func FuzzParseFile(f *testing.F) {
+	f.Add([]byte(`{"seed": 7, "faults": ["drop-sse-event:nth=3", {"fault": "delay", "params": {"d": "200ms"}}]}`))
+	f.Add([]byte(`{"faults": [{"fault": "delay", "params": {"d": "1ms,nth=2"}}]}`))
+	f.Add([]byte(`{"faults": [{"fault": "delay:d=1h"}]}`))
+	f.Add([]byte(`{"faults": ["delay"]} garbage`))
+	f.Add([]byte(`{"faults": [{"fault": "delay", "params": {"d": "1ms", "d": "2ms"}}]}`))
+	f.Add([]byte("# faults\ndisconnect:after=1,nth=3\nstall:nth=4 # the fourth\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := ParseFile("fuzz", data)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+			return
+		}
+		for _, s := range file.Specs {
+			back, err := ParseSpec(s.String())
+			if err != nil || !reflect.DeepEqual(back, s) {
+				t.Fatalf("spec %+v: its text %q parses back as %+v, %v", s, s.String(), back, err)
+			}
 		}
 	})
 }

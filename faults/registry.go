@@ -77,8 +77,15 @@ func (r *Registry) Bind(s Spec) (*Bound, error) {
 		if isSelectorKey(p.Key) {
 			continue
 		}
-		if !slices.ContainsFunc(k.Params, func(d ParamDoc) bool { return d.Key == p.Key }) {
+		i := slices.IndexFunc(k.Params, func(d ParamDoc) bool { return d.Key == p.Key })
+		if i < 0 {
 			return nil, &SpecError{Spec: s.String(), Part: p.Key, Why: "unknown parameter of " + s.Name + knownParams(k)}
+		}
+		d := k.Params[i]
+		for _, x := range d.Excludes {
+			if _, ok := s.Get(x); ok {
+				return nil, &SpecError{Spec: s.String(), Part: p.Key + " and " + x, Why: "give one, not both (" + p.Key + ": " + d.Doc + ")"}
+			}
 		}
 	}
 	ps := &Params{spec: s}

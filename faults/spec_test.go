@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -50,6 +51,11 @@ func TestParseInvalidNamesTheBadPart(t *testing.T) {
 		{"bad stream", "drop-sse-event:stream=tcp", `stream=tcp: want one of`},
 		{"bad code", "http-status:code=200", `code=200: want an integer from 400 to 599`},
 		{"bad at", "disconnect:at=later", `at=later: want one of [before mid after]`},
+		{"bad key", "delay:D=1s", `D: a parameter name has only lower-case letters`},
+		{"after with nth", "disconnect:after=1,nth=3", `after and nth: give one, not both`},
+		{"nth with after", "disconnect:nth=3,after=1", `after and nth: give one, not both`},
+		{"after with at", "disconnect:after=1,at=mid", `after and at: give one, not both`},
+		{"advance with ttl", "ttl-expiry:ttl=5ms,advance=1s", `advance and ttl: give one, not both`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := r.Parse(tc.text)
@@ -81,9 +87,71 @@ func TestParseFile(t *testing.T) {
 	if f.HasSeed || len(f.Specs) != 2 || f.Specs[1].String() != "stall:nth=4" {
 		t.Fatalf("parsed %+v", f)
 	}
-	for _, bad := range []string{`{"faults": [1]}`, `{"fault": []}`, `{"faults": ["delay:"]}`, "delay\nBAD NAME\n"} {
-		if _, err := ParseFile("x", []byte(bad)); err == nil {
-			t.Errorf("ParseFile(%q) accepted it", bad)
-		}
+}
+
+// TestParseFileInvalid: a fault file is checked field by field; each
+// error is one line naming the bad part.
+func TestParseFileInvalid(t *testing.T) {
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"number for a fault", `{"faults": [1]}`, `faults[0]: want a spec string or {"fault"`},
+		{"unknown member", `{"fault": []}`, `fault: unknown member (want seed, faults)`},
+		{"member in another case", `{"Faults": ["delay"]}`, `Faults: unknown member`},
+		{"bad spec string", `{"faults": ["delay:"]}`, `faults[0]: fault "delay:": nothing after ':'`},
+		{"bad text line", "delay\nBAD NAME\n", `x:2: fault "BAD NAME"`},
+		{"separator in a value", `{"faults": [{"fault": "delay", "params": {"d": "1ms,nth=2"}}]}`, `d=1ms,nth=2: a value holds no ','`},
+		{"params in the name", `{"faults": [{"fault": "delay:d=1h"}]}`, `fault "delay:d=1h": a fault name only, without parameters`},
+		{"name with a comma", `{"faults": [{"fault": "delay,x"}]}`, `a fault name only`},
+		{"empty name", `{"faults": [{"fault": "", "params": {"d": "1ms"}}]}`, `no fault name`},
+		{"no name", `{"faults": [{"params": {"d": "1ms"}}]}`, `faults[0]: no "fault"`},
+		{"bad key", `{"faults": [{"fault": "delay", "params": {"d=1ms,nth": "2"}}]}`, `a parameter name has only`},
+		{"key with a space", `{"faults": [{"fault": "delay", "params": {" d": "1ms"}}]}`, `a parameter name has only`},
+		{"space around a value", `{"faults": [{"fault": "delay", "params": {"d": " 1ms"}}]}`, `a value has no space at either end`},
+		{"newline in a value", `{"faults": [{"fault": "drop-sse-event", "params": {"method": "a\nb"}}]}`, `no control character`},
+		{"empty value", `{"faults": [{"fault": "delay", "params": {"d": ""}}]}`, `d=: empty value`},
+		{"number value", `{"faults": [{"fault": "delay", "params": {"d": 5}}]}`, `params.d: want a string, not 5`},
+		{"unknown member of a fault", `{"faults": [{"fault": "delay", "x": 1}]}`, `faults[0]: x: unknown member`},
+		{"fault in another case", `{"faults": [{"Fault": "delay"}]}`, `faults[0]: Fault: unknown member`},
+		{"null fault", `{"faults": [{"fault": null}]}`, `faults[0]: no "fault"`},
+		{"null element", `{"faults": [null]}`, `faults[0]: fault "": no fault name`},
+		{"trailing garbage", `{"faults": ["delay"]} garbage`, `data after the JSON object`},
+		{"a second object", `{"faults": ["delay"]}{}`, `data after the JSON object`},
+		{"param twice", `{"faults": [{"fault": "delay", "params": {"d": "1ms", "d": "2ms"}}]}`, `faults[0].params.d: given twice`},
+		{"seed twice", `{"seed": 1, "seed": 2}`, `seed: given twice`},
+		{"fault twice", `{"faults": [{"fault": "delay", "fault": "stall"}]}`, `faults[0].fault: given twice`},
+		{"negative seed", `{"seed": -1}`, `not a fault file`},
+		{"cut short", `{"faults": ["delay"]`, `not a fault file`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ParseFile("x", []byte(tc.data))
+			if err == nil {
+				t.Fatalf("ParseFile(%q) accepted it: %+v", tc.data, f)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ParseFile(%q) = %q, want it to contain %q", tc.data, err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error is not one line: %q", err)
+			}
+		})
+	}
+}
+
+// TestParseFileSpecsRoundTrip: a spec of a JSON fault file, written in its
+// text form (as the trace header keeps it) and parsed back, is the same
+// spec.
+func TestParseFileSpecsRoundTrip(t *testing.T) {
+	f, err := ParseFile("ci.json", []byte(`{"faults": [{"fault": "drop-sse-event", "params": {"method": "a=b:c", "id": "\"x\"", "nth": "2"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := f.Specs[0]
+	back, err := ParseSpec(s.String())
+	if err != nil || !reflect.DeepEqual(back, s) {
+		t.Fatalf("%q parses back as %+v, %v; want %+v", s.String(), back, err, s)
+	}
+	if _, err := Builtin().Bind(s); err != nil {
+		t.Fatal(err)
 	}
 }

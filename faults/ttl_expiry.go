@@ -11,7 +11,7 @@ var ttlExpiryKind = Kind{
 	Summary: "a task expires mid-stream: the task-augmented request's ttl is rewritten small, or (simulations) the clock jumps",
 	Params: []ParamDoc{
 		{Key: "ttl", Default: "1s", Doc: "the ttl written into params.task.ttl of a task-augmented request"},
-		{Key: "advance", Default: "", Doc: "instead of rewriting, advance the simulated clock by this much before the message"},
+		{Key: "advance", Default: "", Doc: "instead of rewriting, advance the simulated clock by this much before the message", Excludes: []string{"ttl"}},
 	},
 	Places: []string{PlaceHTTP, PlaceStdio, PlaceConn},
 	New: func(p *Params) (Fault, error) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -121,59 +120,58 @@ func Replay(ctx context.Context, src *traces.Reader, target Target, o *ReplayOpt
 	if len(res.Faults) > 0 && !target.HTTP() {
 		return nil, fmt.Errorf("%w: faults replay over Streamable HTTP only", ErrNotReplayable)
 	}
-	path, w, err := createReplayTrace(s, o, res)
+	t, err := createReplayTrace(o.Record, replayHeader(s, o, res))
 	if err != nil {
 		return nil, err
 	}
-	ids := newIDMap()
-	r := &replayer{s: s, ids: ids, speed: o.Speed, wait: o.Wait, res: res}
-	if r.wait <= 0 {
-		r.wait = DefaultReplayWait
+	res.Trace = t.path
+	if err := t.finish(replayTarget(ctx, s, target, o, set, res, t.Writer)); err != nil {
+		return nil, err
 	}
-	var runErr error
-	if target.HTTP() {
-		c, err := startHTTP(target.URL, w, set, ids)
-		if err != nil {
-			w.Close()
-			os.Remove(path)
-			return nil, err
-		}
-		r.conn = c
-		runErr = r.run(ctx)
-		c.close()
-	} else {
-		p := recorder.NewPipeline(w, nil)
-		c, err := startStdio(ctx, target.Command, o.Stderr, p, ids)
-		if err != nil {
-			p.Close()
-			w.Close()
-			os.Remove(path)
-			return nil, err
-		}
-		r.conn = c
-		runErr = r.run(ctx)
-		c.close()
-		if err := p.Close(); err != nil && runErr == nil {
-			runErr = err
-		}
-		if runErr == nil && res.Divergence != nil && !c.answered.Load() {
-			// Not one message from the server: it is not one, or it
-			// died at once.
-			runErr = fmt.Errorf("%w %s: the server wrote no message (%s)", ErrUnreachable, target, res.Divergence.Live)
-		}
-	}
-	if err := w.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("trace %s: %w", path, err)
-	}
-	if runErr != nil {
-		return nil, runErr
-	}
-	v, err := judgeTrace(path, check.Server, check.Transport)
+	v, err := judgeTrace(t.path, check.Server, check.Transport)
 	if err != nil {
 		return nil, err
 	}
 	res.Verdict = v
 	return res, nil
+}
+
+// replayTarget runs the script of s against target, with the faults of
+// set, recording into w.
+func replayTarget(ctx context.Context, s *script, target Target, o *ReplayOptions, set *faults.Set, res *ReplayResult, w *traces.Writer) error {
+	ids := newIDMap()
+	r := &replayer{s: s, ids: ids, speed: o.Speed, wait: o.Wait, res: res}
+	if r.wait <= 0 {
+		r.wait = DefaultReplayWait
+	}
+	if target.HTTP() {
+		c, err := startHTTP(target.URL, w, set, ids)
+		if err != nil {
+			return err
+		}
+		r.conn = c
+		runErr := r.run(ctx)
+		c.close()
+		return runErr
+	}
+	p := recorder.NewPipeline(w, nil)
+	c, err := startStdio(ctx, target.Command, o.Stderr, p, ids)
+	if err != nil {
+		p.Close()
+		return err
+	}
+	r.conn = c
+	runErr := r.run(ctx)
+	c.close()
+	if err := p.Close(); err != nil && runErr == nil {
+		runErr = err
+	}
+	if runErr == nil && res.Divergence != nil && !c.answered.Load() {
+		// Not one message from the server: it is not one, or it died at
+		// once.
+		runErr = fmt.Errorf("%w %s: the server wrote no message (%s)", ErrUnreachable, target, res.Divergence.Live)
+	}
+	return runErr
 }
 
 // replayFaults is the replay's fault set: the trace's own specs (unless
@@ -197,9 +195,8 @@ func replayFaults(s *script, o *ReplayOptions, res *ReplayResult) (*faults.Set, 
 	return set, nil
 }
 
-// createReplayTrace creates the replay's trace at o.Record, or a new
-// temporary file.
-func createReplayTrace(s *script, o *ReplayOptions, res *ReplayResult) (string, *traces.Writer, error) {
+// replayHeader is the header of the replay's trace.
+func replayHeader(s *script, o *ReplayOptions, res *ReplayResult) traces.Header {
 	h := traces.Header{Command: o.Command, Protocol: s.header.Protocol, Seed: res.Seed,
 		Labels: []traces.Label{{Key: "recorder", Value: "http"}, {Key: "replay-of", Value: strings.Join(s.header.Command, " ")}, {Key: "target", Value: res.Target}}}
 	if !s.http {
@@ -208,21 +205,7 @@ func createReplayTrace(s *script, o *ReplayOptions, res *ReplayResult) (string, 
 	if len(res.Faults) > 0 {
 		h.Faults = &traces.Schedule{Specs: res.Faults, Note: "decisions are the fault records, drawn from the seed and each message's identity"}
 	}
-	path := o.Record
-	if path == "" {
-		f, err := os.CreateTemp("", "tasksim-replay-*.trace")
-		if err != nil {
-			return "", nil, err
-		}
-		path = f.Name()
-		f.Close()
-	}
-	w, err := traces.Create(path, h, nil)
-	if err != nil {
-		return "", nil, err
-	}
-	res.Trace = path
-	return path, w, nil
+	return h
 }
 
 // replayer walks a script against a live connection.

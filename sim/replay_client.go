@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -308,23 +307,36 @@ func ReplayClient(ctx context.Context, src *traces.Reader, command []string, o *
 	if err != nil {
 		return nil, err
 	}
-	path, w, err := createReplayTrace(s, o, res)
+	t, err := createReplayTrace(o.Record, replayHeader(s, o, res))
 	if err != nil {
 		return nil, err
 	}
+	res.Trace = t.path
+	if err := t.finish(serveClient(ctx, s, command, o, set, res, t.Writer)); err != nil {
+		return nil, err
+	}
+	v, err := judgeTrace(t.path, check.Client)
+	if err != nil {
+		return nil, err
+	}
+	res.Verdict = v
+	return res, nil
+}
+
+// serveClient serves the server half of s to the client command, with
+// the faults of set, recording into w.
+func serveClient(ctx context.Context, s *script, command []string, o *ReplayOptions, set *faults.Set, res *ReplayResult, w *traces.Writer) error {
 	cs := newClientServer(s, o.Speed)
 	upstream, stopUp, err := serveLoopback(faults.Handler(cs, set, nil), nil)
 	if err != nil {
-		w.Close()
-		return nil, err
+		return err
 	}
 	u, _ := url.Parse(upstream + clientPath(s))
 	g := newRecordGate()
 	proxy, err := recorder.NewProxy(u, w, &recorder.ProxyOptions{Transport: g.transport(recorder.NewTransport())})
 	if err != nil {
 		stopUp()
-		w.Close()
-		return nil, err
+		return err
 	}
 	set.Observe(func(a faults.Applied) {
 		proxy.Pipeline().AddFault(a.TraceFault(), a.Spec+" "+a.Target.String()+": "+a.Action.String())
@@ -333,8 +345,7 @@ func ReplayClient(ctx context.Context, src *traces.Reader, command []string, o *
 	if err != nil {
 		stopUp()
 		proxy.Close()
-		w.Close()
-		return nil, err
+		return err
 	}
 	_, runErr := runClient(ctx, ClientTarget{Command: command, Stderr: o.Stderr}, front+clientPath(s), "replay")
 	g.settle()
@@ -342,13 +353,11 @@ func ReplayClient(ctx context.Context, src *traces.Reader, command []string, o *
 	stopUp()
 	set.Observe(nil)
 	proxy.Close()
-	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("trace %s: %w", path, err)
-	}
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 	cs.mu.Lock()
+	defer cs.mu.Unlock()
 	res.Divergence, res.Compared = cs.first, cs.cmpd
 	for _, ex := range cs.order {
 		if cs.used[ex] {
@@ -362,17 +371,10 @@ func ReplayClient(ctx context.Context, src *traces.Reader, command []string, o *
 			}
 		}
 	}
-	cs.mu.Unlock()
 	if res.Sent == 0 && runErr != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("%w: the client %s never connected: %v", ErrUnreachable, res.Target, runErr)
+		return fmt.Errorf("%w: the client %s never connected: %v", ErrUnreachable, res.Target, runErr)
 	}
-	v, err := judgeTrace(path, check.Client)
-	if err != nil {
-		return nil, err
-	}
-	res.Verdict = v
-	return res, nil
+	return nil
 }
 
 // clientPath is the endpoint path of the recorded requests (/mcp).

@@ -29,7 +29,11 @@ type httpConn struct {
 	hc   *http.Client
 	ids  *idMap
 	mu   sync.Mutex
-	live map[uint64]*liveChan // by recorded exchange
+	live map[uint64]*liveChan // by recorded exchange: the last request sent with its id
+	// sent holds every request's channel, so that close cuts them all:
+	// a trace may give two exchanges one id (an edited or imported
+	// trace), and the first one's stream stays open until cut.
+	sent []*liveChan
 	wg   sync.WaitGroup
 	stop func() // stops the proxy and the fault layer
 }
@@ -177,6 +181,7 @@ func (c *httpConn) send(ctx context.Context, st step) error {
 	lc.cancel = cancel
 	c.mu.Lock()
 	c.live[st.ch] = lc
+	c.sent = append(c.sent, lc)
 	c.mu.Unlock()
 	c.wg.Add(1)
 	go func() {
@@ -233,7 +238,7 @@ func readLive(resp *http.Response, lc *liveChan) error {
 // close cuts every open request and stops the proxy.
 func (c *httpConn) close() {
 	c.mu.Lock()
-	for _, lc := range c.live {
+	for _, lc := range c.sent {
 		lc.cancel()
 	}
 	c.mu.Unlock()

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -69,7 +71,10 @@ more (Streamable HTTP only). --speed paces the requests: 1 as recorded
 The replay is recorded as a new trace (--record FILE; otherwise a
 temporary file, removed unless something failed) and judged by the rule
 catalog, as tasksim trace check would; --html FILE draws it as a
-timeline, the divergence as a note.
+timeline, the divergence as a note. --record FILE is written beside FILE
+(FILE.partial-N) and renamed over FILE once the target was reached and
+something recorded, a replay cut short by --timeout or an interrupt
+included; a target that cannot be reached leaves FILE as it was.
 
 Exit codes: 0 no divergence and no rule failed, 1 a divergence or a rule
 failed, 2 bad input (not a trace, a trace with nothing to replay, bad
@@ -143,6 +148,9 @@ func runReplay(ctx context.Context, st *State, o *ReplayOptions, path string) er
 	}
 	if _, err := faults.Builtin().ParseAll(o.Faults); err != nil {
 		return usagef("--fault: %v", err)
+	}
+	if err := checkRecordPath(o.Record); err != nil {
+		return err
 	}
 	r, err := openTrace(st, path)
 	if err != nil {
@@ -233,6 +241,28 @@ func abbreviateLine(s string) string {
 		return s[:400] + "…"
 	}
 	return s
+}
+
+// checkRecordPath refuses a --record path no trace can be written to (a
+// directory, a path in a directory that does not exist) before the replay
+// starts.
+func checkRecordPath(path string) error {
+	if path == "" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return usagef("--record %s: is a directory", path)
+	case err == nil:
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return usagef("--record: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
+		return usagef("--record %s: no directory %s", path, filepath.Dir(path))
+	}
+	return nil
 }
 
 func orEmpty(err error) error {

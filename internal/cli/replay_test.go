@@ -269,3 +269,80 @@ func TestReplayHTML(t *testing.T) {
 		t.Errorf("unwritable --html: exit %d, stderr %q; want %d and one line", code, stderr, ExitRuntime)
 	}
 }
+
+// TestReplayRecordNeverDestroys: replay --record FILE leaves an existing
+// FILE as it was when the replay does not run (a target that cannot be
+// reached, a client that never connects, bad flags), and replaces it,
+// through a file beside it, once the target answered. No .partial file is
+// left behind either way.
+func TestReplayRecordNeverDestroys(t *testing.T) {
+	good := bugTrace("any-origin")
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "keep.trace")
+	old := []byte("data\n")
+	leftovers := func(t *testing.T) {
+		t.Helper()
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if e.Name() != "keep.trace" {
+				t.Errorf("left behind: %s", e.Name())
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"unreachable server", []string{"--server", "http://127.0.0.1:1/mcp"}, ExitRuntime},
+		{"client never connects", []string{"--client-cmd", "false"}, ExitRuntime},
+		{"bad fault", []string{"--server", "http://127.0.0.1:1/mcp", "--fault", "gremlins"}, ExitUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(keep, old, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{"replay", good, "--record", keep}, tc.args...)
+			code, _, stderr := run(t, "", args...)
+			if code != tc.code || !singleLine(stderr) {
+				t.Fatalf("exit %d, stderr %q; want exit %d, one line", code, stderr, tc.code)
+			}
+			got, err := os.ReadFile(keep)
+			if err != nil || string(got) != string(old) {
+				t.Fatalf("%s after the replay: %q, %v; want it untouched", keep, got, err)
+			}
+			leftovers(t)
+		})
+	}
+	t.Run("reached", func(t *testing.T) {
+		if err := os.WriteFile(keep, old, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s := refserver.StartHTTP(t, &refserver.Options{})
+		code, stdout, stderr := run(t, "", "replay", good, "--server", s.URL, "--speed", "max", "--record", keep)
+		if code != ExitOK && code != ExitFindings {
+			t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+		}
+		r, err := traces.Open(keep)
+		if err != nil {
+			t.Fatalf("%s is not the replay's trace: %v", keep, err)
+		}
+		r.Close()
+		if fi, err := os.Stat(keep); err != nil || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: %v, %v; want the mode it had, 0600", keep, fi.Mode(), err)
+		}
+		if !strings.Contains(stdout, "(trace "+keep+")") {
+			t.Errorf("the report does not name %s:\n%s", keep, stdout)
+		}
+		leftovers(t)
+	})
+	t.Run("directory", func(t *testing.T) {
+		code, _, stderr := run(t, "", "replay", good, "--server", "http://127.0.0.1:1/mcp", "--record", dir)
+		if code != ExitUsage || !strings.Contains(stderr, "is a directory") || !singleLine(stderr) {
+			t.Fatalf("exit %d, stderr %q; want exit 2, one line", code, stderr)
+		}
+	})
+}
