@@ -71,10 +71,15 @@ Indexed Job sets JOB_COMPLETION_INDEX; set TASKSIM_SIM_PARTITIONS), --json
 writes each share's result (schema tasksim.sim/v1), and tasksim report
 sim-merge adds them up.
 
+Interrupted (SIGINT, SIGTERM), it prints the summary of the runs that
+ended and writes --json, --junit and --html for them. Every output path is
+checked before the first run.
+
 Exit codes: 0 every run passed, 1 a run failed a rule, 2 bad input (a seed
 that is not a number, a schedule file that is not one, an unknown fault, a
-bad --partition),
-3 runtime failure (a run past its wall-time bound, an output not written).`,
+bad --partition, a bad output path), 3 runtime failure (a run past its
+wall-time bound, an output not written), 130 interrupted before its end
+with no run failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("shrink") && (o.Schedule != "" || o.Corpus != "") {

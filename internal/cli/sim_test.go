@@ -408,7 +408,9 @@ func TestSimOutputsCheckedFirst(t *testing.T) {
 		{"--json the trace's HTTP record", func(dir, trace string) []string {
 			return []string{"--trace", trace, "--json", httpTracePath(trace)}
 		}, "--trace writes there too"},
-		{"--out a file", func(dir, trace string) []string { return []string{"--html", filepath.Join(dir, "x.html"), "--out", trace} }, "not a directory"},
+		{"--out a file", func(dir, trace string) []string {
+			return []string{"--html", filepath.Join(dir, "x.html"), "--out", trace}
+		}, "not a directory"},
 		{"--out under a file", func(dir, trace string) []string {
 			return []string{"--json", filepath.Join(dir, "x.json"), "--out", filepath.Join(trace, "failures")}
 		}, "not a directory"},
