@@ -125,25 +125,6 @@ func (s *simOutputs) abort() {
 	}
 }
 
-// checkOutPath checks that a file can be written at path: it is not a
-// directory, and the directory it would be in exists.
-func checkOutPath(flag, path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return usagef("%s %s: is a directory", flag, path)
-	case err == nil:
-		return nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return usagef("%s %s: %v", flag, path, pathErr(err))
-	}
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return usagef("%s %s: no directory %s to write it in", flag, path, dir)
-	}
-	return nil
-}
-
 // checkOutDir checks that path is a directory or can be made one: the
 // nearest of its ancestors that exists is a directory.
 func checkOutDir(flag, path string) error {
@@ -162,13 +143,4 @@ func checkOutDir(flag, path string) error {
 			return nil
 		}
 	}
-}
-
-// pathErr is the cause of a *fs.PathError, whose text repeats the path.
-func pathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
