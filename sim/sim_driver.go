@@ -143,9 +143,15 @@ func (r *run) sleepUntil(t time.Time) bool {
 
 // close ends the sessions one at a time, each once the process is idle,
 // so that what their ends record comes in the same order every run, then
-// the server.
+// the server. A session still connecting (a run that failed or was
+// interrupted) belongs to its goroutine, which the run's context ends.
 func (r *run) close(nd *node, sessions []*simSession) {
 	for _, ss := range sessions {
+		select {
+		case <-ss.ready:
+		default:
+			continue
+		}
 		if ss.s != nil {
 			ss.s.Close()
 			_ = clock.Idle(r.ctx)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -17,6 +18,22 @@ func TestRunLeavesNoGoroutines(t *testing.T) {
 	for seed := uint64(1); seed <= 60; seed++ {
 		if _, err := Run(context.Background(), Draw(seed, nil, nil), nil); err != nil {
 			t.Fatal(err)
+		}
+	}
+	goleak.VerifyNone(t, ignore)
+}
+
+// TestRunInterrupted: a run whose context ends (SIGINT in tasksim sim)
+// returns the context's error, touches no session its goroutines are
+// still connecting (the race detector watches), and leaves no goroutine.
+func TestRunInterrupted(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for seed := uint64(1); seed <= 20; seed++ {
+		res, err := Run(ctx, Draw(seed, nil, nil), nil)
+		if !errors.Is(err, context.Canceled) || res != nil {
+			t.Fatalf("seed %d: result %v, error %v; want none and context.Canceled", seed, res != nil, err)
 		}
 	}
 	goleak.VerifyNone(t, ignore)

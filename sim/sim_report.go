@@ -1,8 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,9 +29,15 @@ type Report struct {
 	// Partition is "I/N" for one partition of a range, "" otherwise.
 	Partition string  `json:"partition,omitempty"`
 	Summary   Summary `json:"summary"`
-	// Failures are the failing runs, by seed.
-	Failures []Failure `json:"failures"`
-	Timing   Timing    `json:"timing"`
+	// Failures are the failing runs, by seed: the first ones, when there
+	// were more than tasksim sim keeps (FailuresOmitted counts the others;
+	// Summary counts them all).
+	Failures        []Failure `json:"failures"`
+	FailuresOmitted int       `json:"failuresOmitted,omitempty"`
+	// Interrupted says the run was stopped (SIGINT, SIGTERM) before its
+	// last seed: Seeds are the seeds that ran to their end.
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Timing      Timing `json:"timing"`
 	// Verdict is the verdict of the one run sim --trace kept, rule by rule.
 	Verdict *check.Verdict `json:"verdict,omitempty"`
 }
@@ -74,9 +83,9 @@ type Timing struct {
 }
 
 // NewReport makes the report of a summary and its failures; seeds are
-// the seeds run, in any order.
-func NewReport(sum Summary, failures []Failure, seeds []uint64, partition string) Report {
-	r := Report{Schema: ReportSchema, Seeds: seedRanges(seeds), Partition: partition, Summary: sum, Failures: failures}
+// the seeds run (SeedSet.Ranges).
+func NewReport(sum Summary, failures []Failure, seeds []SeedRange, partition string) Report {
+	r := Report{Schema: ReportSchema, Seeds: seeds, Partition: partition, Summary: sum, Failures: failures}
 	r.normalize()
 	r.Timing = Timing{WallNs: sum.Wall, RunsPerMinute: sum.RunsPerMinute()}
 	return r
@@ -111,20 +120,45 @@ func cmpU64(a, b uint64) int {
 	return 0
 }
 
-// seedRanges compresses seeds into sorted ranges of consecutive seeds.
-func seedRanges(seeds []uint64) []SeedRange {
-	s := slices.Clone(seeds)
-	slices.Sort(s)
-	s = slices.Compact(s)
-	var out []SeedRange
-	for _, x := range s {
-		if n := len(out); n > 0 && out[n-1].Last+1 == x {
-			out[n-1].Last = x
-			continue
-		}
-		out = append(out, SeedRange{First: x, Last: x})
+// SeedSet collects the seeds of runs as ranges: consecutive seeds, what
+// --seeds runs, take one range however many they are.
+type SeedSet struct{ rs []SeedRange }
+
+// Add adds a seed.
+func (s *SeedSet) Add(seed uint64) {
+	if n := len(s.rs); n > 0 && s.rs[n-1].Last != math.MaxUint64 && s.rs[n-1].Last+1 == seed {
+		s.rs[n-1].Last = seed
+		return
 	}
+	s.rs = append(s.rs, SeedRange{First: seed, Last: seed})
+}
+
+// Ranges returns the seeds as sorted ranges of consecutive seeds.
+func (s *SeedSet) Ranges() []SeedRange {
+	out, _, _ := joinRanges(s.rs)
 	return out
+}
+
+// joinRanges sorts ranges and joins those that meet or overlap; dup is
+// the first seed two of them share, if any.
+func joinRanges(rs []SeedRange) (out []SeedRange, dup uint64, shared bool) {
+	s := slices.Clone(rs)
+	slices.SortFunc(s, func(a, b SeedRange) int { return cmp.Or(cmpU64(a.First, b.First), cmpU64(a.Last, b.Last)) })
+	for _, r := range s {
+		n := len(out)
+		switch {
+		case n > 0 && r.First <= out[n-1].Last:
+			if !shared {
+				dup, shared = r.First, true
+			}
+			out[n-1].Last = max(out[n-1].Last, r.Last)
+		case n > 0 && r.First == out[n-1].Last+1:
+			out[n-1].Last = r.Last
+		default:
+			out = append(out, r)
+		}
+	}
+	return out, dup, shared
 }
 
 // ParseReport reads a report file; name is used in errors, which are one
@@ -146,31 +180,25 @@ func ParseReport(name string, data []byte) (Report, error) {
 // failures, wall time. Partitions must not share a seed.
 func MergeReports(rs []Report) (Report, error) {
 	out := Report{Schema: ReportSchema}
-	var seeds []uint64
+	var seeds []SeedRange
 	for _, r := range rs {
 		for _, sr := range r.Seeds {
-			if sr.Last < sr.First || sr.Last-sr.First > 1<<32 {
-				return Report{}, fmt.Errorf("seed range %d-%d: not a range this merge takes", sr.First, sr.Last)
-			}
-			for x := sr.First; ; x++ {
-				seeds = append(seeds, x)
-				if x == sr.Last {
-					break
-				}
+			if sr.Last < sr.First {
+				return Report{}, fmt.Errorf("seed range %d-%d: not a range", sr.First, sr.Last)
 			}
 		}
+		seeds = append(seeds, r.Seeds...)
 		out.Summary.merge(r.Summary)
 		out.Failures = append(out.Failures, r.Failures...)
+		out.FailuresOmitted += r.FailuresOmitted
+		out.Interrupted = out.Interrupted || r.Interrupted
 		out.Timing.WallNs += r.Timing.WallNs
 	}
-	sorted := slices.Clone(seeds)
-	slices.Sort(sorted)
-	for i := 1; i < len(sorted); i++ {
-		if sorted[i] == sorted[i-1] {
-			return Report{}, fmt.Errorf("seed %d is in two of the results: partitions must not overlap", sorted[i])
-		}
+	joined, dup, shared := joinRanges(seeds)
+	if shared {
+		return Report{}, fmt.Errorf("seed %d is in two of the results: partitions must not overlap", dup)
 	}
-	out.Seeds = seedRanges(seeds)
+	out.Seeds = joined
 	out.normalize()
 	out.Summary.Wall = out.Timing.WallNs
 	out.Timing.RunsPerMinute = out.Summary.RunsPerMinute()
@@ -214,7 +242,12 @@ func SeedsText(rs []SeedRange) string {
 // most one. A partition may be empty when there are fewer seeds than
 // partitions.
 func Partition(first uint64, count, i, n int) (uint64, int) {
-	lo := count * i / n
-	hi := count * (i + 1) / n
-	return first + uint64(lo), hi - lo
+	// count*k/n in 128 bits: count may be any int.
+	at := func(k int) uint64 {
+		hi, lo := bits.Mul64(uint64(count), uint64(k))
+		q, _ := bits.Div64(hi, lo, uint64(n))
+		return q
+	}
+	lo, hi := at(i), at(i+1)
+	return first + lo, int(hi - lo)
 }

@@ -169,3 +169,32 @@ func (t *traceFile) Close() error {
 	t.f = nil
 	return err
 }
+
+// checkOutPath checks, before a command writes anything, that a file can
+// be written at the path its flag names: it is not a directory, and the
+// directory it would be in exists. Either is a usage error.
+func checkOutPath(flag, path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return usagef("%s %s: is a directory", flag, path)
+	case err == nil:
+		return nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return usagef("%s %s: %v", flag, path, pathErr(err))
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usagef("%s %s: no directory %s to write it in", flag, path, dir)
+	}
+	return nil
+}
+
+// pathErr is the cause of a *fs.PathError, whose text repeats the path.
+func pathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -250,19 +248,7 @@ func checkRecordPath(path string) error {
 	if path == "" {
 		return nil
 	}
-	fi, err := os.Stat(path)
-	switch {
-	case err == nil && fi.IsDir():
-		return usagef("--record %s: is a directory", path)
-	case err == nil:
-		return nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return usagef("--record: %v", err)
-	}
-	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
-		return usagef("--record %s: no directory %s", path, filepath.Dir(path))
-	}
-	return nil
+	return checkOutPath("--record", path)
 }
 
 func orEmpty(err error) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,10 +71,15 @@ Indexed Job sets JOB_COMPLETION_INDEX; set TASKSIM_SIM_PARTITIONS), --json
 writes each share's result (schema tasksim.sim/v1), and tasksim report
 sim-merge adds them up.
 
+Interrupted (SIGINT, SIGTERM), it prints the summary of the runs that
+ended and writes --json, --junit and --html for them. Every output path is
+checked before the first run.
+
 Exit codes: 0 every run passed, 1 a run failed a rule, 2 bad input (a seed
 that is not a number, a schedule file that is not one, an unknown fault, a
-bad --partition),
-3 runtime failure (a run past its wall-time bound, an output not written).`,
+bad --partition, a bad output path), 3 runtime failure (a run past its
+wall-time bound, an output not written), 130 interrupted before its end
+with no run failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("shrink") && (o.Schedule != "" || o.Corpus != "") {
@@ -116,17 +122,17 @@ type simCase struct {
 	wall  time.Duration
 }
 
+// simRun runs one schedule: sim.Run, which tests wrap to stop a command
+// after some runs, as a SIGINT would.
+var simRun = sim.Run
+
 func runSim(st *State, o *SimOptions, seedsGiven bool) error {
-	schedules, err := simSchedules(o, seedsGiven)
+	plan, err := simSchedules(o, seedsGiven)
 	if err != nil {
 		return err
 	}
-	seeds := make([]uint64, len(schedules))
-	for i, s := range schedules {
-		seeds[i] = s.Seed
-	}
-	if o.Trace != "" && len(schedules) != 1 {
-		return usagef("--trace writes the trace of one run: give --seed or --schedule, not %d runs", len(schedules))
+	if o.Trace != "" && plan.n != 1 {
+		return usagef("--trace writes the trace of one run: give --seed or --schedule, not %d runs", plan.n)
 	}
 	if o.Shrink != "first" && o.Shrink != "all" && o.Shrink != "none" {
 		return usagef("--shrink %q: want first, all or none", o.Shrink)
@@ -139,53 +145,59 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 		}
 		bugs = &b.Bugs
 	}
+	outs, err := openSimOutputs(st, o)
+	if err != nil {
+		return err
+	}
+	defer outs.abort()
 	ctx := st.Context
-	var sum sim.Summary
-	var failures []sim.Failure
-	var cases []simCase
+	tally := simTally{maxFailures: maxSimFailures, maxCases: maxSimCases}
 	shrunkRules := map[string]bool{}
 	start := time.Now()
 	runOpts := &sim.RunOptions{Version: Version, Bugs: bugs}
 	var pick simPick
 	// traced is the verdict of the run --trace keeps, for --json.
 	var traced *check.Verdict
-	for _, s := range schedules {
+	interrupted := false
+	for s := range plan.schedules {
+		if ctx.Err() != nil {
+			interrupted = true
+			break
+		}
 		runOpts.Command = simCommand(s, o.Bug)
 		t0 := time.Now()
-		res, err := sim.Run(ctx, s, runOpts)
+		res, err := simRun(ctx, s, runOpts)
 		if err != nil {
 			if ctx.Err() != nil {
-				return ctx.Err()
+				interrupted = true // the run cut short counts for nothing
+				break
 			}
 			return fmt.Errorf("seed %d: %w", s.Seed, err)
 		}
-		sum.Add(res)
 		if o.HTML != "" {
 			pick.offer(res)
 		}
 		c := simCase{name: "seed " + strconv.FormatUint(s.Seed, 10), wall: time.Since(t0)}
 		if o.Trace != "" {
-			if err := writeOutput(st, o.Trace, func(w io.Writer) error { _, err := w.Write(res.Trace); return err }); err != nil {
-				return fmt.Errorf("--trace %s: %w", o.Trace, err)
+			if err := outs.trace.write(func(w io.Writer) error { _, err := w.Write(res.Trace); return err }); err != nil {
+				return err
 			}
-			if res.HTTPTrace != nil && o.Trace != "-" {
+			if res.HTTPTrace != nil && outs.httpTrace != nil {
 				// Beside it, the run's HTTP record (docs/sim.md).
-				hp := httpTracePath(o.Trace)
-				if err := writeOutput(st, hp, func(w io.Writer) error { _, err := w.Write(res.HTTPTrace); return err }); err != nil {
-					return fmt.Errorf("--trace %s: %w", hp, err)
+				if err := outs.httpTrace.write(func(w io.Writer) error { _, err := w.Write(res.HTTPTrace); return err }); err != nil {
+					return err
 				}
 			}
 			traced = res.Verdict
 		}
 		rules := res.FailedRules()
 		if len(rules) == 0 {
-			cases = append(cases, c)
+			tally.add(res, c, nil)
 			continue
 		}
 		finding := res.Finding(rules[0])
 		fmt.Fprintf(st.Stdout, "seed %d: FAIL %s: %s\n", s.Seed, strings.Join(rules, ","), finding)
 		c.rules, c.text = rules, finding
-		cases = append(cases, c)
 		fail := sim.Failure{Seed: s.Seed, Rules: rules, Finding: finding}
 		if o.Shrink == "all" || o.Shrink == "first" && !shrunkRules[rules[0]] {
 			shrunkRules[rules[0]] = true
@@ -193,68 +205,148 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 				return err
 			}
 		}
-		failures = append(failures, fail)
+		tally.add(res, c, &fail)
 	}
+	sum := &tally.sum
 	sum.Wall = time.Since(start)
+	seeds := tally.seeds.Ranges()
 	if o.Partition != "" {
-		fmt.Fprintf(st.Stdout, "partition %s: seeds %s\n", o.Partition, sim.SeedsText(sim.NewReport(sum, nil, seeds, "").Seeds))
+		fmt.Fprintf(st.Stdout, "partition %s: seeds %s\n", o.Partition, sim.SeedsText(seeds))
 	}
 	if err := sum.WriteText(st.Stdout); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
-	if o.HTML != "" {
-		if err := writeSimHTML(st, o.HTML, &pick, len(schedules)); err != nil {
+	if interrupted {
+		// What ran is reported, and written to every output, as at the
+		// end of a whole run.
+		fmt.Fprintf(st.Stdout, "interrupted: %d of %d runs ended (seeds %s)\n", sum.Runs, plan.n, orNone(sim.SeedsText(seeds)))
+	}
+	if o.HTML != "" && pick.best != nil {
+		if err := outs.html.write(func(w io.Writer) error { return writeSimHTML(w, &pick, sum.Runs) }); err != nil {
 			return err
 		}
 	}
-	if o.JSON != "" {
-		err := writeOutput(st, o.JSON, func(w io.Writer) error {
-			rep := sim.NewReport(sum, failures, seeds, o.Partition)
-			rep.Verdict = traced
-			return writeJSON(w, rep)
-		})
-		if err != nil {
-			return fmt.Errorf("--json %s: %w", o.JSON, err)
-		}
+	err = outs.json.write(func(w io.Writer) error {
+		rep := sim.NewReport(*sum, tally.failures, seeds, o.Partition)
+		rep.FailuresOmitted, rep.Interrupted = tally.failuresOmitted, interrupted
+		rep.Verdict = traced
+		return writeJSON(w, rep)
+	})
+	if err != nil {
+		return err
 	}
-	if o.JUnit != "" {
-		if err := writeOutput(st, o.JUnit, func(w io.Writer) error { return writeSimJUnit(w, cases, sum) }); err != nil {
-			return fmt.Errorf("--junit %s: %w", o.JUnit, err)
-		}
+	if err := outs.junit.write(func(w io.Writer) error { return writeSimJUnit(w, &tally, interrupted, plan.n) }); err != nil {
+		return err
 	}
-	if sum.Failures > 0 {
+	if err := outs.commit(); err != nil {
+		return err
+	}
+	switch {
+	case sum.Failures > 0 && interrupted:
+		return &FindingsError{Summary: fmt.Sprintf("interrupted after %d of %d runs; %d of them failed a rule", sum.Runs, plan.n, sum.Failures)}
+	case sum.Failures > 0:
 		return &FindingsError{Summary: fmt.Sprintf("%d of %d runs failed a rule", sum.Failures, sum.Runs)}
+	case interrupted:
+		return &InterruptedError{What: "sim", Detail: fmt.Sprintf("%d of %d runs ended, none failed", sum.Runs, plan.n)}
 	}
 	return nil
 }
 
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// Bounds on what tasksim sim keeps of its runs, whatever their number:
+// the summary counts every run; --json lists the first maxSimFailures
+// failing runs, --junit has a testcase for each of the first maxSimCases
+// runs (and the first maxSimFailures failing ones), and one testcase for
+// the passing and one for the failing runs past them.
+const (
+	maxSimFailures = 1000
+	maxSimCases    = 10000
+)
+
+// simTally is what tasksim sim keeps of its runs, in memory that does
+// not grow with their number.
+type simTally struct {
+	sum   sim.Summary
+	seeds sim.SeedSet
+	// failures are the first maxFailures failing runs; failuresOmitted
+	// counts the others.
+	failures        []sim.Failure
+	failuresOmitted int
+	maxFailures     int
+	// cases are the JUnit testcases: every run until there are maxCases,
+	// then failing runs until maxFailures of them are cases; passOmitted
+	// and failOmitted count the runs past that.
+	cases                    []simCase
+	failCases                int
+	passOmitted, failOmitted int
+	maxCases                 int
+}
+
+// add counts a run; fail is its failure, nil when it passed.
+func (t *simTally) add(res *sim.Result, c simCase, fail *sim.Failure) {
+	t.sum.Add(res)
+	t.seeds.Add(res.Schedule.Seed)
+	if fail != nil {
+		if len(t.failures) < t.maxFailures {
+			t.failures = append(t.failures, *fail)
+		} else {
+			t.failuresOmitted++
+		}
+	}
+	switch {
+	case len(t.cases) < t.maxCases || fail != nil && t.failCases < t.maxFailures:
+		t.cases = append(t.cases, c)
+		if fail != nil {
+			t.failCases++
+		}
+	case fail != nil:
+		t.failOmitted++
+	default:
+		t.passOmitted++
+	}
+}
+
+// simPlan is the runs the flags ask for: how many, and their schedules,
+// drawn one at a time as the runs need them, so that memory does not
+// grow with the number of seeds.
+type simPlan struct {
+	n         int
+	schedules iter.Seq[sim.Schedule]
+}
+
 // simSchedules makes the schedules the flags ask for.
-func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
+func simSchedules(o *SimOptions, seedsGiven bool) (simPlan, error) {
 	var seed uint64
 	hasSeed := o.Seed != ""
 	if hasSeed {
 		var err error
 		if seed, err = strconv.ParseUint(strings.TrimSpace(o.Seed), 10, 64); err != nil {
-			return nil, usagef("--seed %q: not a seed (want a number from 0 to %d)", o.Seed, uint64(1<<64-1))
+			return simPlan{}, usagef("--seed %q: not a seed (want a number from 0 to %d)", o.Seed, uint64(1<<64-1))
 		}
 	}
 	if o.Seeds < 1 {
-		return nil, usagef("--seeds %d: want at least 1", o.Seeds)
+		return simPlan{}, usagef("--seeds %d: want at least 1", o.Seeds)
 	}
 	if o.Tasks < 1 || o.Tasks > 1000 {
-		return nil, usagef("--tasks %d: want 1 to 1000", o.Tasks)
+		return simPlan{}, usagef("--tasks %d: want 1 to 1000", o.Tasks)
 	}
 	if o.FaultRate < 0 || o.FaultRate > 1 {
-		return nil, usagef("--fault-rate %v: want a probability from 0 to 1", o.FaultRate)
+		return simPlan{}, usagef("--fault-rate %v: want a probability from 0 to 1", o.FaultRate)
 	}
 	if o.Transport != "" && o.Transport != sim.TransportHTTP && o.Transport != sim.TransportStdio {
-		return nil, usagef("--transport %q: want http or stdio", o.Transport)
+		return simPlan{}, usagef("--transport %q: want http or stdio", o.Transport)
 	}
 	if o.NoFaults && len(o.Faults) > 0 {
-		return nil, usagef("--no-faults and --fault: choose one")
+		return simPlan{}, usagef("--no-faults and --fault: choose one")
 	}
 	if err := sim.CheckFaults(o.Faults, o.Transport); err != nil {
-		return nil, &UsageError{Err: err}
+		return simPlan{}, &UsageError{Err: err}
 	}
 	transport := o.Transport
 	if transport == "" && sim.NeedsHTTP(o.Faults) != "" {
@@ -264,39 +356,41 @@ func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
 	for _, m := range o.Modes {
 		mode, err := client.ParseMode(m)
 		if err != nil {
-			return nil, usagef("--mode: %v", err)
+			return simPlan{}, usagef("--mode: %v", err)
 		}
 		modes = append(modes, mode)
 	}
 	switch {
 	case o.Partition != "" && (o.Schedule != "" || o.Corpus != ""):
-		return nil, usagef("--partition %s: partitions split a seed range, not --schedule or --corpus", o.Partition)
+		return simPlan{}, usagef("--partition %s: partitions split a seed range, not --schedule or --corpus", o.Partition)
 	case o.Schedule != "" && o.Corpus != "":
-		return nil, usagef("--schedule and --corpus: choose one")
+		return simPlan{}, usagef("--schedule and --corpus: choose one")
 	case o.Schedule != "":
 		s, err := readSchedule(o.Schedule)
 		if err != nil {
-			return nil, err
+			return simPlan{}, err
 		}
 		if hasSeed {
 			s.Seed = seed
 		}
-		return []sim.Schedule{s}, nil
+		return simPlan{n: 1, schedules: slices.Values([]sim.Schedule{s})}, nil
 	case o.Corpus != "":
 		paths, err := filepath.Glob(filepath.Join(o.Corpus, "*.json"))
 		if err != nil || len(paths) == 0 {
-			return nil, usagef("--corpus %s: no *.json schedules there", o.Corpus)
+			return simPlan{}, usagef("--corpus %s: no *.json schedules there", o.Corpus)
 		}
 		slices.Sort(paths)
+		// Every file is read before the first run: a bad one is bad
+		// input, found before anything runs.
 		var out []sim.Schedule
 		for _, p := range paths {
 			s, err := readSchedule(p)
 			if err != nil {
-				return nil, err
+				return simPlan{}, err
 			}
 			out = append(out, s)
 		}
-		return out, nil
+		return simPlan{n: len(out), schedules: slices.Values(out)}, nil
 	}
 	n := o.Seeds
 	if hasSeed && !seedsGiven {
@@ -308,17 +402,20 @@ func simSchedules(o *SimOptions, seedsGiven bool) ([]sim.Schedule, error) {
 	if o.Partition != "" {
 		i, parts, err := parsePartition(o.Partition)
 		if err != nil {
-			return nil, err
+			return simPlan{}, err
 		}
 		seed, n = sim.Partition(seed, n, i, parts)
 	}
 	wo := &sim.WorkloadOptions{Modes: modes, Tasks: o.Tasks, Transport: transport}
 	fo := &sim.FaultOptions{Specs: o.Faults, Rate: o.FaultRate, None: o.NoFaults}
-	out := make([]sim.Schedule, 0, n)
-	for i := range n {
-		out = append(out, sim.Draw(seed+uint64(i), wo, fo))
+	draw := func(yield func(sim.Schedule) bool) {
+		for i := range n {
+			if !yield(sim.Draw(seed+uint64(i), wo, fo)) {
+				return
+			}
+		}
 	}
-	return out, nil
+	return simPlan{n: n, schedules: draw}, nil
 }
 
 // parsePartition reads "I/N": partition I (from 0) of N.
@@ -377,10 +474,12 @@ func simShrink(st *State, o *SimOptions, s sim.Schedule, res *sim.Result, rule s
 		keep.Fails = rule
 		fail.NotShrunk = "the run did not fail the same way again (docs/sim.md, Determinism)"
 		said = "not shrunk: " + fail.NotShrunk
+	case st.Context.Err() != nil:
+		// Interrupted: the failing run is kept as it ran.
+		keep.Fails = rule
+		fail.NotShrunk = "interrupted while shrinking"
+		said = "not shrunk: " + fail.NotShrunk
 	default:
-		if st.Context.Err() != nil {
-			return st.Context.Err()
-		}
 		return fmt.Errorf("seed %d: shrink: %w", s.Seed, err)
 	}
 	if err := os.MkdirAll(o.Out, 0o755); err != nil {
@@ -440,6 +539,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr,omitempty"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
@@ -449,6 +549,11 @@ type junitCase struct {
 	Class   string        `xml:"classname,attr"`
 	Time    string        `xml:"time,attr"`
 	Failure *junitFailure `xml:"failure,omitempty"`
+	Skipped *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -456,14 +561,34 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-func writeSimJUnit(w io.Writer, cases []simCase, sum sim.Summary) error {
-	s := junitSuite{Name: "tasksim sim", Tests: len(cases), Failures: sum.Failures, Time: fmt.Sprintf("%.3f", sum.Wall.Seconds())}
-	for _, c := range cases {
+func writeSimJUnit(w io.Writer, t *simTally, interrupted bool, planned int) error {
+	s := junitSuite{Name: "tasksim sim", Time: fmt.Sprintf("%.3f", t.sum.Wall.Seconds())}
+	for _, c := range t.cases {
 		jc := junitCase{Name: c.name, Class: "tasksim.sim", Time: fmt.Sprintf("%.3f", c.wall.Seconds())}
 		if len(c.rules) > 0 {
 			jc.Failure = &junitFailure{Message: strings.Join(c.rules, ","), Text: c.text}
 		}
 		s.Cases = append(s.Cases, jc)
+	}
+	if t.passOmitted > 0 {
+		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("%d more runs passed", t.passOmitted), Class: "tasksim.sim", Time: "0.000"})
+	}
+	if t.failOmitted > 0 {
+		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("%d more runs failed", t.failOmitted), Class: "tasksim.sim", Time: "0.000",
+			Failure: &junitFailure{Message: "not listed", Text: "the summary counts them by rule"}})
+	}
+	if interrupted {
+		s.Cases = append(s.Cases, junitCase{Name: "interrupted", Class: "tasksim.sim", Time: "0.000",
+			Skipped: &junitSkipped{Message: fmt.Sprintf("interrupted after %d of %d runs", t.sum.Runs, planned)}})
+	}
+	for _, c := range s.Cases {
+		s.Tests++
+		if c.Failure != nil {
+			s.Failures++
+		}
+		if c.Skipped != nil {
+			s.Skipped++
+		}
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

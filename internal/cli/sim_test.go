@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/sim/check"
 )
 
 // Bad input to tasksim sim: one line on stderr, exit 2.
@@ -201,5 +204,230 @@ func TestSimBug(t *testing.T) {
 	code, stdout, stderr = run(t, "", args...)
 	if code != ExitFindings || !strings.Contains(stdout, "FAIL S2679-CONTENT") || !strings.Contains(stdout, "1 runs") {
 		t.Errorf("reproduce: exit %d: %s%s", code, stdout, stderr)
+	}
+}
+
+// stopSimAt makes tasksim sim stop as a SIGINT would, deterministically:
+// after run k ended (the context is cancelled as it returns) or, with
+// inRun, during run k (it is cut short: cancelled, it returns the
+// context's error). It returns how many runs were asked for.
+func stopSimAt(t *testing.T, k int, inRun bool, cancel context.CancelFunc) *int {
+	t.Helper()
+	orig := simRun
+	t.Cleanup(func() { simRun = orig })
+	runs := 0
+	simRun = func(ctx context.Context, s sim.Schedule, o *sim.RunOptions) (*sim.Result, error) {
+		runs++
+		if runs == k && inRun {
+			cancel()
+			return nil, fmt.Errorf("run cut short: %w", ctx.Err())
+		}
+		res, err := orig(ctx, s, o)
+		if runs == k {
+			cancel()
+		}
+		return res, err
+	}
+	return &runs
+}
+
+// simState is a State whose context the test cancels.
+func simState(ctx context.Context, stdout, stderr *bytes.Buffer, args ...string) *State {
+	return &State{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Args: args,
+		Getenv: func(string) string { return "" }, Context: ctx}
+}
+
+// TestSimInterrupted: an interrupted tasksim sim prints the summary of the
+// runs that ended, writes --json and --junit for them and exits 130, or 1
+// when one of them failed a rule. It used to exit 0 with only "context
+// canceled", writing nothing.
+func TestSimInterrupted(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		args        []string
+		stopAt      int
+		inRun       bool
+		code        int
+		runs, fails int
+		stderr      string
+		notShrunk   string
+	}{
+		{"between runs, none failed", []string{"--no-faults"}, 3, false, ExitInterrupted, 3, 0,
+			"sim interrupted before its end; 3 of 1000 runs ended, none failed", ""},
+		{"in a run, some failed", []string{"--bug", "empty-partial", "--shrink", "none"}, 3, true, ExitFindings, 2, 2,
+			"interrupted after 2 of 1000 runs; 2 of them failed a rule", ""},
+		{"while shrinking", []string{"--bug", "empty-partial"}, 1, false, ExitFindings, 1, 1,
+			"interrupted after 1 of 1000 runs; 1 of them failed a rule", "interrupted while shrinking"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			js, junit, out := filepath.Join(dir, "sim.json"), filepath.Join(dir, "sim.xml"), filepath.Join(dir, "failures")
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			asked := stopSimAt(t, tc.stopAt, tc.inRun, cancel)
+			var stdout, stderr bytes.Buffer
+			args := append([]string{"sim", "--seeds", "1000", "--tasks", "2", "--transport", "stdio", "--json", js, "--junit", junit, "--out", out}, tc.args...)
+			code := Main(simState(ctx, &stdout, &stderr, args...))
+			if code != tc.code || strings.TrimSpace(stderr.String()) != "tasksim: "+tc.stderr {
+				t.Fatalf("exit %d, want %d; stderr %q, want %q\nstdout:\n%s", code, tc.code, stderr.String(), tc.stderr, stdout.String())
+			}
+			if *asked != tc.stopAt {
+				t.Errorf("%d runs started, want %d: the command went on after the interrupt", *asked, tc.stopAt)
+			}
+			wantOut := fmt.Sprintf("%d runs, ", tc.runs)
+			wantSeeds := []sim.SeedRange{{First: 1, Last: uint64(tc.runs)}}
+			wantEnd := fmt.Sprintf("interrupted: %d of 1000 runs ended (seeds %s)\n", tc.runs, sim.SeedsText(wantSeeds))
+			if !strings.Contains(stdout.String(), wantOut) || !strings.HasSuffix(stdout.String(), wantEnd) {
+				t.Errorf("stdout lacks %q or does not end with %q:\n%s", wantOut, wantEnd, stdout.String())
+			}
+			b, err := os.ReadFile(js)
+			if err != nil {
+				t.Fatalf("--json not written: %v", err)
+			}
+			rep, err := sim.ParseReport(js, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Interrupted || rep.Summary.Runs != tc.runs || rep.Summary.Failures != tc.fails || len(rep.Failures) != tc.fails || !cmp.Equal(rep.Seeds, wantSeeds) {
+				t.Errorf("--json: interrupted %v, %d runs, %d failures (%d listed), seeds %v; want true, %d, %d, %v",
+					rep.Interrupted, rep.Summary.Runs, rep.Summary.Failures, len(rep.Failures), rep.Seeds, tc.runs, tc.fails, wantSeeds)
+			}
+			if tc.notShrunk != "" {
+				f := rep.Failures[0]
+				if f.NotShrunk != tc.notShrunk || f.Schedule == "" {
+					t.Errorf("failure: notShrunk %q, schedule %q; want %q and the schedule kept", f.NotShrunk, f.Schedule, tc.notShrunk)
+				} else if _, err := os.Stat(f.Schedule); err != nil {
+					t.Errorf("the failing schedule is not in --out: %v", err)
+				}
+			}
+			x, err := os.ReadFile(junit)
+			if err != nil {
+				t.Fatalf("--junit not written: %v", err)
+			}
+			head := fmt.Sprintf(`<testsuite name="tasksim sim" tests="%d" failures="%d" skipped="1"`, tc.runs+1, tc.fails)
+			if !strings.Contains(string(x), head) || !strings.Contains(string(x), fmt.Sprintf(`<skipped message="interrupted after %d of 1000 runs">`, tc.runs)) {
+				t.Errorf("--junit lacks %q and the interrupted testcase:\n%s", head, x)
+			}
+		})
+	}
+}
+
+// TestSimHugeSeedsBoundedMemory: tasksim sim --seeds 1000000000000 draws
+// each schedule as its run starts. It used to draw them all first (out of
+// memory at once; 22 GB for 100,000,000 seeds, deaf to SIGINT while
+// drawing). Interrupted after 40 runs, it has run 40, with a heap that
+// does not grow with the number of seeds.
+func TestSimHugeSeedsBoundedMemory(t *testing.T) {
+	const k = 40
+	dir := t.TempDir()
+	js := filepath.Join(dir, "sim.json")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var base, at runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&base)
+	asked := stopSimAt(t, k, false, func() {
+		runtime.GC()
+		runtime.ReadMemStats(&at)
+		cancel()
+	})
+	var stdout, stderr bytes.Buffer
+	code := Main(simState(ctx, &stdout, &stderr, "sim", "--seeds", "1000000000000", "--no-faults", "--tasks", "1", "--transport", "stdio",
+		"--shrink", "none", "--json", js, "--junit", filepath.Join(dir, "sim.xml")))
+	if code != ExitInterrupted || *asked != k {
+		t.Fatalf("exit %d after %d runs, want %d after %d\nstdout:\n%s\nstderr:\n%s", code, *asked, ExitInterrupted, k, stdout.String(), stderr.String())
+	}
+	const bound = 64 << 20
+	if grew := int64(at.HeapAlloc) - int64(base.HeapAlloc); grew > bound {
+		t.Errorf("heap grew by %d MiB during the run, want under %d MiB", grew>>20, bound>>20)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := sim.ParseReport(js, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []sim.SeedRange{{First: 1, Last: k}}; rep.Summary.Runs != k || !cmp.Equal(rep.Seeds, want) {
+		t.Errorf("--json: %d runs, seeds %v; want %d, %v", rep.Summary.Runs, rep.Seeds, k, want)
+	}
+}
+
+// TestSimTallyBounded: what tasksim sim keeps of its runs is bounded
+// whatever their number: the first failures, the first testcases, and
+// counts of the rest.
+func TestSimTallyBounded(t *testing.T) {
+	tally := simTally{maxFailures: 2, maxCases: 3}
+	for seed := uint64(1); seed <= 20; seed++ {
+		res := &sim.Result{Schedule: sim.Schedule{Seed: seed}, Verdict: &check.Verdict{}}
+		c := simCase{name: fmt.Sprint("seed ", seed)}
+		var fail *sim.Failure
+		if seed%4 == 0 { // seeds 4, 8, 12, 16, 20 fail
+			res.Liveness = []sim.Finding{{Rule: sim.RuleLiveness, Message: "hung"}}
+			c.rules = []string{sim.RuleLiveness}
+			fail = &sim.Failure{Seed: seed, Rules: c.rules}
+		}
+		tally.add(res, c, fail)
+	}
+	var names []string
+	for _, c := range tally.cases {
+		names = append(names, c.name)
+	}
+	got := fmt.Sprintf("runs %d failures %d listed %d omitted %d; cases %v; more passed %d, failed %d; seeds %v",
+		tally.sum.Runs, tally.sum.Failures, len(tally.failures), tally.failuresOmitted, names, tally.passOmitted, tally.failOmitted, tally.seeds.Ranges())
+	want := "runs 20 failures 5 listed 2 omitted 3; cases [seed 1 seed 2 seed 3 seed 4 seed 8]; more passed 12, failed 3; seeds [{1 20}]"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	var b bytes.Buffer
+	if err := writeSimJUnit(&b, &tally, false, 20); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`tests="7" failures="3"`, `<testcase name="12 more runs passed"`, `<testcase name="3 more runs failed"`} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("--junit lacks %q:\n%s", s, b.String())
+		}
+	}
+}
+
+// TestSimOutputsCheckedFirst: every output path is checked before any is
+// written: a bad one is one line and exit 2, and no file is touched. The
+// trace used to be overwritten before a --html directory was found.
+func TestSimOutputsCheckedFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args func(dir, trace string) []string
+		want string
+	}{
+		{"--html a directory", func(dir, trace string) []string { return []string{"--trace", trace, "--html", dir} }, "is a directory"},
+		{"--json in no directory", func(dir, trace string) []string {
+			return []string{"--trace", trace, "--json", filepath.Join(dir, "none", "sim.json")}
+		}, "no directory"},
+		{"--junit the trace", func(dir, trace string) []string { return []string{"--trace", trace, "--junit", trace} }, "--trace writes there too"},
+		{"--json the trace's HTTP record", func(dir, trace string) []string {
+			return []string{"--trace", trace, "--json", httpTracePath(trace)}
+		}, "--trace writes there too"},
+		{"--out a file", func(dir, trace string) []string {
+			return []string{"--html", filepath.Join(dir, "x.html"), "--out", trace}
+		}, "not a directory"},
+		{"--out under a file", func(dir, trace string) []string {
+			return []string{"--json", filepath.Join(dir, "x.json"), "--out", filepath.Join(trace, "failures")}
+		}, "not a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			trace := filepath.Join(dir, "keep.trace")
+			if err := os.WriteFile(trace, []byte("not to be lost"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			wantBadInput(t, tc.want, append([]string{"sim", "--seed", "1", "--tasks", "1", "--transport", "stdio"}, tc.args(dir, trace)...)...)
+			if b, _ := os.ReadFile(trace); string(b) != "not to be lost" {
+				t.Errorf("%s was touched: %.40q", trace, b)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+				t.Errorf("files left in %s: %v", dir, ents)
+			}
+		})
 	}
 }

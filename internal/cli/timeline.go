@@ -104,19 +104,19 @@ func (p *simPick) why() string {
 }
 
 // writeSimHTML writes the --html page of tasksim sim: the picked run.
-func writeSimHTML(st *State, path string, p *simPick, runs int) error {
+func writeSimHTML(w io.Writer, p *simPick, runs int) error {
 	if p.best == nil {
 		return nil
 	}
 	title := fmt.Sprintf("tasksim sim --seed %d", p.best.Schedule.Seed)
 	run, err := simRunTimeline(p.best, title)
 	if err != nil {
-		return fmt.Errorf("--html: seed %d: %w", p.best.Schedule.Seed, err)
+		return fmt.Errorf("seed %d: %w", p.best.Schedule.Seed, err)
 	}
 	if runs > 1 {
 		run.Notes = append([]string{fmt.Sprintf("one of %d runs: %s", runs, p.why())}, run.Notes...)
 	}
-	return writeTimeline(st, path, "tasksim sim: "+title, []*timeline.Run{run})
+	return timeline.Write(w, "tasksim sim: "+title, run)
 }
 
 // scenarioTimeline reads a check scenario's kept trace into a run.
