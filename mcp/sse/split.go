@@ -155,7 +155,7 @@ func (s *Splitter) Write(p []byte, emit func(block []byte, fields bool) error, t
 	case len(s.block)+len(rest) > s.max():
 		s.over = true
 		err := s.piece(s.block, false)
-		s.block = s.block[:0]
+		s.block = nil // let the GC have what was gathered
 		if err != nil {
 			return err
 		}
