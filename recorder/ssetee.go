@@ -49,24 +49,28 @@ func (s *sseSplitter) write(p []byte, at time.Time) {
 	_ = s.sp.Write(p, s.complete, s.tail)
 }
 
-// piece records bytes of an oversize block as they pass; its end, like any
-// block's, may wait for its LF.
+// maxPiece is the most bytes of an oversize block one record holds.
+const maxPiece = 1 << 20
+
+// piece records bytes of an oversize block as they pass, written at once
+// (never copied); its end, like any block's, may wait for its LF.
 func (s *sseSplitter) piece(p []byte, end bool) error {
-	s.block = append(s.block[:0], p...)
-	if !end {
-		s.chunk(s.at, "part of an SSE event longer than the recorder parses", true)
-		return nil
+	if end {
+		s.oversize = true
+		return s.complete(p, false)
 	}
-	s.oversize = true
-	return s.complete(s.block, false)
+	for len(p) > 0 {
+		k := min(len(p), maxPiece)
+		s.ex.write(traces.Record{Wall: s.at, Stream: s.ex.respStream, Dir: traces.DirServerToClient, Kind: traces.KindBodyChunk, Raw: p[:k], Note: "part of an SSE event longer than the recorder parses", Oversize: true})
+		p = p[k:]
+	}
+	return nil
 }
 
 // complete takes a block the splitter cut: recorded now, or held for its
 // LF.
 func (s *sseSplitter) complete(b []byte, fields bool) error {
-	if !s.oversize {
-		s.block = append(s.block[:0], b...)
-	}
+	s.block = append(s.block[:0], b...)
 	s.fields = fields
 	if s.sp.AwaitsTail() {
 		s.held, s.heldAt = true, s.at

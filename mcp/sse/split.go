@@ -139,7 +139,7 @@ func (s *Splitter) Write(p []byte, emit func(block []byte, fields bool) error, t
 		case len(s.block) == 0:
 			err = emit(p[start:end], fields)
 		default:
-			s.block = append(s.block, p[start:end]...)
+			s.gather(p[start:end])
 			err = emit(s.block, fields)
 		}
 		s.block = s.block[:0]
@@ -161,8 +161,19 @@ func (s *Splitter) Write(p []byte, emit func(block []byte, fields bool) error, t
 		}
 		return s.piece(rest, false)
 	}
-	s.block = append(s.block, rest...)
+	s.gather(rest)
 	return nil
+}
+
+// gather appends b to the block, growing it no further than Max allows:
+// the block itself never holds more than Max bytes and a line ending.
+func (s *Splitter) gather(b []byte) {
+	if n := len(s.block) + len(b); n > cap(s.block) {
+		nb := make([]byte, len(s.block), min(max(2*cap(s.block), n, 512), max(s.max(), n)))
+		copy(nb, s.block)
+		s.block = nb
+	}
+	s.block = append(s.block, b...)
 }
 
 // AwaitsTail reports whether the block emitted last ended in a CR that
