@@ -22,7 +22,8 @@ const maxLineLen = stdio.DefaultMaxLine
 // set's faults applied, each line a message of stream (StreamStdin, the
 // client's lines to the server, or StreamStdout, the server's to the
 // client; also its StreamID), numbered from 1. Lines pass byte-exact,
-// line ending included; blank lines pass and are no message.
+// line ending included; blank lines pass and are no message, and so do
+// lines over stdio.DefaultMaxLine, as they come (Set.Oversize counts them).
 //
 //	src ──line──▶ Decide ──▶ drop │ duplicate │ delay │ hold │ cut │ stall │ rewrite ──▶ dst
 //
