@@ -58,7 +58,9 @@ type HTTPOptions struct {
 //     "post:<session>/<id of the POST>") or "get" ("get:<session>/<n-th
 //     GET of the session>"), N its position among the stream's events.
 //     The head and the blocks that are no event (comments, a lone retry)
-//     pass at once and unchanged. Each event written is flushed.
+//     pass at once and unchanged. Each event written is flushed. An
+//     event over sse.MaxBlock is no message: it passes unchanged as its
+//     bytes come, never gathered whole (Set.Oversize counts it).
 //
 // Sessions are named s1, s2, ... in the order the middleware first sees
 // their Mcp-Session-Id (s0: none yet, as for initialize), so that stream

@@ -42,6 +42,7 @@ type faultWriter struct {
 
 	split   *sse.Splitter
 	dec     sse.BlockDecoder
+	over    bool   // an oversize event is passing
 	n       int    // events seen
 	held    []byte // an event held back (reorder)
 	lastOut int    // what became of the last block: 0 dropped, 1 written, 2 held
@@ -75,6 +76,7 @@ func (f *faultWriter) WriteHeader(code int) {
 	case ct == "text/event-stream":
 		f.mode = modeSSE
 		f.split = sse.NewSplitter()
+		f.split.Oversize = f.oversize
 	case ct == "application/json":
 		f.mode = modeJSON
 		return // the head goes out with the body, in finish
@@ -99,6 +101,7 @@ func (f *faultWriter) Write(p []byte) (int, error) {
 	case modeJSON:
 		if len(f.body)+len(p) > f.h.opts.MaxBody {
 			// Too large to be taken as one message: it passes as it is.
+			f.h.set.passOversize()
 			f.mode = modePass
 			f.w.WriteHeader(f.status)
 			if _, err := f.w.Write(f.body); err != nil {
@@ -138,6 +141,27 @@ func (f *faultWriter) tail(lf bool) error {
 		f.held = append(f.held, '\n')
 	}
 	return nil
+}
+
+// oversize passes the bytes of an event too long to be taken whole (over
+// sse.MaxBlock: one that never ends, say) as they come, flushed, unchanged
+// and unseen by the faults: it is no message, has no number, and a held
+// event stays held past it. Memory stays bounded whatever its length.
+func (f *faultWriter) oversize(p []byte, end bool) error {
+	if f.cut {
+		return errCutWrite
+	}
+	if f.stalled {
+		return nil
+	}
+	if !f.over {
+		f.h.set.passOversize()
+	}
+	f.over = !end
+	f.lastOut = 1
+	err := f.out(p)
+	f.flush()
+	return err
 }
 
 // out writes bytes of the event stream; they are flushed by the caller.
@@ -256,7 +280,7 @@ func (f *faultWriter) finish(ctx context.Context) {
 			f.held = nil
 		}
 		rest, _ := f.split.Pending()
-		_ = f.out(rest) // an event next left unfinished
+		_ = f.out(rest) // an event next left unfinished (an oversize one passed already)
 		f.flush()
 	}
 	if f.stalled {

@@ -8,18 +8,22 @@ import (
 	"io"
 
 	"github.com/tasksim/tasksim/mcp/clock"
+	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/traces"
 )
 
-// maxLineLen is the longest line Lines takes as one message; a longer
-// line passes unchanged, in pieces, unseen by the faults.
-const maxLineLen = 16 << 20
+// maxLineLen is the longest line Lines takes as one message, without its
+// line ending: the longest a stdio server takes. A longer line passes
+// unchanged, in pieces as it comes, unseen by the faults (Set.Oversize
+// counts it).
+const maxLineLen = stdio.DefaultMaxLine
 
 // Lines is the stdio place: it copies the NDJSON lines of src to dst with
 // set's faults applied, each line a message of stream (StreamStdin, the
 // client's lines to the server, or StreamStdout, the server's to the
 // client; also its StreamID), numbered from 1. Lines pass byte-exact,
-// line ending included; blank lines pass and are no message.
+// line ending included; blank lines pass and are no message, and so do
+// lines over stdio.DefaultMaxLine, as they come (Set.Oversize counts them).
 //
 //	src ──line──▶ Decide ──▶ drop │ duplicate │ delay │ hold │ cut │ stall │ rewrite ──▶ dst
 //
@@ -56,19 +60,36 @@ func Lines(ctx context.Context, dst io.Writer, src io.Reader, set *Set, stream s
 		}
 		return ErrCut
 	}
-	var long []byte
+	var long []byte // the line so far, when it outgrew the reader's buffer
+	over := false   // the line is over maxLineLen: it passes as it comes
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		line, rerr := br.ReadSlice('\n')
 		if errors.Is(rerr, bufio.ErrBufferFull) {
-			long = append(long, line...)
-			if len(long) > maxLineLen {
-				if _, err := dst.Write(long); err != nil {
-					return err
+			if !over {
+				long = append(long, line...)
+				if len(bytes.TrimRight(long, "\r")) <= maxLineLen {
+					continue
 				}
-				long = long[:0]
+				set.passOversize()
+				over, line = true, long
+			}
+			if _, err := dst.Write(line); err != nil {
+				return err
+			}
+			long = long[:0]
+			continue
+		}
+		if over {
+			// The end of a line too long to be a message.
+			over = false
+			if _, err := dst.Write(line); err != nil {
+				return err
+			}
+			if rerr != nil {
+				return errors.Join(release(), ignoreEOF(rerr))
 			}
 			continue
 		}
@@ -83,6 +104,17 @@ func Lines(ctx context.Context, dst io.Writer, src io.Reader, set *Set, stream s
 			return release()
 		}
 		msg := bytes.TrimRight(line, "\r\n")
+		if len(msg) > maxLineLen {
+			// Too long to be a message, though it came at once.
+			set.passOversize()
+			if _, err := dst.Write(line); err != nil {
+				return err
+			}
+			if rerr == io.EOF {
+				return release()
+			}
+			continue
+		}
 		if len(msg) == 0 {
 			if _, err := dst.Write(line); err != nil {
 				return err
@@ -140,4 +172,12 @@ func Lines(ctx context.Context, dst io.Writer, src io.Reader, set *Set, stream s
 			return release()
 		}
 	}
+}
+
+// ignoreEOF is err, or nil for the end of the input.
+func ignoreEOF(err error) error {
+	if err == io.EOF {
+		return nil
+	}
+	return err
 }

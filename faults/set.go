@@ -16,7 +16,8 @@ type Set struct {
 	seed   uint64
 	faults []*Bound
 
-	stopped atomic.Bool
+	stopped  atomic.Bool
+	oversize atomic.Int64
 
 	mu      sync.Mutex
 	fired   []int64
@@ -108,6 +109,24 @@ func (s *Set) Decide(m *Msg) []Applied {
 		out = append(out, ap)
 	}
 	return out
+}
+
+// Oversize returns how many messages were too long to be taken whole and
+// passed unchanged, unseen by the faults: an SSE event over sse.MaxBlock,
+// a JSON body over HTTPOptions.MaxBody, a stdio line over
+// stdio.DefaultMaxLine. A trace marks their bytes Oversize.
+func (s *Set) Oversize() int64 {
+	if s == nil {
+		return 0
+	}
+	return s.oversize.Load()
+}
+
+// passOversize counts a message that passes unseen for its size.
+func (s *Set) passOversize() {
+	if s != nil {
+		s.oversize.Add(1)
+	}
 }
 
 // Stop ends the faults: from now on Decide lets every message pass. A

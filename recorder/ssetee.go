@@ -9,15 +9,14 @@ import (
 	"github.com/tasksim/tasksim/traces"
 )
 
-// maxBlock is the most bytes one SSE event may take on the wire before the
-// tee stops gathering it and records the rest as plain body chunks.
-const maxBlock = sse.DefaultMaxEvent + sse.DefaultMaxLine
-
 // sseSplitter records the blocks of an event stream, as they were flushed
 // to the client: an event as an sse-event record whose Raw is its exact
 // bytes, a block of comments as a body chunk. The blocks are cut by
 // sse.Splitter and decoded by the project's SSE reader, one block at a
-// time, so the trace reads events exactly as a client does.
+// time, so the trace reads events exactly as a client does. A block over
+// sse.MaxBlock (an event that never ends, say) is oversize, as the fault
+// layer also takes it: its bytes are recorded as body chunks marked
+// Oversize as they pass, never gathered.
 //
 // A block whose blank line ends in a CR that ends a write is held until
 // the next write shows whether a LF follows (it belongs to the block); it
@@ -31,14 +30,16 @@ type sseSplitter struct {
 
 	block    []byte    // the block being recorded
 	fields   bool      // it has a line that is not a comment
-	oversize bool      // the block outgrew maxBlock and is being passed unparsed
+	oversize bool      // the block is the end of an oversize one
 	at       time.Time // the time of the write being split
 
 	dec sse.BlockDecoder
 }
 
 func newSSESplitter(ex *exchange) *sseSplitter {
-	return &sseSplitter{ex: ex, sp: sse.NewSplitter()}
+	s := &sseSplitter{ex: ex, sp: sse.NewSplitter()}
+	s.sp.Oversize = s.piece
+	return s
 }
 
 // write takes bytes the client has been sent and records the blocks they
@@ -46,12 +47,24 @@ func newSSESplitter(ex *exchange) *sseSplitter {
 func (s *sseSplitter) write(p []byte, at time.Time) {
 	s.at = at
 	_ = s.sp.Write(p, s.complete, s.tail)
-	if pending, _ := s.sp.Pending(); len(pending) > maxBlock {
+}
+
+// maxPiece is the most bytes of an oversize block one record holds.
+const maxPiece = 1 << 20
+
+// piece records bytes of an oversize block as they pass, written at once
+// (never copied); its end, like any block's, may wait for its LF.
+func (s *sseSplitter) piece(p []byte, end bool) error {
+	if end {
 		s.oversize = true
-		s.block = append(s.block[:0], pending...)
-		s.sp.Discard()
-		s.chunk(at, "part of an SSE event longer than the recorder parses")
+		return s.complete(p, false)
 	}
+	for len(p) > 0 {
+		k := min(len(p), maxPiece)
+		s.ex.write(traces.Record{Wall: s.at, Stream: s.ex.respStream, Dir: traces.DirServerToClient, Kind: traces.KindBodyChunk, Raw: p[:k], Note: "part of an SSE event longer than the recorder parses", Oversize: true})
+		p = p[k:]
+	}
+	return nil
 }
 
 // complete takes a block the splitter cut: recorded now, or held for its
@@ -82,9 +95,9 @@ func (s *sseSplitter) emit(at time.Time) {
 	switch {
 	case s.oversize:
 		s.oversize = false
-		s.chunk(at, "end of an SSE event longer than the recorder parses")
+		s.chunk(at, "end of an SSE event longer than the recorder parses", true)
 	case !s.fields:
-		s.chunk(at, "sse comment")
+		s.chunk(at, "sse comment", false)
 	default:
 		s.event(at)
 	}
@@ -92,9 +105,9 @@ func (s *sseSplitter) emit(at time.Time) {
 	s.fields = false
 }
 
-func (s *sseSplitter) chunk(at time.Time, note string) {
+func (s *sseSplitter) chunk(at time.Time, note string, oversize bool) {
 	if len(s.block) > 0 {
-		s.ex.write(traces.Record{Wall: at, Stream: s.ex.respStream, Dir: traces.DirServerToClient, Kind: traces.KindBodyChunk, Raw: s.block, Note: note})
+		s.ex.write(traces.Record{Wall: at, Stream: s.ex.respStream, Dir: traces.DirServerToClient, Kind: traces.KindBodyChunk, Raw: s.block, Note: note, Oversize: oversize})
 	}
 	s.block = s.block[:0]
 }
@@ -137,15 +150,14 @@ func (s *sseSplitter) end(at time.Time) {
 		s.held = false
 		s.emit(s.heldAt)
 	}
+	// An oversize block cut short has passed already: nothing is pending.
 	pending, fields := s.sp.Pending()
 	s.block, s.fields = append(s.block[:0], pending...), fields
 	switch {
 	case len(s.block) == 0:
-	case s.oversize:
-		s.chunk(at, "end of an SSE event longer than the recorder parses, cut short")
 	case s.fields:
-		s.chunk(at, "partial SSE event: the stream ended inside it")
+		s.chunk(at, "partial SSE event: the stream ended inside it", false)
 	default:
-		s.chunk(at, "sse comment")
+		s.chunk(at, "sse comment", false)
 	}
 }

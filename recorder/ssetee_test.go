@@ -143,3 +143,48 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// TestSSESplitterOversize: an event over sse.MaxBlock is recorded as body
+// chunks marked Oversize as its bytes pass, the last with its blank line;
+// the events around it are recorded as events.
+func TestSSESplitterOversize(t *testing.T) {
+	big := append([]byte("data: "), bytes.Repeat([]byte("x"), sse.MaxBlock)...)
+	big = append(big, "\r\n\r\n"...)
+	stream := append(append([]byte("id: 1\ndata: a\n\n"), big...), "id: 2\ndata: b\n\n"...)
+	// Writes of 1 MiB; the CR of the big event's blank line ends one, so
+	// that its LF comes with the next.
+	cut := len("id: 1\ndata: a\n\n") + len(big) - 1
+	var writes [][]byte
+	for s := stream[:cut]; len(s) > 0; {
+		k := min(len(s), 1<<20)
+		writes = append(writes, s[:k])
+		s = s[k:]
+	}
+	writes = append(writes, stream[cut:])
+	recs := teeStream(t, writes)
+	var raw, over bytes.Buffer
+	var ids []string
+	for i, r := range recs {
+		raw.Write(r.Raw)
+		switch {
+		case r.Oversize:
+			if r.Kind != traces.KindBodyChunk || r.SSE != nil || r.RPC != nil {
+				t.Fatalf("oversize record %d: %+v", i, r.Kind)
+			}
+			over.Write(r.Raw)
+		case r.Kind == traces.KindSSEEvent:
+			ids = append(ids, r.SSE.ID)
+		default:
+			t.Errorf("record %d: %s %q", i, r.Kind, r.Note)
+		}
+	}
+	if !bytes.Equal(raw.Bytes(), stream) {
+		t.Errorf("records hold %d bytes, want the %d of the stream", raw.Len(), len(stream))
+	}
+	if !bytes.Equal(over.Bytes(), big) {
+		t.Errorf("oversize records hold %d bytes, want the %d of the event", over.Len(), len(big))
+	}
+	if !equalStrings(ids, []string{"1", "2"}) {
+		t.Errorf("events %q, want 1 and 2", ids)
+	}
+}

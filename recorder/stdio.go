@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -19,9 +20,11 @@ import (
 // sent the child SIGTERM, before it kills the child.
 const StopGrace = 5 * time.Second
 
-// maxLine caps one recorded stdio line; a longer line is recorded in parts
-// of this size, each noted as such.
-const maxLine = 16 << 20
+// maxLine caps one recorded stdio line, without its line ending: the
+// longest a stdio server takes, and the fault layer's bound. A longer line
+// is recorded in parts of this size as it passes, and the rest with its
+// end, each marked Oversize.
+const maxLine = stdio.DefaultMaxLine
 
 // RunStdio runs cmd, a stdio server, between stdin and stdout, and
 // records every line that passes as a stdio-line record: "stdin" lines
@@ -211,6 +214,7 @@ type lineTee struct {
 
 	mu   sync.Mutex
 	line []byte
+	over bool // the line is over maxLine: its parts were recorded
 }
 
 func (t *lineTee) Write(p []byte) (int, error) {
@@ -235,20 +239,34 @@ func (t *lineTee) lines(p []byte, now time.Time) {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
 			t.line = append(t.line, rest...)
-			for len(t.line) >= maxLine {
-				t.emit(t.line[:maxLine], now, "part of a line longer than the recorder keeps")
-				t.line = append(t.line[:0], t.line[maxLine:]...)
-			}
+			t.parts(now)
 			break
 		}
+		line := rest[:i]
 		if len(t.line) > 0 {
-			t.line = append(t.line, rest[:i]...)
-			t.emit(t.line, now, "")
-			t.line = t.line[:0]
-		} else {
-			t.emit(rest[:i], now, "")
+			t.line = append(t.line, line...)
+			line = t.line
 		}
+		if t.over || len(bytes.TrimRight(line, "\r")) > maxLine {
+			t.line = append(t.line[:0], line...) // never p's bytes: parts moves them
+			t.parts(now)
+			t.over = false
+			t.emit(t.line, now, "end of a line longer than the recorder keeps", true)
+		} else {
+			t.emit(line, now, "", false)
+		}
+		t.line = t.line[:0]
 		rest = rest[i+1:]
+	}
+}
+
+// parts records the parts of a line over maxLine that t.line holds, and
+// keeps the rest.
+func (t *lineTee) parts(now time.Time) {
+	for len(bytes.TrimRight(t.line, "\r")) > maxLine {
+		t.over = true
+		t.emit(t.line[:maxLine], now, "part of a line longer than the recorder keeps", true)
+		t.line = append(t.line[:0], t.line[maxLine:]...)
 	}
 }
 
@@ -257,16 +275,16 @@ func (t *lineTee) flush() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.line) > 0 {
-		t.emit(t.line, time.Now(), "no newline at the end")
-		t.line = t.line[:0]
+		t.emit(t.line, time.Now(), "no newline at the end", t.over)
 	}
+	t.line, t.over = t.line[:0], false
 }
 
-func (t *lineTee) emit(line []byte, at time.Time, note string) {
+func (t *lineTee) emit(line []byte, at time.Time, note string, oversize bool) {
 	// The pipeline writes later: the record needs bytes of its own.
 	line = bytes.Clone(line)
-	r := traces.Record{Wall: at, Stream: t.stream, Dir: t.dir, Kind: traces.KindStdioLine, Raw: line, Note: note}
-	if t.rpc {
+	r := traces.Record{Wall: at, Stream: t.stream, Dir: t.dir, Kind: traces.KindStdioLine, Raw: line, Note: note, Oversize: oversize}
+	if t.rpc && !oversize {
 		r.RPC = traces.DescribeMessage(line)
 	}
 	t.rec.write(r)

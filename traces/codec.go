@@ -19,7 +19,7 @@ import (
 
 const (
 	headerFields = 8  // written; version 1 wrote 7 (no faults)
-	recordFields = 15 // written; version 1 wrote 13 (no fault, side)
+	recordFields = 16 // written; version 1 wrote 13 (no fault, side, oversize)
 
 	headerFieldsV1 = 7  // the least a header has
 	recordFieldsV1 = 13 // the least a record has
@@ -210,6 +210,7 @@ func (e *encoder) record(r *Record) ([]byte, error) {
 	e.str(r.Note)
 	e.fault(r.Fault)
 	e.uint(uint64(r.Side))
+	e.boolean(r.Oversize)
 	return e.buf.Bytes(), e.err
 }
 
@@ -781,6 +782,12 @@ func decodeRecord(p []byte) (r Record, err error) {
 			return r, err
 		}
 		r.Side = Side(side)
+	}
+	if extra > 0 {
+		extra--
+		if r.Oversize, err = d.boolean(); err != nil {
+			return r, err
+		}
 	}
 	if err := d.skipN(extra); err != nil {
 		return r, err

@@ -265,11 +265,14 @@ func frameWithExtraField(t *testing.T, r Record) []byte {
 		t.Fatal(err)
 	}
 	// An array of recordFields+1 (15 fields fit a fixarray, 16 do not).
-	head := []byte{0xdc, 0, recordFields + 1}
-	if recordFields+1 <= 15 {
+	head, body := []byte{0xdc, 0, recordFields + 1}, p[1:]
+	switch {
+	case recordFields+1 <= 15:
 		head = []byte{p[0] + 1}
+	case recordFields >= 16:
+		body = p[3:] // after the array16 head
 	}
-	p = append(append(head, p[1:]...), 0xc3)
+	p = append(append(head, body...), 0xc3)
 	return frame(p)
 }
 

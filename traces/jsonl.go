@@ -96,6 +96,7 @@ type jsonlRecord struct {
 	Note     string      `json:"note,omitempty"`
 	Fault    *jsonlFault `json:"fault,omitempty"`
 	Side     string      `json:"side,omitempty"`
+	Oversize bool        `json:"oversize,omitempty"`
 }
 
 type jsonlHTTP struct {
@@ -244,6 +245,7 @@ func recordJSON(r Record) *jsonlRecord {
 	if r.Side != SideWire {
 		j.Side = r.Side.String()
 	}
+	j.Oversize = r.Oversize
 	return j
 }
 
@@ -528,6 +530,7 @@ func recordFromJSON(j *jsonlRecord) (Record, error) {
 	if r.Side, ok = ParseSide(j.Side); !ok {
 		return r, fmt.Errorf("side %q: want client, server or wire", j.Side)
 	}
+	r.Oversize = j.Oversize
 	return r, nil
 }
 

@@ -149,6 +149,12 @@ type Record struct {
 	// Side says where the record was observed when a fault layer sits
 	// between client and server (format version 2); SideWire otherwise.
 	Side Side
+	// Oversize marks bytes of a message too long to be taken whole (an
+	// SSE event over sse.MaxBlock, a stdio line over its bound): they
+	// passed on as they came, in pieces, unparsed, and unseen by any
+	// fault layer. A message's pieces are consecutive records of its
+	// stream (body chunks, or stdio lines); the last ends it.
+	Oversize bool
 }
 
 // Side says on which side of a fault layer a record was observed.

@@ -96,6 +96,8 @@ func faultRecords() []Record {
 		{Offset: 20 * time.Millisecond, Wall: t0.Add(20 * time.Millisecond), Kind: KindFault,
 			Fault: &Fault{Name: "delay", Params: []Param{{"d", "200ms"}}, Target: Target{Seq: 0, HasSeq: true}, Action: "delayed 200ms"}},
 		{Offset: 30 * time.Millisecond, Wall: t0.Add(30 * time.Millisecond), Kind: KindFault, Fault: &Fault{Name: "stall"}},
+		{Offset: 40 * time.Millisecond, Wall: t0.Add(40 * time.Millisecond), Conn: 1, Exchange: 4, Stream: "get:4",
+			Dir: DirServerToClient, Kind: KindBodyChunk, Raw: []byte("data: xxxx"), Side: SideClient, Oversize: true},
 	}
 }
 
@@ -128,6 +130,7 @@ func TestFaultsRoundTrip(t *testing.T) {
 		`"faults":{"specs":["drop-sse-event:nth=3","delay:method=tools/call,d=200ms"],"decisions":["drop-sse-event: stream post:2 event 3"],"note":"delay decisions are in the fault records"}`,
 		`"fault":{"name":"duplicate-seqnr","params":[["nth","1"],["via","sse"]],"target":{"conn":1,"exchange":3,"stream":"post:3","eventId":"2","id":"7","method":"tools/call","taskId":"786512e2-9e0d-44bd-8f29-789f320fe840","seqNr":3,"record":0},"action":"duplicated"},"side":"client"`,
 		`"fault":{"name":"stall","params":[],"target":{}}`,
+		`"raw":"data: xxxx","side":"client","oversize":true`,
 	} {
 		if !strings.Contains(jsonl, s) {
 			t.Errorf("JSONL lacks %s:\n%s", s, jsonl)

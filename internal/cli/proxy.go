@@ -168,6 +168,9 @@ func runProxy(ctx context.Context, st *State, o *ProxyOptions) error {
 	for _, c := range set.Counts() {
 		fmt.Fprintf(st.Stderr, "tasksim proxy: fault %s fired %d times\n", c.Spec, c.Fired)
 	}
+	if n := set.Oversize(); n > 0 {
+		fmt.Fprintf(st.Stderr, "tasksim proxy: %d messages too long to take whole passed unfaulted\n", n)
+	}
 	return err
 }
 

@@ -11,6 +11,12 @@
 //	                          │                              │
 //	                          └─ replay buffer               └─ LastEventID, Retry
 //
+// Between a server and its client, a [Splitter] cuts the stream into
+// blocks for the places that act on whole events (the fault layer, the
+// recorder), with one oversize policy for both: a block over [MaxBlock],
+// an event that never ends say, is never gathered; its bytes pass on as
+// they come.
+//
 // Every event a Writer writes is dispatched by a Reader, also one without
 // data: the writer always emits at least one "data" line. Reading follows the
 // standard, including where it drops things: a block without data lines is

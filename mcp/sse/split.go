@@ -5,6 +5,12 @@ import (
 	"errors"
 )
 
+// MaxBlock is the most bytes a Splitter gathers into one block: an event
+// with DefaultMaxEvent bytes of data and one line of DefaultMaxLine bytes
+// more, about the most a Reader with the default limits reads. A longer
+// block is oversize (see Splitter).
+const MaxBlock = DefaultMaxEvent + DefaultMaxLine
+
 // Splitter cuts an event stream, as a server writes it, into blocks that
 // each end with a blank line, byte-exact: the blocks, concatenated, are
 // the stream. It serves the places that stand between a server and its
@@ -15,8 +21,28 @@ import (
 // is complete at that CR. Whether a LF follows, and so belongs to it, shows
 // only with the next write: Write then reports it through its tail
 // function before anything else.
+//
+// Oversize blocks: a block is gathered whole only up to Max bytes (its
+// size counts its bytes up to the CR or LF that ends its blank line; the
+// LF of a final CRLF does not count, so that the verdict never depends on
+// where writes end). A longer block, one that never ends say, is never
+// gathered: once the bytes of the block so far pass Max, they go to the
+// Oversize function, and so does every further byte of the block as it
+// comes, until its blank line; none reaches emit. The places that share
+// this policy (the fault layer, the recorder) pass such a block on
+// unchanged and unparsed, and mark it as oversize. Memory stays within
+// Max and the caller's writes, whatever the stream.
 type Splitter struct {
+	// Max is the most bytes gathered into one block; 0 means MaxBlock.
+	Max int
+	// Oversize takes the bytes of an oversize block, in pieces as they
+	// come (valid until it returns): end is true on the piece that ends
+	// the block with its blank line, which then may have a tail like any
+	// block. nil drops them: for a caller that wants events only.
+	Oversize func(piece []byte, end bool) error
+
 	block     []byte
+	over      bool // the block being read is oversize: its bytes pass as pieces
 	lineStart bool // the last byte ended a line, or nothing came yet
 	afterCR   bool // the last byte was a CR ending a line
 	tailLF    bool // the last block ended in a CR that ended a write
@@ -26,13 +52,29 @@ type Splitter struct {
 // NewSplitter returns a Splitter at the start of a stream.
 func NewSplitter() *Splitter { return &Splitter{lineStart: true} }
 
+func (s *Splitter) max() int {
+	if s.Max > 0 {
+		return s.Max
+	}
+	return MaxBlock
+}
+
+// piece passes bytes of an oversize block on.
+func (s *Splitter) piece(p []byte, end bool) error {
+	if s.Oversize == nil || (len(p) == 0 && !end) {
+		return nil
+	}
+	return s.Oversize(p, end)
+}
+
 // Write takes the next bytes of the stream. It calls emit with each block
 // they complete (valid until emit returns), with fields true if the block
 // has a line that is not a comment: a block without one carries no event
 // and no id or retry. If the block emitted last ended in a CR that ended
 // the previous write, the first call is tail, with lf true if the stream
 // goes on with a LF, which is that block's and is not passed on again.
-// Write stops at the first error of emit or tail.
+// The bytes of an oversize block go to the Oversize function instead of
+// emit. Write stops at the first error of emit, tail or Oversize.
 func (s *Splitter) Write(p []byte, emit func(block []byte, fields bool) error, tail func(lf bool) error) error {
 	if len(p) > 0 && s.tailLF {
 		s.tailLF, s.afterCR = false, false
@@ -72,6 +114,7 @@ func (s *Splitter) Write(p []byte, emit func(block []byte, fields bool) error, t
 		}
 		// A blank line ends the block.
 		end := i + 1
+		size := len(s.block) + end - start
 		if c == '\r' {
 			if end == len(p) {
 				s.tailLF = true
@@ -80,24 +123,57 @@ func (s *Splitter) Write(p []byte, emit func(block []byte, fields bool) error, t
 				i++
 			}
 		}
-		var blk []byte
-		if len(s.block) == 0 {
-			blk = p[start:end]
-		} else {
-			s.block = append(s.block, p[start:end]...)
-			blk = s.block
-		}
-		start = end
 		fields := s.fields
 		s.fields = false
-		err := emit(blk, fields)
+		var err error
+		switch {
+		case s.over:
+			s.over = false
+			err = s.piece(p[start:end], true)
+		case size > s.max():
+			// Complete, but too long to take whole: it passes as
+			// pieces all the same.
+			if err = s.piece(s.block, false); err == nil {
+				err = s.piece(p[start:end], true)
+			}
+		case len(s.block) == 0:
+			err = emit(p[start:end], fields)
+		default:
+			s.gather(p[start:end])
+			err = emit(s.block, fields)
+		}
 		s.block = s.block[:0]
+		start = end
 		if err != nil {
 			return err
 		}
 	}
-	s.block = append(s.block, p[start:]...)
+	rest := p[start:]
+	switch {
+	case s.over:
+		return s.piece(rest, false)
+	case len(s.block)+len(rest) > s.max():
+		s.over = true
+		err := s.piece(s.block, false)
+		s.block = nil // let the GC have what was gathered
+		if err != nil {
+			return err
+		}
+		return s.piece(rest, false)
+	}
+	s.gather(rest)
 	return nil
+}
+
+// gather appends b to the block, growing it no further than Max allows:
+// the block itself never holds more than Max bytes and a line ending.
+func (s *Splitter) gather(b []byte) {
+	if n := len(s.block) + len(b); n > cap(s.block) {
+		nb := make([]byte, len(s.block), min(max(2*cap(s.block), n, 512), max(s.max(), n)))
+		copy(nb, s.block)
+		s.block = nb
+	}
+	s.block = append(s.block, b...)
 }
 
 // AwaitsTail reports whether the block emitted last ended in a CR that
@@ -107,13 +183,13 @@ func (s *Splitter) AwaitsTail() bool { return s.tailLF }
 
 // Pending returns the bytes of the block the stream is inside, not yet
 // complete, and whether they hold a line that is not a comment. They are
-// valid until the next Write or Discard.
+// valid until the next Write. An oversize block has no pending bytes: they
+// went to the Oversize function (InOversize tells).
 func (s *Splitter) Pending() (block []byte, fields bool) { return s.block, s.fields }
 
-// Discard forgets the pending bytes, which the caller passed on another
-// way (as too long to parse, say); the block goes on, and the rest of it
-// is emitted when it ends.
-func (s *Splitter) Discard() { s.block = s.block[:0] }
+// InOversize reports whether the stream is inside an oversize block: its
+// bytes so far went to the Oversize function, and the rest follows there.
+func (s *Splitter) InOversize() bool { return s.over }
 
 // ErrNoEvent is what a BlockDecoder returns for a block that dispatches no
 // event: comments only, or fields without data.
