@@ -232,3 +232,53 @@ func TestCancelDueBeforePlainAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseSendsPendingCancel: Close right after a plain call was
+// cancelled still sends its notifications/cancelled, which was on its way.
+// Close used to close the connection under it: the server never heard of
+// the cancel and ran the tool on (an hour here). The notice's write is
+// held until Close has started.
+func TestCloseSendsPendingCancel(t *testing.T) {
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				srv := server.New(nil)
+				defer srv.Close()
+				seen := newHoldAnswer(srv, "") // holds nothing, counts
+				tr, closeTr := earlyTransports[transport](seen)
+				defer closeTr()
+				gate := make(chan struct{})
+				gated := mcp.DecorateTransport(tr, func(c mcp.Conn) mcp.Conn {
+					return mcp.Decorate(c, mcp.ConnFuncs{Write: func(ctx context.Context, in mcp.Conn, m *mcp.Message) error {
+						if m.Method == mcp.NotificationCancelled {
+							<-gate
+						}
+						return in.Write(ctx, m)
+					}})
+				})
+				ctx := context.Background()
+				sess, err := client.New(nil).Connect(ctx, gated)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = sess.CallTool(ctx, client.CallOptions{Name: server.ToolSleep, Mode: client.ModePlain,
+					Args: map[string]any{"durationMs": 3_600_000}, CancelAfter: time.Millisecond})
+				if !errors.Is(err, client.ErrCancelled) {
+					t.Fatalf("the call ended with %v, want ErrCancelled", err)
+				}
+				closed := make(chan struct{})
+				go func() {
+					sess.Close()
+					close(closed)
+				}()
+				synctest.Wait() // Close has started, or is done
+				close(gate)
+				<-closed
+				synctest.Wait()
+				if n := seen.count(mcp.NotificationCancelled); n != 1 {
+					t.Errorf("the server received %d notifications/cancelled, want 1", n)
+				}
+			})
+		})
+	}
+}
