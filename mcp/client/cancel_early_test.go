@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"sync"
@@ -28,6 +29,11 @@ type holdAnswer struct {
 
 	mu       sync.Mutex
 	received map[string]int // messages the server received, by method
+	callID   mcp.ID         // of the last tools/call
+	// callCancels counts notifications/cancelled for callID. (A call
+	// that ends cancels its own requests still in flight, a tasks/get
+	// say: those do not count.)
+	callCancels int
 }
 
 // count returns how many messages of method the server received.
@@ -35,6 +41,14 @@ func (h *holdAnswer) count(method string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.received[method]
+}
+
+// cancelsOfCall returns how many notifications/cancelled named the
+// tools/call request.
+func (h *holdAnswer) cancelsOfCall() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.callCancels
 }
 
 func newHoldAnswer(ep mcp.Endpoint, method string) *holdAnswer {
@@ -53,6 +67,15 @@ type holdSession struct {
 func (s *holdSession) Handle(ctx context.Context, msg *mcp.Message, r mcp.Replier) {
 	s.h.mu.Lock()
 	s.h.received[msg.Method]++
+	switch msg.Method {
+	case mcp.MethodToolsCall:
+		s.h.callID = msg.ID
+	case mcp.NotificationCancelled:
+		var p mcp.CancelledParams
+		if json.Unmarshal(msg.Params, &p) == nil && p.RequestID.String() == s.h.callID.String() {
+			s.h.callCancels++
+		}
+	}
 	s.h.mu.Unlock()
 	if r != nil && msg.Method == s.h.method {
 		r = &holdReplier{Replier: r, h: s.h}
@@ -161,8 +184,8 @@ func TestCancelDueBeforeTaskExists(t *testing.T) {
 					if n := hold.count(mcp.MethodTasksCancel); n != 1 {
 						t.Errorf("the server received %d tasks/cancel, want 1", n)
 					}
-					if n := hold.count(mcp.NotificationCancelled); n != 0 {
-						t.Errorf("the server received notifications/cancelled for a task-augmented call")
+					if n := hold.cancelsOfCall(); n != 0 {
+						t.Errorf("the server received notifications/cancelled for a task-augmented tools/call")
 					}
 					created, cancel := -1, -1
 					for i, e := range res.Timeline {
@@ -225,8 +248,8 @@ func TestCancelDueBeforePlainAnswer(t *testing.T) {
 				if res == nil || res.Complete || res.TaskID != "" {
 					t.Fatalf("result %+v, want an incomplete one without a task", res)
 				}
-				if n := hold.count(mcp.NotificationCancelled); n != 1 {
-					t.Errorf("the server received %d notifications/cancelled, want 1", n)
+				if n := hold.cancelsOfCall(); n != 1 {
+					t.Errorf("the server received %d notifications/cancelled for the tools/call, want 1", n)
 				}
 			})
 		})
@@ -275,8 +298,8 @@ func TestCloseSendsPendingCancel(t *testing.T) {
 				close(gate)
 				<-closed
 				synctest.Wait()
-				if n := seen.count(mcp.NotificationCancelled); n != 1 {
-					t.Errorf("the server received %d notifications/cancelled, want 1", n)
+				if n := seen.cancelsOfCall(); n != 1 {
+					t.Errorf("the server received %d notifications/cancelled for the tools/call, want 1", n)
 				}
 			})
 		})
