@@ -114,6 +114,16 @@ var earlyTransports = map[string]func(ep mcp.Endpoint) (mcp.Transport, func()){
 	},
 }
 
+// inEachEarlyTransport runs f once per transport of earlyTransports, each
+// inside a synctest bubble of its own.
+func inEachEarlyTransport(t *testing.T, f func(t *testing.T, transport string)) {
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) { f(t, transport) })
+		})
+	}
+}
+
 // callEarlyCancel calls tool in mode with CancelAfter 1ms while the server
 // holds its answer to tools/call: the cancel is due before the client
 // knows of any task. The answer is released once the cancel timer fired
@@ -169,39 +179,37 @@ func callEarlyCancel(t *testing.T, transport string, o client.CallOptions) (*cli
 // Streamable HTTP, where the POST returns only with its answer, the call
 // used to end at once "cancelled by the client", without a task.
 func TestCancelDueBeforeTaskExists(t *testing.T) {
-	for _, transport := range []string{"stdio", "http"} {
-		for _, mode := range []client.Mode{client.ModeTask, client.ModePoll, client.ModePartial, client.ModeStreaming, client.ModeImmediate} {
-			t.Run(transport+"/"+string(mode), func(t *testing.T) {
-				synctest.Test(t, func(t *testing.T) {
-					res, err, hold := callEarlyCancel(t, transport, client.CallOptions{Name: server.ToolSleep, Mode: mode,
-						Args: map[string]any{"durationMs": 3_600_000}})
-					if err != nil {
-						t.Fatalf("the call ended with %v, want the task cancelled", err)
+	for _, mode := range []client.Mode{client.ModeTask, client.ModePoll, client.ModePartial, client.ModeStreaming, client.ModeImmediate} {
+		t.Run(string(mode), func(t *testing.T) {
+			inEachEarlyTransport(t, func(t *testing.T, transport string) {
+				res, err, hold := callEarlyCancel(t, transport, client.CallOptions{Name: server.ToolSleep, Mode: mode,
+					Args: map[string]any{"durationMs": 3_600_000}})
+				if err != nil {
+					t.Fatalf("the call ended with %v, want the task cancelled", err)
+				}
+				if res.Task == nil || res.Task.Status != mcp.StatusCancelled {
+					t.Fatalf("task %+v, want cancelled", res.Task)
+				}
+				if n := hold.count(mcp.MethodTasksCancel); n != 1 {
+					t.Errorf("the server received %d tasks/cancel, want 1", n)
+				}
+				if n := hold.cancelsOfCall(); n != 0 {
+					t.Errorf("the server received notifications/cancelled for a task-augmented tools/call")
+				}
+				created, cancel := -1, -1
+				for i, e := range res.Timeline {
+					switch {
+					case e.Kind == client.EventTaskCreated && created < 0:
+						created = i
+					case e.Kind == client.EventRequestSent && e.Method == mcp.MethodTasksCancel:
+						cancel = i
 					}
-					if res.Task == nil || res.Task.Status != mcp.StatusCancelled {
-						t.Fatalf("task %+v, want cancelled", res.Task)
-					}
-					if n := hold.count(mcp.MethodTasksCancel); n != 1 {
-						t.Errorf("the server received %d tasks/cancel, want 1", n)
-					}
-					if n := hold.cancelsOfCall(); n != 0 {
-						t.Errorf("the server received notifications/cancelled for a task-augmented tools/call")
-					}
-					created, cancel := -1, -1
-					for i, e := range res.Timeline {
-						switch {
-						case e.Kind == client.EventTaskCreated && created < 0:
-							created = i
-						case e.Kind == client.EventRequestSent && e.Method == mcp.MethodTasksCancel:
-							cancel = i
-						}
-					}
-					if created < 0 || cancel < created {
-						t.Errorf("tasks/cancel at event %d, the task's id at %d: want the cancel after the id", cancel, created)
-					}
-				})
+				}
+				if created < 0 || cancel < created {
+					t.Errorf("tasks/cancel at event %d, the task's id at %d: want the cancel after the id", cancel, created)
+				}
 			})
-		}
+		})
 	}
 }
 
@@ -210,50 +218,42 @@ func TestCancelDueBeforeTaskExists(t *testing.T) {
 // The result is in hand: nothing is left to cancel, and no tasks/cancel is
 // sent for the task.
 func TestCancelDueBeforeImmediateResult(t *testing.T) {
-	for _, transport := range []string{"stdio", "http"} {
-		t.Run(transport, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				res, err, hold := callEarlyCancel(t, transport, client.CallOptions{Name: server.ToolInstant, Mode: client.ModeImmediate,
-					Args: map[string]string{"text": "now"}})
-				if err != nil {
-					t.Fatalf("the call ended with %v, want its result", err)
-				}
-				if res.Answer != client.AnswerImmediate || !res.Complete || res.TaskID == "" {
-					t.Fatalf("answer %q complete %v task %q, want a complete Case 1 answer", res.Answer, res.Complete, res.TaskID)
-				}
-				wantContent(t, res.Content, []mcp.ContentBlock{mcp.TextBlock("now")})
-				if n := count(res.Timeline, client.EventCancel, mcp.MethodTasksCancel); n != 0 {
-					t.Errorf("the call cancelled a task whose result it holds (%d tasks/cancel), want none", n)
-				}
-				if n := hold.count(mcp.MethodTasksCancel); n != 0 {
-					t.Errorf("the server received %d tasks/cancel for a task whose result the call holds, want 0", n)
-				}
-			})
-		})
-	}
+	inEachEarlyTransport(t, func(t *testing.T, transport string) {
+		res, err, hold := callEarlyCancel(t, transport, client.CallOptions{Name: server.ToolInstant, Mode: client.ModeImmediate,
+			Args: map[string]string{"text": "now"}})
+		if err != nil {
+			t.Fatalf("the call ended with %v, want its result", err)
+		}
+		if res.Answer != client.AnswerImmediate || !res.Complete || res.TaskID == "" {
+			t.Fatalf("answer %q complete %v task %q, want a complete Case 1 answer", res.Answer, res.Complete, res.TaskID)
+		}
+		wantContent(t, res.Content, []mcp.ContentBlock{mcp.TextBlock("now")})
+		if n := count(res.Timeline, client.EventCancel, mcp.MethodTasksCancel); n != 0 {
+			t.Errorf("the call cancelled a task whose result it holds (%d tasks/cancel), want none", n)
+		}
+		if n := hold.count(mcp.MethodTasksCancel); n != 0 {
+			t.Errorf("the server received %d tasks/cancel for a task whose result the call holds, want 0", n)
+		}
+	})
 }
 
 // TestCancelDueBeforePlainAnswer: a plain call has no task; its cancel is
 // notifications/cancelled, sent as soon as it is due (here before the
 // held answer), and the call ends with ErrCancelled.
 func TestCancelDueBeforePlainAnswer(t *testing.T) {
-	for _, transport := range []string{"stdio", "http"} {
-		t.Run(transport, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				res, err, hold := callEarlyCancel(t, transport, client.CallOptions{Name: server.ToolEcho, Mode: client.ModePlain,
-					Args: map[string]string{"x": "y"}})
-				if !errors.Is(err, client.ErrCancelled) {
-					t.Fatalf("the call ended with %v, want ErrCancelled", err)
-				}
-				if res == nil || res.Complete || res.TaskID != "" {
-					t.Fatalf("result %+v, want an incomplete one without a task", res)
-				}
-				if n := hold.cancelsOfCall(); n != 1 {
-					t.Errorf("the server received %d notifications/cancelled for the tools/call, want 1", n)
-				}
-			})
-		})
-	}
+	inEachEarlyTransport(t, func(t *testing.T, transport string) {
+		res, err, hold := callEarlyCancel(t, transport, client.CallOptions{Name: server.ToolEcho, Mode: client.ModePlain,
+			Args: map[string]string{"x": "y"}})
+		if !errors.Is(err, client.ErrCancelled) {
+			t.Fatalf("the call ended with %v, want ErrCancelled", err)
+		}
+		if res == nil || res.Complete || res.TaskID != "" {
+			t.Fatalf("result %+v, want an incomplete one without a task", res)
+		}
+		if n := hold.cancelsOfCall(); n != 1 {
+			t.Errorf("the server received %d notifications/cancelled for the tools/call, want 1", n)
+		}
+	})
 }
 
 // TestCloseSendsPendingCancel: Close right after a plain call was
@@ -262,46 +262,42 @@ func TestCancelDueBeforePlainAnswer(t *testing.T) {
 // the cancel and ran the tool on (an hour here). The notice's write is
 // held until Close has started.
 func TestCloseSendsPendingCancel(t *testing.T) {
-	for _, transport := range []string{"stdio", "http"} {
-		t.Run(transport, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				srv := server.New(nil)
-				defer srv.Close()
-				seen := newHoldAnswer(srv, "") // holds nothing, counts
-				tr, closeTr := earlyTransports[transport](seen)
-				defer closeTr()
-				gate := make(chan struct{})
-				gated := mcp.DecorateTransport(tr, func(c mcp.Conn) mcp.Conn {
-					return mcp.Decorate(c, mcp.ConnFuncs{Write: func(ctx context.Context, in mcp.Conn, m *mcp.Message) error {
-						if m.Method == mcp.NotificationCancelled {
-							<-gate
-						}
-						return in.Write(ctx, m)
-					}})
-				})
-				ctx := context.Background()
-				sess, err := client.New(nil).Connect(ctx, gated)
-				if err != nil {
-					t.Fatal(err)
+	inEachEarlyTransport(t, func(t *testing.T, transport string) {
+		srv := server.New(nil)
+		defer srv.Close()
+		seen := newHoldAnswer(srv, "") // holds nothing, counts
+		tr, closeTr := earlyTransports[transport](seen)
+		defer closeTr()
+		gate := make(chan struct{})
+		gated := mcp.DecorateTransport(tr, func(c mcp.Conn) mcp.Conn {
+			return mcp.Decorate(c, mcp.ConnFuncs{Write: func(ctx context.Context, in mcp.Conn, m *mcp.Message) error {
+				if m.Method == mcp.NotificationCancelled {
+					<-gate
 				}
-				_, err = sess.CallTool(ctx, client.CallOptions{Name: server.ToolSleep, Mode: client.ModePlain,
-					Args: map[string]any{"durationMs": 3_600_000}, CancelAfter: time.Millisecond})
-				if !errors.Is(err, client.ErrCancelled) {
-					t.Fatalf("the call ended with %v, want ErrCancelled", err)
-				}
-				closed := make(chan struct{})
-				go func() {
-					sess.Close()
-					close(closed)
-				}()
-				synctest.Wait() // Close has started, or is done
-				close(gate)
-				<-closed
-				synctest.Wait()
-				if n := seen.cancelsOfCall(); n != 1 {
-					t.Errorf("the server received %d notifications/cancelled for the tools/call, want 1", n)
-				}
-			})
+				return in.Write(ctx, m)
+			}})
 		})
-	}
+		ctx := context.Background()
+		sess, err := client.New(nil).Connect(ctx, gated)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = sess.CallTool(ctx, client.CallOptions{Name: server.ToolSleep, Mode: client.ModePlain,
+			Args: map[string]any{"durationMs": 3_600_000}, CancelAfter: time.Millisecond})
+		if !errors.Is(err, client.ErrCancelled) {
+			t.Fatalf("the call ended with %v, want ErrCancelled", err)
+		}
+		closed := make(chan struct{})
+		go func() {
+			sess.Close()
+			close(closed)
+		}()
+		synctest.Wait() // Close has started, or is done
+		close(gate)
+		<-closed
+		synctest.Wait()
+		if n := seen.cancelsOfCall(); n != 1 {
+			t.Errorf("the server received %d notifications/cancelled for the tools/call, want 1", n)
+		}
+	})
 }
