@@ -262,7 +262,8 @@ func (s *Session) Err() error {
 }
 
 // Close closes the connection (over Streamable HTTP, with a DELETE of the
-// session) and fails whatever still waits with ErrClosed.
+// session) and fails whatever still waits with ErrClosed. It first waits
+// for the notifications/cancelled still being sent, each for at most 5 s.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	if s.closed {
