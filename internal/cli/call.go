@@ -142,7 +142,7 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	sess, err := client.New(&client.Options{Version: Version, NoPartial: o.NoPartial, NoModes: o.NoModes}).Connect(ctx, tr)
+	sess, err := client.New(&client.Options{Version: Version, NoPartial: o.NoPartial, NoModes: o.NoModes, Clock: st.Clock}).Connect(ctx, tr)
 	if err != nil {
 		return connectError(ctx, o.Timeout, err)
 	}
@@ -181,11 +181,14 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 		}
 	}
 	res, callErr := sess.CallTool(ctx, co)
-	if res == nil || (callErr != nil && res.Answer == "") {
+	// Cancelled as asked: the task ended cancelled, or a plain call was
+	// cancelled before its answer.
+	cancelled := o.CancelAfter > 0 && res != nil &&
+		(res.Task != nil && res.Task.Status == mcp.StatusCancelled || errors.Is(callErr, client.ErrCancelled))
+	if res == nil || (callErr != nil && res.Answer == "" && !cancelled) {
 		// Refused or never answered: there is no call to report.
 		return callFailure(ctx, o.Timeout, callErr)
 	}
-	cancelled := o.CancelAfter > 0 && res.Task != nil && res.Task.Status == mcp.StatusCancelled
 	if o.JSON {
 		if err := writeJSON(st.Stdout, callJSON(res, callErr)); err != nil {
 			return err
@@ -198,6 +201,9 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 			fmt.Fprintln(st.Stdout)
 		}
 		fmt.Fprintln(st.Stderr, summaryLine(res))
+		if cancelled && callErr != nil {
+			fmt.Fprintln(st.Stderr, callErr)
+		}
 	}
 	switch {
 	case cancelled:
@@ -251,7 +257,11 @@ func summaryLine(r *client.CallResult) string {
 	if r.Task != nil {
 		status = "task " + r.TaskID + " " + string(r.Task.Status)
 	}
-	fmt.Fprintf(&b, "%s · mode %s, answered %s", status, r.Mode, r.Answer)
+	if r.Answer == "" {
+		fmt.Fprintf(&b, "%s · mode %s, not answered", status, r.Mode)
+	} else {
+		fmt.Fprintf(&b, "%s · mode %s, answered %s", status, r.Mode, r.Answer)
+	}
 	if r.Fallback {
 		b.WriteString(" (server fell back to task)")
 	}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -8,9 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/server"
 )
 
@@ -86,29 +90,92 @@ func TestCallCancelAfter(t *testing.T) {
 	}
 }
 
-// The race that made --cancel-after exit 1 now and then, driven in a fixed
-// order: a tasks/get goes out before tasks/cancel and is answered working
-// only after the client took the cancel's cancelled answer (its
-// tasks/result, sent once it saw a terminal status, says so). A terminal
-// status is final (2025-11-25 Tasks, "Task Status Lifecycle"): the call
-// ends cancelled, and exits 0 as docs/cli.md promises.
+// A plain call has no task: --cancel-after cancels it with
+// notifications/cancelled before its answer, and that is a call cancelled
+// as asked (exit 0, docs/cli.md). It used to exit 3.
+func TestCallCancelAfterPlain(t *testing.T) {
+	url := referenceServer(t)
+	code, _, stderr := run(t, "", "call", "--server", url, "--tool", "sleep", "--args", `{"durationMs":600000}`, "--mode", "plain", "--cancel-after", "10ms")
+	if code != ExitOK || !strings.Contains(stderr, "cancelled by the client after 10ms") {
+		t.Errorf("exit %d, stderr %q: want 0 and the call cancelled", code, stderr)
+	}
+}
+
+// The races that made --cancel-after exit 1 or 3 now and then, driven in
+// a fixed order on a simulated clock. First the cancel is due while the
+// server holds the CreateTaskResult: the client must wait for the task's
+// id and cancel the task with tasks/cancel (it used to end the call,
+// exit 3). Then a tasks/get goes out before tasks/cancel is answered and
+// is answered working only after the client took the cancel's cancelled
+// answer (its tasks/result, sent once it saw a terminal status, says so).
+// A terminal status is final (2025-11-25 Tasks, "Task Status Lifecycle"):
+// the call ends cancelled, and exits 0 as docs/cli.md promises.
 func TestCallCancelAfterLateWorking(t *testing.T) {
 	srv := newCancelRace()
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	t.Cleanup(srv.stop) // first: release whatever the script holds
-	code, stdout, stderr := run(t, "", "call", "--server", hs.URL+"/mcp", "--tool", "sleep", "--mode", "task",
-		"--poll-interval", "1ms", "--cancel-after", "1ms", "--json")
+	t.Cleanup(srv.stop)                                                   // first: release whatever the script holds
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang fails, it does not stall
+	defer cancel()
+	clk := &watchedClock{Sim: clock.NewSim(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)), made: make(chan time.Duration, 16)}
+	var stdout, stderr bytes.Buffer
+	st := &State{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Context: ctx, Clock: clk,
+		Args: []string{"call", "--server", hs.URL + "/mcp", "--tool", "sleep", "--mode", "task",
+			"--poll-interval", "1ms", "--cancel-after", "1ms", "--json"}}
+	exited := make(chan int, 1)
+	go func() { exited <- Main(st) }()
+	wait := func(what string, ch <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-ch:
+		case code := <-exited:
+			t.Fatalf("the call ended (exit %d) before %s; stderr %q", code, what, stderr.String())
+		case <-ctx.Done():
+			t.Fatalf("no %s: %v", what, ctx.Err())
+		}
+	}
+	timer := func(what string) {
+		t.Helper()
+		select {
+		case d := <-clk.made:
+			if d != time.Millisecond {
+				code := -1
+				select {
+				case code = <-exited:
+				case <-ctx.Done():
+				}
+				t.Fatalf("a %v timer where %s was due, want 1ms (exit %d, stderr %q)", d, what, code, stderr.String())
+			}
+		case code := <-exited:
+			t.Fatalf("the call ended (exit %d) before %s; stderr %q", code, what, stderr.String())
+		case <-ctx.Done():
+			t.Fatalf("no %s: %v", what, ctx.Err())
+		}
+	}
+	timer("the cancel timer") // made before tools/call is sent
+	wait("tools/call", srv.callHeld)
+	if n := clk.Advance(time.Millisecond); n != 1 {
+		t.Fatalf("%d timers fired at the cancel's time, want the cancel alone", n)
+	}
+	close(srv.callRelease) // the task's id reaches the client after its cancel was due
+	timer("the poll timer")
+	clk.Advance(time.Millisecond)
+	var code int
+	select {
+	case code = <-exited:
+	case <-ctx.Done():
+		t.Fatalf("the call did not end: %v", ctx.Err())
+	}
 	if code != ExitOK {
-		t.Fatalf("exit %d, want 0; stderr %q", code, stderr)
+		t.Fatalf("exit %d, want 0; stderr %q", code, stderr.String())
 	}
 	var got struct {
 		Task struct {
 			Status string `json:"status"`
 		} `json:"task"`
 	}
-	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout.String())
 	}
 	if got.Task.Status != "cancelled" {
 		t.Errorf("task status %q, want cancelled", got.Task.Status)
@@ -116,21 +183,43 @@ func TestCallCancelAfterLateWorking(t *testing.T) {
 	if n := srv.gets(); n != 1 {
 		t.Errorf("%d tasks/get, want 1", n)
 	}
+	if n := srv.cancels(); n != 1 {
+		t.Errorf("%d tasks/cancel, want 1", n)
+	}
+}
+
+// watchedClock is a simulated clock that says when a timer is made, and
+// for how long.
+type watchedClock struct {
+	*clock.Sim
+	made chan time.Duration
+}
+
+func (c *watchedClock) AfterFunc(d time.Duration, f func()) clock.Timer {
+	t := c.Sim.AfterFunc(d, f)
+	select {
+	case c.made <- d:
+	default: // more timers than a test waits for: it fails on the count
+	}
+	return t
 }
 
 // cancelRace is a scripted Streamable HTTP server, JSON answers only, that
-// orders the tasks/get race: tasks/cancel is answered once a tasks/get is
-// held; that tasks/get is answered (working) once tasks/result arrived;
-// tasks/result is answered once the tasks/get was.
+// orders the races of a cancelled task call: tools/call is answered once
+// callRelease is closed; tasks/cancel once a tasks/get is held; that
+// tasks/get (working) once tasks/result arrived; tasks/result once the
+// tasks/get was answered.
 type cancelRace struct {
+	callHeld, callRelease                      chan struct{}
 	getHeld, resultAsked, getAnswered, stopped chan struct{}
-	once                                       [4]sync.Once
+	once                                       [5]sync.Once
 	mu                                         sync.Mutex
-	n                                          int
+	n, cancelled                               int
 }
 
 func newCancelRace() *cancelRace {
-	return &cancelRace{getHeld: make(chan struct{}), resultAsked: make(chan struct{}), getAnswered: make(chan struct{}), stopped: make(chan struct{})}
+	return &cancelRace{callHeld: make(chan struct{}), callRelease: make(chan struct{}),
+		getHeld: make(chan struct{}), resultAsked: make(chan struct{}), getAnswered: make(chan struct{}), stopped: make(chan struct{})}
 }
 
 func (s *cancelRace) stop() { s.once[3].Do(func() { close(s.stopped) }) }
@@ -139,6 +228,12 @@ func (s *cancelRace) gets() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.n
+}
+
+func (s *cancelRace) cancels() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cancelled
 }
 
 // hold waits for ch; false when the test is over.
@@ -182,6 +277,10 @@ func (s *cancelRace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		res = mcp.InitializeResult{ProtocolVersion: mcp.LatestProtocolVersion, ServerInfo: mcp.Implementation{Name: "race", Version: "1"},
 			Capabilities: mcp.ServerCapabilities{Tasks: &mcp.TasksCapability{Responses: &mcp.ResponsesCapability{Modes: mcp.AllModes}}}}
 	case mcp.MethodToolsCall:
+		s.once[4].Do(func() { close(s.callHeld) })
+		if !s.hold(r, s.callRelease) {
+			return
+		}
 		res = mcp.CreateTaskResult{Task: task(mcp.StatusWorking)}
 	case mcp.MethodTasksGet:
 		s.mu.Lock()
@@ -194,6 +293,9 @@ func (s *cancelRace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		defer s.once[2].Do(func() { close(s.getAnswered) })
 		res = task(mcp.StatusWorking)
 	case mcp.MethodTasksCancel:
+		s.mu.Lock()
+		s.cancelled++
+		s.mu.Unlock()
 		if !s.hold(r, s.getHeld) {
 			return
 		}

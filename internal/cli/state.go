@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // State is all the process state a command may touch. Commands never use
@@ -22,6 +24,10 @@ type State struct {
 	// Context ends on SIGINT/SIGTERM for a real process; tests give their
 	// own.
 	Context context.Context
+	// Clock is the time the reference client of call keeps (its timeline,
+	// --cancel-after, polling); nil is the wall clock. Tests give a
+	// clock.Sim to order a call's timers against its answers.
+	Clock clock.Clock
 }
 
 // OSState returns the real process's state. The returned stop function

@@ -87,8 +87,9 @@ type CallOptions struct {
 	// every pooled one carries a stream) just when the server is busiest.
 	QuietPoll time.Duration
 	// CancelAfter, when positive, cancels the task that long after the
-	// call started, with tasks/cancel (without a task: with
-	// notifications/cancelled, and the call ends at once).
+	// call started, with tasks/cancel; a cancel due before the server
+	// named the task waits for its id. A plain call is cancelled with
+	// notifications/cancelled and ends at once with ErrCancelled.
 	CancelAfter time.Duration
 	// Progress asks for progress notifications (a progressToken); they
 	// appear on the timeline.

@@ -108,10 +108,20 @@ func (c *call) run(parent context.Context, args json.RawMessage) error {
 		r, err := c.s.send(ctx, c.rec, c.id, mcp.MethodToolsCall, params)
 		sent <- sendResult{r, err}
 	}()
+	// Only a plain call is cancelled before its request is answered. A
+	// task is cancelled with tasks/cancel, which needs its id: a cancel
+	// due before the CreateTaskResult waits for it in the loop (tryCancel).
+	// notifications/cancelled would not stop the task the server may
+	// already have made (2025-11-25 Tasks, "Cancelling Tasks"; the tasks
+	// extension: it MUST NOT be used for task cancellation).
+	var cancelBeforeAnswer <-chan time.Time
+	if c.mode == ModePlain {
+		cancelBeforeAnswer = c.cancelC
+	}
 	var r sendResult
 	select {
 	case r = <-sent:
-	case <-c.cancelC:
+	case <-cancelBeforeAnswer:
 		// Cancelled before the request was even answered: tell the
 		// server (notifications/cancelled), stop waiting for the write
 		// and end the call.
@@ -122,7 +132,7 @@ func (c *call) run(parent context.Context, args json.RawMessage) error {
 		if r = <-sent; r.err == nil {
 			c.s.unregister(c.id)
 		}
-		c.finishIncomplete(fmt.Errorf("tools/call %s: cancelled by the client after %v", c.o.Name, c.o.CancelAfter))
+		c.finishIncomplete(c.cancelledError())
 		return c.err
 	}
 	if r.err != nil {
@@ -815,15 +825,20 @@ func (c *call) tryCancel() {
 	if c.mode == ModePlain || c.res.Answer == AnswerPlain {
 		c.s.cancelRequest(c.id, "cancelled by the client")
 		c.rec.add(Event{Kind: EventCancel, Method: mcp.NotificationCancelled, RequestID: c.id})
-		c.finishIncomplete(fmt.Errorf("tools/call %s: cancelled by the client after %v", c.o.Name, c.o.CancelAfter))
+		c.finishIncomplete(c.cancelledError())
 		return
 	}
 	if c.taskID == "" {
 		return // when the task id arrives
 	}
 	c.cancelDue = false
-	if c.status.terminal() {
+	switch {
+	case c.status.terminal():
 		c.rec.add(Event{Kind: EventCancel, TaskID: c.taskID, Detail: "not sent: the task is already terminal"})
+		return
+	case c.res.Answer == AnswerImmediate:
+		// SEP-1905 Case 1: the answer that named the task is its result.
+		c.rec.add(Event{Kind: EventCancel, TaskID: c.taskID, Detail: "not sent: the result came with the answer"})
 		return
 	}
 	c.cancelling = true
@@ -832,6 +847,11 @@ func (c *call) tryCancel() {
 		t, err := c.s.cancelTask(c.ctx, c.rec, c.taskID)
 		c.async <- asyncResult{kind: asyncCancel, task: t, err: err}
 	}()
+}
+
+// cancelledError is what a call cancelled before any task ends with.
+func (c *call) cancelledError() error {
+	return fmt.Errorf("tools/call %s: %w after %v", c.o.Name, ErrCancelled, c.o.CancelAfter)
 }
 
 // finishStreaming ends a complete stream: the merged segments are the

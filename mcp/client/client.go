@@ -214,6 +214,9 @@ type Session struct {
 	err    error // why the session ended
 	closed bool
 	done   chan struct{} // closed when the reader stops
+	// notices counts the notifications/cancelled still being sent; Close
+	// waits for them. Add only under mu while not closed.
+	notices sync.WaitGroup
 }
 
 // Reinitialize runs the initialization again on the same connection: a
@@ -259,7 +262,8 @@ func (s *Session) Err() error {
 }
 
 // Close closes the connection (over Streamable HTTP, with a DELETE of the
-// session) and fails whatever still waits with ErrClosed.
+// session) and fails whatever still waits with ErrClosed. It first waits
+// for the notifications/cancelled still being sent, each for at most 5 s.
 func (s *Session) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -268,6 +272,10 @@ func (s *Session) Close() error {
 	}
 	s.closed = true
 	s.mu.Unlock()
+	// A cancel still on its way goes out first: without it the server
+	// runs on what the client gave up (each is bounded by
+	// cancelNoticeTimeout).
+	s.notices.Wait()
 	s.fail(ErrClosed)
 	err := s.conn.Close()
 	<-s.done
@@ -613,9 +621,17 @@ func (s *Session) notify(ctx context.Context, method string, params any) error {
 	return nil
 }
 
-// cancelRequest tells the server the client no longer waits for id.
+// cancelRequest tells the server the client no longer waits for id,
+// unless the session is closing.
 func (s *Session) cancelRequest(id mcp.ID, reason string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.notices.Add(1)
 	go func() {
+		defer s.notices.Done()
 		ctx, cancel := withTimeout(context.Background(), s.opts.Clock, cancelNoticeTimeout)
 		defer cancel()
 		_ = s.notify(ctx, mcp.NotificationCancelled, mcp.CancelledParams{RequestID: id, Reason: reason})

@@ -18,6 +18,11 @@ var (
 	// (2025-11-25 Tasks, "TTL and Resource Management": it may be deleted
 	// whatever its status).
 	ErrTaskExpired = errors.New("task expired")
+	// ErrCancelled ends a call that CallOptions.CancelAfter cancelled
+	// before there was a task to cancel: a plain call, cancelled with
+	// notifications/cancelled. A cancelled task ends the call without it
+	// (its status says cancelled).
+	ErrCancelled = errors.New("cancelled by the client")
 )
 
 // TaskError is a -32602 answer to a request about a task: an unknown,

@@ -2,7 +2,7 @@ package client_test
 
 import (
 	"context"
-	"strings"
+	"errors"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -35,7 +35,7 @@ func TestPlainCancelAfterOverHTTP(t *testing.T) {
 		start := time.Now()
 		res, err := sess.CallTool(ctx, client.CallOptions{Name: server.ToolSleep, Mode: client.ModePlain,
 			Args: map[string]any{"durationMs": 3_600_000}, CancelAfter: 50 * time.Millisecond})
-		if err == nil || !strings.Contains(err.Error(), "cancelled by the client") {
+		if !errors.Is(err, client.ErrCancelled) {
 			t.Fatalf("plain call with CancelAfter ended with %v (result %+v), want cancelled by the client", err, res)
 		}
 		if took := time.Since(start); took != 50*time.Millisecond {

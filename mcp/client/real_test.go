@@ -105,9 +105,12 @@ func TestModeImmediate(t *testing.T) {
 }
 
 // A call negotiated as immediate whose result is not ready falls back to
-// task mode (SEP-1905 scenario 8); the client follows.
+// task mode (SEP-1905 scenario 8); the client follows. The server's
+// immediate window (20 ms) against a 60 ms tool, on the bubble's clock: on
+// the wall clock a loaded machine could run the tool before the window's
+// timer.
 func TestModeImmediateFallsBackToTask(t *testing.T) {
-	forEachTransport(t, func(t *testing.T, dial dialer) {
+	forEachBubbleTransport(t, func(t *testing.T, dial dialer) {
 		sess := dial(t, fastPolls, nil)
 		res, err := sess.CallTool(testContext(t), client.CallOptions{Name: server.ToolSleep, Args: map[string]any{"durationMs": 60, "text": "slept"}, Mode: client.ModeImmediate})
 		if err != nil {
@@ -115,6 +118,9 @@ func TestModeImmediateFallsBackToTask(t *testing.T) {
 		}
 		if res.Answer != client.AnswerTask || !res.Complete {
 			t.Fatalf("answer %q complete %v", res.Answer, res.Complete)
+		}
+		if took := res.End.Sub(res.Start); took < 60*time.Millisecond {
+			t.Errorf("the call took %v, less than the tool's 60ms", took)
 		}
 		wantContent(t, res.Content, []mcp.ContentBlock{mcp.TextBlock("slept")})
 	})
@@ -217,12 +223,15 @@ func TestModeStreamingFailure(t *testing.T) {
 	})
 }
 
-// SEP-1905 scenario 10 against the reference server.
+// SEP-1905 scenario 10 against the reference server: a chunk every 10 ms,
+// cancelled at 45 ms of the bubble's clock. The stream stops with the
+// chunks made by then and a final response (isComplete), the task
+// cancelled.
 func TestModeStreamingCancel(t *testing.T) {
-	forEachTransport(t, func(t *testing.T, dial dialer) {
+	forEachBubbleTransport(t, func(t *testing.T, dial dialer) {
 		sess := dial(t, nil, nil)
 		args := map[string]any{"chunks": 1000, "chunkSize": 8, "intervalMs": 10}
-		res, err := sess.CallTool(testContext(t), client.CallOptions{Name: server.ToolSlowText, Args: args, Mode: client.ModeStreaming, CancelAfter: 40 * time.Millisecond})
+		res, err := sess.CallTool(testContext(t), client.CallOptions{Name: server.ToolSlowText, Args: args, Mode: client.ModeStreaming, CancelAfter: 45 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,22 +241,27 @@ func TestModeStreamingCancel(t *testing.T) {
 		if count(res.Timeline, client.EventRequestSent, mcp.MethodTasksCancel) != 1 {
 			t.Errorf("want one tasks/cancel")
 		}
-		if res.Segments >= 1000 {
-			t.Errorf("%d segments: the task ran to its end", res.Segments)
+		if res.Segments != 4 {
+			t.Errorf("%d segments, want the 4 chunks made in the 45 ms before the cancel", res.Segments)
 		}
 		wantContent(t, res.Content, chunks(res.Segments, 8))
 	})
 }
 
+// A task cancelled at 20 ms of the bubble's clock, an hour before its tool
+// would end: the task is cancelled, the result says so.
 func TestModeTaskCancel(t *testing.T) {
-	forEachTransport(t, func(t *testing.T, dial dialer) {
+	forEachBubbleTransport(t, func(t *testing.T, dial dialer) {
 		sess := dial(t, fastPolls, nil)
-		res, err := sess.CallTool(testContext(t), client.CallOptions{Name: server.ToolSleep, Args: map[string]any{"durationMs": 60000}, Mode: client.ModeTask, CancelAfter: 20 * time.Millisecond})
+		res, err := sess.CallTool(testContext(t), client.CallOptions{Name: server.ToolSleep, Args: map[string]any{"durationMs": 3_600_000}, Mode: client.ModeTask, CancelAfter: 20 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Task == nil || res.Task.Status != mcp.StatusCancelled || !res.Complete || !res.IsError {
 			t.Fatalf("task %+v complete %v isError %v", res.Task, res.Complete, res.IsError)
+		}
+		if count(res.Timeline, client.EventRequestSent, mcp.MethodTasksCancel) != 1 {
+			t.Errorf("want one tasks/cancel")
 		}
 	})
 }
