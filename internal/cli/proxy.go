@@ -326,7 +326,7 @@ func proxyStdio(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set
 	}()
 	// The server's output is queued, not piped: a stalled or cut stream
 	// must not block the server, whose end ends the run.
-	out := newQueue()
+	out := newQueue(queueMax)
 	outDone := make(chan struct{})
 	go func() {
 		defer close(outDone)
@@ -353,18 +353,26 @@ func proxyStdio(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set
 	return nil
 }
 
-// queue is an in-memory pipe whose writes never block: Write appends,
-// Read waits for bytes or Close.
+// queueMax bounds what the server's output queue holds for a client that
+// reads slowly or not at all (a stalled stream): past it the server's
+// writes wait, as they would on a pipe, so a server that floods a stalled
+// client costs the proxy queueMax bytes, not all it writes.
+const queueMax = 16 << 20
+
+// queue is an in-memory pipe whose writes block only past its bound:
+// Write appends, Read waits for bytes or Close. Once the reader is gone
+// (discard) or the queue is closed, writes never wait.
 type queue struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	buf     []byte
+	max     int
 	closed  bool
 	dropped bool // the reader is gone: writes are discarded
 }
 
-func newQueue() *queue {
-	q := &queue{}
+func newQueue(max int) *queue {
+	q := &queue{max: max}
 	q.cond = sync.NewCond(&q.mu)
 	return q
 }
@@ -372,14 +380,23 @@ func newQueue() *queue {
 func (q *queue) Write(p []byte) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
-		return 0, io.ErrClosedPipe
+	n := 0
+	for len(p) > 0 {
+		for len(q.buf) >= q.max && !q.closed && !q.dropped {
+			q.cond.Wait()
+		}
+		if q.closed {
+			return n, io.ErrClosedPipe
+		}
+		if q.dropped {
+			return n + len(p), nil
+		}
+		k := min(len(p), q.max-len(q.buf))
+		q.buf = append(q.buf, p[:k]...)
+		p, n = p[k:], n+k
+		q.cond.Broadcast()
 	}
-	if !q.dropped {
-		q.buf = append(q.buf, p...)
-		q.cond.Signal()
-	}
-	return len(p), nil
+	return n, nil
 }
 
 func (q *queue) Read(p []byte) (int, error) {
@@ -396,6 +413,7 @@ func (q *queue) Read(p []byte) (int, error) {
 	if len(q.buf) == 0 {
 		q.buf = nil
 	}
+	q.cond.Broadcast()
 	return n, nil
 }
 
@@ -413,6 +431,7 @@ func (q *queue) discard() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.dropped, q.buf = true, nil
+	q.cond.Broadcast()
 }
 
 // fullDuplex lets a server answer before the proxy has read the whole
