@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/load"
+	"github.com/tasksim/tasksim/mcp/server"
 )
 
 // referenceServer serves the reference server in-process.
@@ -29,40 +32,62 @@ func referenceServer(t *testing.T) string {
 // moves it (segments: sse; partials: partial; discovery: poll).
 const testModes = "poll:100ms,sse,partial"
 
-// shortRun is a real run of testModes for d against the in-process
-// reference server.
-// Tasks take 80 to 400ms and time out after 300ms, so that some fail.
-func shortRun(t *testing.T, d time.Duration, opts load.Options) *load.Result {
-	t.Helper()
-	// A task timeout shorter than some tasks, so the failure counter moves.
-	res, err := runLoad(referenceServer(t), d, 300*time.Millisecond, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
-// runLoad runs a short load against url, each task given timeout; it may
-// run off the test's goroutine, so it reports errors instead of failing the
-// test.
-func runLoad(url string, d, timeout time.Duration, opts load.Options) (*load.Result, error) {
+// testConfig is a run of testModes: tasks tasks per mode at 20 a second,
+// each with a drawn shape. The run is bounded by its task count, not by a
+// duration, and no start lag or task timeout is one a slow machine can
+// reach: a loaded machine runs the same tasks, only later.
+func testConfig(tasks int64) (load.Config, error) {
 	modes, err := load.ParseModes(testModes)
 	if err != nil {
-		return nil, err
+		return load.Config{}, err
 	}
 	interval, err := load.ParseDurationDist("20ms..100ms")
 	if err != nil {
-		return nil, err
+		return load.Config{}, err
 	}
-	cfg := load.Config{
-		Modes: modes, Rate: 20, Duration: load.Duration(d), Sessions: 2, Seed: 3, Timeout: load.Duration(timeout),
+	return load.Config{
+		Modes: modes, Rate: 20, Tasks: tasks, Sessions: 2, Seed: 3,
+		Timeout: load.Duration(time.Hour), MaxLag: load.Duration(time.Hour),
 		Interval: load.Duration(250 * time.Millisecond),
 		Shape:    load.Shape{Chunks: load.FixedInt(4), ChunkSize: load.FixedInt(16), Interval: interval},
-	}
+	}, nil
+}
+
+// runLoad runs cfg against url; it may run off the test's goroutine, so
+// it reports errors instead of failing the test.
+func runLoad(ctx context.Context, url string, cfg load.Config, opts load.Options) (*load.Result, error) {
 	opts.Targets = []load.Target{{URL: url, Label: "in-process"}}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	return load.Run(ctx, cfg, opts)
+}
+
+// testContext ends a little before the test binary's deadline (go test
+// -timeout), so that a run or a wait that hangs fails with its own message
+// and the test's cleanups still run. It bounds a hang; it is no bound on
+// how long a slow machine may take.
+func testContext(t *testing.T) context.Context {
+	t.Helper()
+	deadline, ok := t.Deadline()
+	if !ok {
+		deadline = time.Now().Add(time.Hour)
+	}
+	margin := min(time.Until(deadline)/4, 30*time.Second)
+	ctx, cancel := context.WithDeadline(t.Context(), deadline.Add(-margin))
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// serveExporter serves a Prom's metrics on loopback. Its cleanup closes
+// every client connection before Close, so that no scrape in progress (of
+// a scraper stopped, or never to read its answer) can block Close;
+// cleanups registered after it (a Prometheus scraping it) run before it.
+func serveExporter(t *testing.T, prom *load.Prom) string {
+	t.Helper()
+	exporter := httptest.NewServer(prom.Handler())
+	t.Cleanup(func() {
+		exporter.CloseClientConnections()
+		exporter.Close()
+	})
+	return exporter.URL
 }
 
 // dashboardQueries returns every PromQL expression of a Grafana dashboard:
@@ -154,13 +179,22 @@ func TestMetricNames(t *testing.T) {
 // metric name (histogram series keep their _bucket, _sum, _count names).
 func scrape(t *testing.T, url string) map[string]float64 {
 	t.Helper()
-	resp, err := http.Get(url)
+	sums, err := scrapeSums(url)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sums
+}
+
+// scrapeSums is scrape for any goroutine: it returns its error.
+func scrapeSums(url string) (map[string]float64, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return nil, err
+	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s", url, resp.Status)
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	sums := map[string]float64{}
 	sc := bufio.NewScanner(resp.Body)
@@ -172,68 +206,86 @@ func scrape(t *testing.T, url string) map[string]float64 {
 		name := line[:strings.IndexAny(line, "{ ")]
 		f := strings.Fields(line[strings.LastIndex(line, "}")+1:])
 		if len(f) == 0 {
-			t.Fatalf("exposition line %q", line)
+			return nil, fmt.Errorf("exposition line %q", line)
 		}
 		v, err := strconv.ParseFloat(f[0], 64)
 		if err != nil {
-			t.Fatalf("exposition line %q: %v", line, err)
+			return nil, fmt.Errorf("exposition line %q: %v", line, err)
 		}
 		sums[name] += v
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	return sums, sc.Err()
+}
+
+// scrapeAtFirstStart is a load.Observer that, when each mode's first task
+// has started, scrapes the exporter before going on: the in-flight gauge
+// is then above 0 in that scrape, however fast or slow the tasks run.
+type scrapeAtFirstStart struct {
+	*load.Prom
+	started sync.Map // mode -> struct{}
+	scrape  func()
+}
+
+func (o *scrapeAtFirstStart) Started(mode string, lag time.Duration) {
+	o.Prom.Started(mode, lag)
+	if _, again := o.started.LoadOrStore(mode, struct{}{}); !again {
+		o.scrape()
 	}
-	return sums
 }
 
 // TestGrafanaMetricsMove: every metric that a query of grafana-load.json
 // names is one load.Prom exports, and after a real run against the
 // in-process reference server it exists on the exporter and moved (was
-// non-zero in some scrape: in flight is back to 0 at the end); some
-// tasks time out, so that the failed counter moves too. The
-// dashboard uses every exported metric.
+// non-zero in some scrape: in flight is back to 0 at the end, so the
+// exporter is also scraped while each mode's first task runs). Every
+// other task fails (slow_text's failAfter), so that the failed counter
+// moves whatever the machine's speed. The dashboard uses every exported
+// metric.
 func TestGrafanaMetricsMove(t *testing.T) {
 	queries := dashboardQueries(t, GrafanaLoad)
 	if len(queries) < 10 {
 		t.Fatalf("%d queries in grafana-load.json: %v", len(queries), queries)
 	}
 	prom := load.NewProm()
-	exporter := httptest.NewServer(prom.Handler())
-	defer exporter.Close()
+	exporter := serveExporter(t, prom)
 
 	moved := map[string]bool{}
 	seen := map[string]bool{}
+	var scrapeErrs []error
 	var mu sync.Mutex
 	record := func() {
-		s := scrape(t, exporter.URL+"/metrics")
+		s, err := scrapeSums(exporter + "/metrics")
 		mu.Lock()
 		defer mu.Unlock()
+		if err != nil {
+			scrapeErrs = append(scrapeErrs, err)
+			return
+		}
 		for name, v := range s {
 			seen[name] = true
 			moved[name] = moved[name] || v != 0
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				record()
-			}
-		}
-	})
-	res := shortRun(t, 1500*time.Millisecond, load.Options{Observer: prom})
-	cancel()
-	wg.Wait()
+	cfg, err := testConfig(30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Tool = server.ToolSlowText
+	cfg.ArgSets = []json.RawMessage{
+		json.RawMessage(`{"chunks":4,"chunkSize":16,"intervalMs":50}`),
+		json.RawMessage(`{"chunks":4,"chunkSize":16,"intervalMs":50,"failAfter":2}`),
+	}
+	res, err := runLoad(testContext(t), referenceServer(t), cfg, load.Options{Observer: &scrapeAtFirstStart{Prom: prom, scrape: record}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	record()
+	if len(scrapeErrs) > 0 {
+		t.Fatalf("scraping the exporter: %v", errors.Join(scrapeErrs...))
+	}
 	for _, m := range res.Modes {
 		if m.Completed == 0 || m.Failed == 0 {
-			t.Fatalf("%s: no task completed: %+v", m.Name, m)
+			t.Fatalf("%s: %d tasks completed and %d failed, want some of each: %+v", m.Name, m.Completed, m.Failed, m)
 		}
 	}
 

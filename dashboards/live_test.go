@@ -87,10 +87,15 @@ func TestLivePageChromium(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	target := referenceServer(t)
+	cfg, err := testConfig(120) // six seconds' worth
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx := testContext(t)
 	go func() {
 		var once bool
 		// Tasks that all finish, so every interval has results to show.
-		res, err := runLoad(target, 6*time.Second, 10*time.Second, load.Options{Progress: func(p load.Progress) {
+		res, err := runLoad(runCtx, target, cfg, load.Options{Progress: func(p load.Progress) {
 			live.Update(p)
 			if !once && p.Completed > 0 && len(p.Modes) > 0 {
 				for _, m := range p.Modes {
