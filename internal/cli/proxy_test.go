@@ -27,12 +27,13 @@ func startProxy(t *testing.T, args ...string) (string, func() int, *syncBuffer) 
 // TestProxyDropSSEEvent: the reference client calls slow_text in streaming
 // mode through tasksim proxy, which drops the second event of the call's
 // stream; the client still gets the whole result, and the trace records
-// the fault. The chunks are 50 ms apart: a tool done by the time the
-// server decides how to answer is answered whole, as JSON, with no event
-// to drop (SEP-1905 scenario 3); 5 ms was seen to be too little for a
-// loaded machine.
+// the fault. A tool done by the time the server decides how to answer is
+// answered whole, as JSON, with no event to drop (SEP-1905 scenario 3), so
+// the upstream's slow_text holds after its first chunk until the call's
+// first answer is out (answerGate): the call is streamed as several events
+// at any machine speed.
 func TestProxyDropSSEEvent(t *testing.T) {
-	upstream, _ := refserver.Start(t, nil)
+	upstream := startGatedUpstream(t)
 	out := filepath.Join(t.TempDir(), "proxy.trace")
 	u, stop, stderr := startProxy(t, "--upstream", upstream, "--fault", "drop-sse-event:method=tools/call,nth=2", "--seed", "1", "--record", out)
 
