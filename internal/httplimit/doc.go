@@ -5,7 +5,8 @@
 // handler with them until a context ends.
 //
 //	listener ─▶ Listener (≤ MaxConns open; one more: 503, closed)
-//	         ─▶ http.Server (ReadHeaderTimeout, IdleTimeout)
+//	         ─▶ Server (ReadHeaderTimeout, IdleTimeout; its Shutdown closes
+//	            connections that never began a request at once)
 //	         ─▶ CutSlowBody (BodyTimeout: 408, connection closed) ─▶ handler
 //
 // A server that reads a body whole (the reference server's transport)

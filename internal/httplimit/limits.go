@@ -58,11 +58,11 @@ func (l *Limits) Body() time.Duration {
 	return DefaultBodyTimeout
 }
 
-// Server returns an http.Server for h with the head and idle timeouts.
+// Server returns a Server for h with the head and idle timeouts.
 // No ReadTimeout or WriteTimeout: they would cut SSE streams, which live
 // as long as their task; the body has its own deadline (BodyTimeout) and
 // SSE writes theirs.
-func (l *Limits) Server(h http.Handler) *http.Server {
+func (l *Limits) Server(h http.Handler) *Server {
 	o := l.orZero()
 	hdr, idle := o.HeaderTimeout, o.IdleTimeout
 	if hdr <= 0 {
@@ -71,7 +71,7 @@ func (l *Limits) Server(h http.Handler) *http.Server {
 	if idle <= 0 {
 		idle = DefaultIdleTimeout
 	}
-	return &http.Server{Handler: h, ReadHeaderTimeout: hdr, IdleTimeout: idle}
+	return newServer(&http.Server{Handler: h, ReadHeaderTimeout: hdr, IdleTimeout: idle})
 }
 
 // Listener caps the connections ln accepts at MaxConns; it returns nil
@@ -125,7 +125,7 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, o *ServeOptions
 	base, stop := context.WithCancelCause(context.Background())
 	defer stop(nil)
 	hs := o.Limits.Server(CutSlowBody(h, o.Limits.Body()))
-	hs.ConnState = o.ConnState
+	hs.SetConnState(o.ConnState)
 	hs.ErrorLog = log.New(io.Discard, "", 0)
 	hs.BaseContext = func(net.Listener) context.Context { return base }
 	if capped := o.Limits.Listener(ln); capped != nil {

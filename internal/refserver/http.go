@@ -64,7 +64,7 @@ type HTTP struct {
 	Server *server.Server
 
 	handler *streamhttp.Handler
-	hs      *http.Server
+	hs      *httplimit.Server
 	done    chan struct{} // closed when Serve returns
 	err     error         // Serve's error, once done is closed
 
@@ -81,7 +81,7 @@ func (o *Options) limits() *httplimit.Limits {
 // newHTTPServer is the http.Server of a reference server, with the head
 // and idle timeouts of o; the body has its own deadline
 // (streamhttp.Options.BodyReadTimeout).
-func newHTTPServer(h http.Handler, o *Options) *http.Server { return o.limits().Server(h) }
+func newHTTPServer(h http.Handler, o *Options) *httplimit.Server { return o.limits().Server(h) }
 
 // Conns returns the connections open (0 without a cap) and those refused
 // past MaxConns so far.
