@@ -26,7 +26,15 @@ func (ss *session) tasksGet(msg *mcp.Message, r mcp.Replier) {
 		replyError(ss.ctx, r, msg.ID, err)
 		return
 	}
-	snap := t.snapshot()
+	// The answer goes out under the task's lock, which orders the task's
+	// status changes: a task that ends meanwhile sends its status
+	// notification after this answer, never before it with a staler
+	// status after (2025-11-25 Tasks, "Task Status Lifecycle"). The lock
+	// is held across the write as for the streamed segments; an HTTP
+	// answer does not wait on the network.
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	snap := t.snapshotLocked()
 	if ss.srv.opts.Bugs.ReopenTerminal && snap.Status == mcp.StatusCompleted {
 		snap.Status = mcp.StatusWorking
 	}
