@@ -52,8 +52,9 @@ func (l *pipeListener) dial() net.Conn {
 // are measured, not waited.
 func TestShutdownClosesUnusedConn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		release := make(chan struct{})
+		entered, release := make(chan struct{}), make(chan struct{})
 		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			close(entered)
 			<-release
 			_, _ = io.WriteString(w, "done")
 		})
@@ -76,6 +77,9 @@ func TestShutdownClosesUnusedConn(t *testing.T) {
 		if st := <-states; st != http.StateActive {
 			t.Fatalf("state %v, want active", st)
 		}
+		// net/http drops a request it has read once Shutdown has begun,
+		// unless its handler runs: wait for the handler.
+		<-entered
 		start := time.Now()
 		shut := make(chan error, 1)
 		go func() { shut <- s.Shutdown(context.Background()) }()
