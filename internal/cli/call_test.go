@@ -37,7 +37,15 @@ func TestCallModes(t *testing.T) {
 			if strings.TrimSpace(stdout) != want {
 				t.Errorf("stdout %q, want %q", stdout, want)
 			}
-			if mode != "plain" && !strings.Contains(stderr, " completed · mode "+mode) {
+			ok := strings.Contains(stderr, " completed · mode "+mode)
+			if mode == "immediate" {
+				// Whether slow_text ends within the server's immediate
+				// window depends on the machine's speed: the answer is the
+				// whole result with no task (SEP-1905 Case 1) or a task
+				// that completed (Case 2); both are right.
+				ok = ok || strings.Contains(stderr, "no task · mode immediate, answered immediate")
+			}
+			if mode != "plain" && !ok {
 				t.Errorf("summary line %q", stderr)
 			}
 		})
