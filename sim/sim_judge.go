@@ -35,13 +35,13 @@ func judge(trace []byte) (*check.Verdict, error) {
 // options.
 func CheckOptions(h traces.Header) *check.Options {
 	if label(h, "sim") != "in-process" || label(h, "transport") != TransportHTTP {
-		return &check.Options{}
+		return &check.Options{SendOrder: check.SendOrderOf(h)}
 	}
 	skip := make(map[string]string, len(orderRules))
 	for _, id := range orderRules {
 		skip[id] = "the order of messages on each HTTP stream, which an in-process run merges into one per session (runs over stdio judge this rule)"
 	}
-	return &check.Options{Skip: skip}
+	return &check.Options{Skip: skip, SendOrder: check.SendOrderOf(h)}
 }
 
 // orderRules judge the order of messages on one stream.

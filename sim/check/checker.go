@@ -17,6 +17,14 @@ import (
 type Options struct {
 	// Rules limits the verdict to these rule IDs; empty means every rule.
 	Rules []string
+	// SendOrder says the recorder saw every message the server sent in
+	// the order the server sent them, across all the streams of a
+	// session: a recorder inside the server, at the point where it hands
+	// a message to a stream (a trace labelled order=send, LabelOrder).
+	// Rules then judge the order of two messages on two streams from the
+	// record order. A proxy, which sees each connection pass on its own,
+	// does not.
+	SendOrder bool
 	// Skip makes these rules SKIP, whatever the trace shows, with what
 	// they would need (worded as Rule.Needs): for a recording that cannot
 	// show what they judge (an in-process connection that merged a
@@ -465,6 +473,7 @@ func (c *Checker) streamCut(rec traces.Record) {
 		return
 	}
 	st.cut = true
+	st.cutByServer = rec.Kind == traces.KindBodyEnd && rec.Note == "eof"
 	st.cutRec = rec.Index
 	st.cutAt = rec.Offset
 	if st.kind == "POST" && !st.final {
@@ -499,6 +508,7 @@ func (c *Checker) finish() {
 	for _, s := range c.sessions {
 		c.finishSession(s)
 	}
+	c.finishComplete()
 	c.checkIDEntropy()
 }
 

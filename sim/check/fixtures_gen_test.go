@@ -114,6 +114,7 @@ var failFixtures = []failFixture{
 		func(t *testing.T, e *editor) {
 			r, get := e.rec(24), e.rec(22)
 			r.Conn, r.Exchange, r.Stream, r.SSE.ID = get.Conn, get.Exchange, get.Stream, "0_5"
+			e.cut(22, 23) // the completed notification: on the same stream before isComplete, an S1905-COMPLETE failure
 		}},
 	{"HTTP-RESUME-SAME-STREAM-other-stream", "streaming", "a GET with Last-Event-ID 1_5 (the call's stream) replays event 0_3 (a partial notification) of the standalone GET stream",
 		func(t *testing.T, e *editor) {
@@ -130,8 +131,57 @@ var failFixtures = []failFixture{
 			recs[3].Stream, recs[3].Dir = "get:6", traces.DirServerToClient
 			e.insert(26, recs...)
 		}},
-	{"HTTP-RESUME-COMPLETE", "resume-last-event-id", "the replay after Last-Event-ID ends without the call's final response",
-		func(t *testing.T, e *editor) { e.cut(21, 22) }},
+	{"HTTP-RESUME-COMPLETE", "resume-last-event-id", "the server sent event 1_3 on the call's stream after 1_2, which the client never got (the server's view); the replay after Last-Event-ID 1_2 leaves it out",
+		func(t *testing.T, e *editor) {
+			sent, post := e.rec(19).Clone(), e.rec(14)
+			sent.Conn, sent.Exchange, sent.Stream, sent.Offset, sent.Side = post.Conn, post.Exchange, post.Stream, post.Offset, traces.SideServer
+			e.cut(19, 20) // the replay of 1_3
+			e.insert(15, sent)
+		}},
+	{"S1905-COMPLETE-early-same-stream", "streaming", "the task's completed status notification comes on the call's stream before seqNr 3 and isComplete: true",
+		func(t *testing.T, e *editor) {
+			n, post := e.rec(22), e.rec(23)
+			n.Conn, n.Exchange, n.Stream, n.SSE.ID = post.Conn, post.Exchange, post.Stream, "1_35"
+		}},
+	{"S1905-COMPLETE-never", "streaming", "the call's stream ends without isComplete: true (the final response is gone) though the task completed; the result comes from tasks/result without lastSeqNr",
+		func(t *testing.T, e *editor) {
+			task := e.rec(13).RPC.TaskID
+			at := e.rec(25).Offset
+			e.cut(24, 25)
+			e.insert(27, e.exchange(at, 13, "POST",
+				`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+task+`"}}`,
+				`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"chunk 1;aaaaaaaaaaaaaaaaaaaaaaaa"}],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+task+`"}}}}`)...)
+		}},
+	{"S1905-COMPLETE-after-seen", "streaming", "the call's stream ends without isComplete: true; after the client saw the task completed it asks tasks/result with lastSeqNr 3, answered isComplete: false",
+		func(t *testing.T, e *editor) {
+			task := e.rec(13).RPC.TaskID
+			at := e.rec(25).Offset
+			e.cut(24, 25) // the final response
+			e.insert(27, e.exchange(at, 13, "POST",
+				`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+task+`","lastSeqNr":3}}`,
+				`{"jsonrpc":"2.0","id":3,"result":{"partial-content":[],"isComplete":false,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+task+`"}}}}`)...)
+		}},
+	{"TASK-ISOLATION-notification", "isolation-session-origin", "session A's task's status notification goes to session B's stream too",
+		func(t *testing.T, e *editor) {
+			task := e.rec(12).RPC.TaskID
+			head, resp, end := e.rec(23).Clone(), e.rec(25).Clone(), e.rec(27).Clone()
+			for _, r := range []*traces.Record{&head, &resp, &end} {
+				r.Conn, r.Exchange = 99, 99
+			}
+			head.Stream, resp.Stream, end.Stream = "req:99", "get:99", "get:99"
+			head.HTTP.Method = "GET"
+			for i, f := range resp.HTTP.Header {
+				if f.Name == "Content-Type" {
+					resp.HTTP.Header[i].Value = "text/event-stream"
+				}
+			}
+			msg := `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":{"taskId":"` + task + `","status":"completed","createdAt":"2026-11-23T22:00:51.000Z","lastUpdatedAt":"2026-11-23T22:00:51.300Z","ttl":300000}}`
+			ev := resp.Clone()
+			ev.Kind, ev.HTTP = traces.KindSSEEvent, nil
+			ev.SSE = &traces.SSEFields{ID: "0_1", HasID: true, Event: "message", Data: msg}
+			ev.RPC = traces.DescribeMessage([]byte(msg))
+			e.insert(28, head, resp, ev, end)
+		}},
 	{"HTTP-NO-BROADCAST", "streaming-results", "the initialize response is sent again on the call's SSE stream",
 		func(t *testing.T, e *editor) {
 			ev := *e.rec(13)

@@ -3,6 +3,7 @@ package check
 import (
 	"hash/maphash"
 	"net"
+	"slices"
 	"strings"
 
 	"github.com/tasksim/tasksim/traces"
@@ -25,6 +26,9 @@ func (c *Checker) openGet(ex *exchange, rec traces.Record) {
 	}
 	st.resumes = prev
 	root := prev.root()
+	if i := slices.IndexFunc(root.events, func(e eventSeen) bool { return e.id == ex.lastEventID }); i >= 0 {
+		st.due = slices.Clone(root.events[i+1:])
+	}
 	st.rpcID, st.method = root.rpcID, root.method
 	s.resumes[root] = append(s.resumes[root], st)
 	if root.cut || prev.cut {
@@ -56,6 +60,15 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 		if st.resumes != nil {
 			c.ok("HTTP-RESUME-SAME-STREAM")
 		}
+		// An event without data (a priming event, Transports ›
+		// Resumability) carries no message to lose.
+		if strings.TrimSpace(rec.SSE.Data) != "" {
+			if st.resumes != nil {
+				c.replayed(st, len(st.due), rec)
+			}
+			root := st.root()
+			root.events = append(root.events, eventSeen{id, rec.Index})
+		}
 		c.ok("HTTP-EVENT-ID-UNIQUE")
 	case first.root() == st.root():
 		// The same id again within one stream and its resumptions: a
@@ -65,6 +78,13 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 		} else {
 			c.ok("HTTP-EVENT-ID-UNIQUE")
 			replay = first != st
+			if replay {
+				if j := slices.IndexFunc(st.due[min(st.next, len(st.due)):], func(e eventSeen) bool { return e.id == id }); j >= 0 {
+					c.replayed(st, st.next+j, rec)
+					c.ok("HTTP-RESUME-COMPLETE")
+					st.next++
+				}
+			}
 		}
 	case st.resumes != nil && s.idsCollide:
 		// The session's ids are not unique (HTTP-EVENT-ID-UNIQUE said
@@ -84,12 +104,49 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 	return replay
 }
 
+// replayed judges HTTP-RESUME-COMPLETE (Transports › Streamable HTTP ›
+// Resumability and Redelivery: the server "MAY use this header to replay
+// messages that would have been sent after the last event ID, on the
+// stream that was disconnected"; a resumption that replays must not lose
+// any): resumption st carried, at rec, the event at position upTo of its
+// due list (or, upTo = len(due), an event sent after every replay). The
+// due events before it that it did not carry are lost. Only events the
+// trace saw the server send count: a response that never existed is no
+// loss here (S1905-COMPLETE judges a stream that never completes), nor is
+// a repeated seqNr (S1905-SEQNR).
+func (c *Checker) replayed(st *stream, upTo int, rec traces.Record) {
+	if upTo <= st.next || st.next >= len(st.due) {
+		return
+	}
+	c.lostEvents(st, st.due[st.next:min(upTo, len(st.due))], rec.Index)
+	st.next = upTo
+}
+
+// lostEvents fails HTTP-RESUME-COMPLETE for events the resumption st did
+// not replay.
+func (c *Checker) lostEvents(st *stream, lost []eventSeen, at uint64) {
+	ids := make([]string, len(lost))
+	for i, e := range lost {
+		ids[i] = e.id
+	}
+	recs := []uint64{lost[0].rec, st.ex.rec}
+	if at != 0 {
+		recs = append(recs, at)
+	}
+	c.fail("HTTP-RESUME-COMPLETE", "the replay after Last-Event-ID "+st.ex.lastEventID+" lost event(s) "+strings.Join(ids, ", ")+" the stream carried after it", recs...)
+}
+
 // checkBroadcast: HTTP-NO-BROADCAST (Transports › Multiple Connections:
-// the server MUST send each message on only one stream). Responses and
-// partials are keyed by a hash of their text, white space between tokens
-// left out; a message repeated on a stream and its resumptions is a
-// replay, not a broadcast. It returns false for a message broadcast: it
-// was judged on the stream that carried it first.
+// the server "MUST send each of its JSON-RPC messages on only one of the
+// connected streams; that is, it MUST NOT broadcast the same message
+// across multiple streams"). Responses and every message about a task
+// (notifications/tasks/*, any notification naming a task) are keyed by a
+// hash of their text, white space between tokens left out, per session: a
+// copy in another session is TASK-ISOLATION's (isolation.go). A message
+// repeated on a stream and its resumptions is a replay, not a broadcast.
+// Other notifications (a log line, list_changed) may honestly be sent
+// twice with the same text, and are not keyed. It returns false for a
+// message broadcast: it was judged on the stream that carried it first.
 func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg, raw []byte) bool {
 	if !st.sess.http || st.kind == "STDIO" {
 		return true
@@ -104,7 +161,8 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg, raw 
 	case w.Method == "" && len(w.ID) > 0 && string(w.ID) != "null":
 		// An error answering no request (id null) is no message sent
 		// twice.
-	case w.Method == "notifications/tasks/partial":
+	case strings.HasPrefix(w.Method, "notifications/tasks/"):
+	case len(w.ID) == 0 && rec.RPC != nil && rec.RPC.TaskID != "":
 	default:
 		return true
 	}

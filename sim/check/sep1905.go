@@ -47,6 +47,9 @@ func (c *Checker) segments(s *session, st *stream, r *request, t *task, rec trac
 		t.received[n] = true
 		t.maxSeqNr = max(t.maxSeqNr, n)
 	}
+	if t != nil && res.IsComplete != nil {
+		c.completeOrder(st, r, t, rec, *res.IsComplete, faulted)
+	}
 	if res.IsComplete != nil && *res.IsComplete {
 		r.complete, r.completeR = true, rec.Index
 		isErr := res.IsError != nil && *res.IsError
@@ -187,4 +190,87 @@ func (c *Checker) resumeAnswer(st *stream, r *request, t *task, rec traces.Recor
 		c.judge("S1905-RESUME", res.IsComplete != nil && *res.IsComplete, "tasks/result with lastSeqNr "+strconv.FormatInt(k, 10)+" at the end of a complete task did not say isComplete: true", r.rec, rec.Index)
 	}
 	c.segments(st.sess, st, r, t, rec, res)
+}
+
+// S1905-COMPLETE reads the task's status from every source: status
+// notifications, tasks/get, tasks/list, tasks/cancel and the results
+// (Case 3: "The task status MUST remain working until isComplete: true is
+// sent, after which it MUST transition to completed"). A completed seen
+// before the first isComplete: true breaks it, but only where the trace
+// proves that order (docs/rules.md, "How a trace is judged"):
+//
+//   - on one stream and its resumptions, the server's own order;
+//   - isComplete: false in the answer to a request the client sent after
+//     it had seen completed: the server said "not complete" after it had
+//     said completed (a definite order);
+//   - across streams, only when the recorder saw the server's send order
+//     (Options.SendOrder). A proxy of the client's side records a message
+//     when it passed, and two connections can pass in another order than
+//     the server sent them: a correct server's isComplete: true on the
+//     POST stream and its completed on the GET stream may be recorded
+//     either way;
+//   - a streamed call whose stream the server ended without ever sending
+//     isComplete: true, though the task completed (finishComplete): then
+//     completed came first whatever the order.
+//
+// A correct server may be in either state just after isComplete: true
+// (the status "MUST transition to completed" after it, not with it), so
+// working seen after isComplete: true is no failure here.
+
+// sawStatus notes the first completed seen of t, from any source.
+func (c *Checker) sawStatus(t *task, st *stream, status string, rec traces.Record) {
+	if status == "completed" && t.completedRec == 0 {
+		t.completedRec, t.completedOn = rec.Index+1, st
+	}
+}
+
+// completeOrder judges a response with isComplete about t against a
+// completed seen before it.
+func (c *Checker) completeOrder(st *stream, r *request, t *task, rec traces.Record, complete, faulted bool) {
+	seenBefore := t.completedRec != 0 && t.completedRec-1 < rec.Index && t.completeRec == 0
+	if seenBefore {
+		sameStream := t.completedOn != nil && t.completedOn.root() == st.root()
+		after := r.terminalBefore == "completed"
+		switch {
+		case !sameStream && !after && !c.opts.SendOrder:
+			// Order not proven.
+		case complete && after && !sameStream && !c.opts.SendOrder:
+			// isComplete: true may have been sent before, on a stream
+			// still in flight.
+		case faulted:
+			c.excused("S1905-COMPLETE")
+		default:
+			c.fail("S1905-COMPLETE", "task "+t.id+" was seen completed before its response with isComplete: true (this one says isComplete: "+strconv.FormatBool(complete)+")", t.completedRec-1, rec.Index)
+		}
+	}
+	if complete && t.completeRec == 0 {
+		t.completeRec = rec.Index + 1
+	}
+}
+
+// finishComplete: a streamed call whose task was seen completed and whose
+// stream (and every resumption of it) the server ended without a response
+// with isComplete: true anywhere for the task never sent it: completed
+// came first. A stream the client, a fault or the recorder cut may have
+// carried it unseen, and is not judged.
+func (c *Checker) finishComplete() {
+	for _, t := range c.tasks {
+		r := t.createdBy
+		if t.completedRec == 0 || t.completeRec != 0 || r == nil || r.mode != "streaming" || r.ex == nil || r.ex.stream == nil {
+			continue
+		}
+		root := r.ex.stream
+		if root.kind != "POST" || !root.cutByServer || c.faulted(root, t.id) {
+			continue
+		}
+		judged := true
+		for _, st := range root.sess.resumes[root] {
+			if st.cut && !st.cutByServer {
+				judged = false
+			}
+		}
+		if judged {
+			c.fail("S1905-COMPLETE", "task "+t.id+" completed, but the stream answering request "+r.id+" ended without a response with isComplete: true, and none came after", t.completedRec-1, root.cutRec)
+		}
+	}
 }

@@ -15,6 +15,7 @@ func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *
 	if !c.checkBroadcast(st, rec, w, raw) {
 		return // judged where it came first
 	}
+	c.checkTaskMessage(s, rec, w)
 	if w.Method != "" {
 		if len(w.ID) == 0 {
 			c.notification(s, st, rec, w)
@@ -79,6 +80,7 @@ func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *
 				c.fail("TASK-ISOLATION", "tasks/list in session "+s.id+" listed task "+t.id+" of session "+t.sess.id, t.rec, rec.Index)
 			} else if t != nil {
 				c.ok("TASK-ISOLATION")
+				c.sawStatus(t, st, res.Tasks[i].status(), rec)
 			}
 		}
 	case "tasks/result":
@@ -96,6 +98,10 @@ func (c *Checker) finalOn(st *stream, r *request) {
 	if root.kind == "POST" && root.rpcID == r.id {
 		root.final = true
 		st.final = true
+		if st.resumes != nil && st.next >= len(st.due) {
+			// The replay carried the response with nothing due lost.
+			c.ok("HTTP-RESUME-COMPLETE")
+		}
 	}
 }
 
@@ -105,7 +111,11 @@ func (c *Checker) errorAnswer(s *session, r *request, rec traces.Record, e *wire
 	switch r.method {
 	case "tasks/get", "tasks/result", "tasks/cancel":
 		if r.otherSession != nil {
-			c.ok("TASK-ISOLATION")
+			// -32601 says the server has no tasks/* at all: no evidence
+			// that it keeps tasks apart.
+			if e.Code != -32601 {
+				c.ok("TASK-ISOLATION")
+			}
 			return
 		}
 		if !r.knownBefore && s.sawInit && r.taskID != "" {
@@ -164,7 +174,8 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 		// An immediate answer names its task in the related-task meta
 		// only: the id is given out all the same.
 		t = c.task(s, rt, rec)
-		if t.createdBy == nil && t.sess == s {
+		if t.createdBy == nil {
+			c.taskCreated(t, s, rec)
 			t.createdBy, r.task = r, t
 		}
 	}
@@ -188,6 +199,7 @@ func (c *Checker) observeTask(s *session, st *stream, wt *wireTask, rec traces.R
 	}
 	t := c.task(s, id, rec)
 	if t.createdBy == nil && r != nil && r.method == "tools/call" {
+		c.taskCreated(t, s, rec)
 		t.createdBy = r
 		{
 			r.task = t
@@ -235,6 +247,7 @@ func (c *Checker) transition(t *task, st *stream, status string, rec traces.Reco
 		return // keep the terminal status the client saw
 	}
 	t.status, t.statusRec = status, rec.Index
+	c.sawStatus(t, st, status, rec)
 	if isTerminal(status) {
 		if st.terminalTasks == nil {
 			st.terminalTasks = map[string]uint64{}

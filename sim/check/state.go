@@ -83,6 +83,17 @@ type stream struct {
 	cut          bool
 	cutRec       uint64
 	cutAt        time.Duration
+	// cutByServer: the server ended the body (EOF) before the response,
+	// rather than the client, the network or the recorder.
+	cutByServer bool
+	// events are the SSE event ids a stream and its resumptions carried
+	// first, in order (kept on the root stream), for HTTP-RESUME-COMPLETE.
+	events []eventSeen
+	// due are, on a resumption, the events of its chain recorded after
+	// its Last-Event-ID: what the replay must carry; next is how many of
+	// them it carried so far.
+	due  []eventSeen
+	next int
 	final        bool // the request's final response arrived on it
 	// carries: the stream carried a response or a partial.
 	carries bool
@@ -162,6 +173,23 @@ type task struct {
 	resultRec     uint64
 	// received: seqNrs the client received, for CLIENT-RESUME.
 	received map[int64]bool
+	// completedRec is 1 + the record where the task was first seen
+	// completed, from any source; completedOn is the stream it came on.
+	completedRec uint64
+	completedOn  *stream
+	// completeRec is 1 + the record of the first response with
+	// isComplete: true for the task.
+	completeRec uint64
+	// leakedTo is a session other than the task's that was sent a
+	// message about it before the task's creation was seen.
+	leakedTo    *session
+	leakedToRec uint64
+}
+
+// eventSeen is one SSE event id and the record that first carried it.
+type eventSeen struct {
+	id  string
+	rec uint64
 }
 
 func newTask(id string, s *session, rec uint64) *task {

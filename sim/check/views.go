@@ -124,6 +124,10 @@ func (c *Checker) clone() *Checker {
 	for key, m := range c.messages {
 		d.messages[key] = seenMsg{stream: k.stream(m.stream), rec: m.rec}
 	}
+	if c.client != nil {
+		// A history already split keeps its client's view.
+		d.client = c.client.clone()
+	}
 	return d
 }
 
@@ -183,6 +187,8 @@ func (k *cloner) stream(st *stream) *stream {
 		}
 		d.tasksCreated = copyAll(st.tasksCreated, k.task)
 		d.terminalTasks = maps.Clone(st.terminalTasks)
+		d.events = slices.Clone(st.events)
+		d.due = slices.Clone(st.due)
 	})
 }
 
@@ -215,5 +221,7 @@ func (k *cloner) task(t *task) *task {
 		d.segments = maps.Clone(t.segments)
 		d.segRecs = maps.Clone(t.segRecs)
 		d.received = maps.Clone(t.received)
+		d.completedOn = k.stream(t.completedOn)
+		d.leakedTo = k.session(t.leakedTo)
 	})
 }
