@@ -92,9 +92,9 @@ type stream struct {
 	// due are, on a resumption, the events of its chain recorded after
 	// its Last-Event-ID: what the replay must carry; next is how many of
 	// them it carried so far.
-	due  []eventSeen
-	next int
-	final        bool // the request's final response arrived on it
+	due   []eventSeen
+	next  int
+	final bool // the request's final response arrived on it
 	// carries: the stream carried a response or a partial.
 	carries bool
 	// resumedBy is what resumed the stream after it was cut: a GET with
