@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/internal/httplimit"
+	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
@@ -47,6 +48,10 @@ type Options struct {
 	// IdleTimeout closes a keep-alive connection with no request for this
 	// long; 0 means DefaultIdleTimeout (30 s).
 	IdleTimeout time.Duration
+	// Endpoint, when set, wraps the reference server before the transport
+	// serves it: the tests' planted bugs (internal/plant) decorate it from
+	// outside. nil serves the server as it is.
+	Endpoint func(mcp.Endpoint) mcp.Endpoint
 	// MaxConns caps the connections open at once; one more is answered 503
 	// and closed. 0 means DefaultMaxConns (8,192), lowered to the
 	// process's open-file limit less 64 where that is smaller; negative,
@@ -111,7 +116,11 @@ func Listen(o *Options) (*HTTP, error) {
 		path = o.HTTP.Path
 	}
 	srv := server.New(o.Server)
-	h := streamhttp.NewHandler(srv, o.HTTP)
+	var ep mcp.Endpoint = srv
+	if o.Endpoint != nil {
+		ep = o.Endpoint(srv)
+	}
+	h := streamhttp.NewHandler(ep, o.HTTP)
 	s := &HTTP{
 		URL:     "http://" + ln.Addr().String() + path,
 		Addr:    ln.Addr().String(),

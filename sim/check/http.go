@@ -63,7 +63,11 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 		// An event without data (a priming event, Transports ›
 		// Resumability) carries no message to lose.
 		if strings.TrimSpace(rec.SSE.Data) != "" {
-			if st.resumes != nil {
+			// A new event after the due ones means the replay passed
+			// them over, if it is surely of this stream: a response to
+			// its request (a notification may be another stream's, which
+			// is HTTP-RESUME-SAME-STREAM's to judge).
+			if root := st.root(); st.resumes != nil && rec.RPC != nil && rec.RPC.Type == "response" && root.kind == "POST" && canonical([]byte(rec.RPC.ID)) == root.rpcID {
 				c.replayed(st, len(st.due), rec)
 			}
 			root := st.root()

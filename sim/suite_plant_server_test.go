@@ -1,0 +1,38 @@
+package sim
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/tasksim/tasksim/internal/plant"
+	"github.com/tasksim/tasksim/internal/refserver"
+	"github.com/tasksim/tasksim/mcp"
+)
+
+// TestSuitePlantedServerDecorators breaks the reference server from
+// outside, one decorator of internal/plant at a time: the suite must fail
+// exactly the rule that names the bug, and nothing else.
+func TestSuitePlantedServerDecorators(t *testing.T) {
+	cases := []struct {
+		name      string
+		wrap      func(mcp.Endpoint) mcp.Endpoint
+		scenarios []string
+		want      string
+	}{
+		{name: "task notifications leaked to every session", wrap: plant.LeakTaskNotifications, want: "TASK-ISOLATION"},
+		{name: "seqNr repeated", wrap: plant.RepeatSeqNr, want: "S1905-SEQNR"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := refserver.StartHTTP(t, &refserver.Options{Endpoint: tc.wrap})
+			res, err := RunSuite(context.Background(), Target{URL: s.URL}, &SuiteOptions{Scenarios: tc.scenarios, TraceDir: traceDir(t)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.FailedRules(); !slices.Equal(got, []string{tc.want}) {
+				t.Errorf("failed rules %v, want exactly [%s]\n%s", got, tc.want, describe(res))
+			}
+		})
+	}
+}
