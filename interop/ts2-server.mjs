@@ -3,10 +3,11 @@
 // server package (@modelcontextprotocol/server 2.4.0), which declares the
 // tools capability and no tasks capability: the server a judge must not
 // send task-augmented calls to (2025-11-25, Tasks › Capabilities ›
-// Server Capabilities: "clients MUST NOT attempt to use task augmentation
-// on that server's tools"), and which answers such a call normally
-// ("MUST process requests of that type normally, ignoring any
-// task-augmentation metadata").
+// Capability Negotiation › Tool-Level Negotiation: "clients MUST NOT
+// attempt to use task augmentation on that server's tools"), and which
+// answers such a call normally (Behavior Requirements › Task Support and
+// Handling: "MUST process requests of that type normally, ignoring any
+// task-augmentation metadata if present").
 //
 // Usage:
 //   node ts2-server.mjs --http PORT   Streamable HTTP on 127.0.0.1:PORT (0: any

@@ -16,7 +16,7 @@ var ts2URL = regexp.MustCompile(`^(http://127\.0\.0\.1:\d+/mcp)$`)
 
 // noTaskCapability is what the SKIP of a task scenario must say against a
 // server that declares no tasks capability for tools/call (2025-11-25,
-// Tasks › Capabilities › Server Capabilities).
+// Tasks › Capabilities › Capability Negotiation › Tool-Level Negotiation).
 const noTaskCapability = "tasks.requests.tools.call"
 
 // TestCheckTSv2Server: tasksim check against the TypeScript SDK v2 server
