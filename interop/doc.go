@@ -1,6 +1,6 @@
 // Package interop holds tasksim's tests against real peers: the official
-// MCP TypeScript SDK, server-everything and the official conformance suite
-// (from npm), the official Go SDK's conformance everything-server and a
+// MCP TypeScript SDK (v1, and the v2 server package), server-everything
+// and the official conformance suite (from npm), the official Go SDK's conformance everything-server and a
 // task server on mark3labs/mcp-go (interop/mcpgo, its own module), from
 // the Go module proxy, driving the real tasksim binary.
 //

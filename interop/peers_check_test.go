@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tasksim/tasksim/sim"
 )
 
 // tasksim check against real peers: each peer's verdict, scenario by
@@ -40,6 +42,8 @@ type checkJSON struct {
 			} `json:"findings"`
 		} `json:"rules"`
 	} `json:"scenarios"`
+	// suite is the same document read as the run's result.
+	suite sim.SuiteResult
 }
 
 // peerWant is what tasksim check says of one peer.
@@ -97,6 +101,9 @@ func runCheck(t *testing.T, dir string, args ...string) (*checkJSON, int) {
 	var got checkJSON
 	if err := json.Unmarshal(b, &got); err != nil || got.Schema != "tasksim.check/v1" {
 		t.Fatalf("--json: %v (schema %q)", err, got.Schema)
+	}
+	if err := json.Unmarshal(b, &got.suite); err != nil {
+		t.Fatalf("--json as a suite result: %v", err)
 	}
 	return &got, code
 }
@@ -198,6 +205,7 @@ func TestCheckTSTaskServer(t *testing.T) {
 	t.Run("http", func(t *testing.T) {
 		got, code := runCheck(t, ".", "--server", startTSServer(t, nm))
 		assertVerdicts(t, got, code, tsTaskServerWant)
+		assertCoverage(t, got, sim.CoverageOptions{HTTP: true})
 	})
 	t.Run("stdio", func(t *testing.T) {
 		want := tsTaskServerWant
@@ -205,6 +213,7 @@ func TestCheckTSTaskServer(t *testing.T) {
 		want.skipped = append([][2]string{{"http-*", "Streamable HTTP only"}}, noSEPs...)
 		got, code := runCheck(t, ".", "--server-cmd", fmt.Sprintf("%q ts-task-server.mjs --stdio", filepath.Join(nm, ".bin", "node")))
 		assertVerdicts(t, got, code, want)
+		assertCoverage(t, got, sim.CoverageOptions{})
 	})
 }
 
@@ -243,6 +252,7 @@ func TestCheckServerEverything(t *testing.T) {
 			"http-session HTTP-SESSION": "tools/list in a terminated session answered HTTP 400, want 404",
 		},
 	})
+	assertCoverage(t, got, sim.CoverageOptions{HTTP: true})
 }
 
 var (
@@ -338,12 +348,14 @@ func TestCheckGoSDKEverythingServer(t *testing.T) {
 			skipped:  noTasks,
 			findings: map[string]string{"http-origin HTTP-ORIGIN": "Origin http://evil.example was answered 200, want 403"},
 		})
+		assertCoverage(t, got, sim.CoverageOptions{HTTP: true})
 	})
 	t.Run("stdio", func(t *testing.T) {
 		got, code := runCheck(t, ".", "--server-cmd", fmt.Sprintf("%q", exe))
 		assertVerdicts(t, got, code, peerWant{
 			skipped: append([][2]string{{"http-*", "Streamable HTTP only"}}, noTasks...),
 		})
+		assertCoverage(t, got, sim.CoverageOptions{})
 	})
 }
 
@@ -418,16 +430,22 @@ func TestCheckMCPGo(t *testing.T) {
 		ran["task-survives-stream"] = map[string]string{"TASK-SURVIVES-REQUEST": fail, "TASK-FIELDS": fail}
 		ran["http-origin"] = map[string]string{"HTTP-ORIGIN": fail}
 		ran["http-session"] = map[string]string{"HTTP-SESSION": fail}
+		// Session A's notifications/tasks/status reaches session B's GET
+		// stream (TestMCPGoTaskStatusReachesOtherSession; docs/interop.md,
+		// "mcp-go sends a task's status to every session").
+		ran["task-isolation"] = map[string]string{"TASK-ISOLATION": fail, "TASK-FIELDS": fail}
 		got, code := runCheck(t, ".", "--server", startPeer(t, mcpgoURL, nil, exe, "--http"))
 		assertVerdicts(t, got, code, peerWant{
 			tool:    "mcpgo_optional",
 			ran:     ran,
 			skipped: noSEPs,
 			findings: mcpgoFindings(map[string]string{
-				"http-origin HTTP-ORIGIN":   "Origin http://evil.example was answered 200, want 403",
-				"http-session HTTP-SESSION": "tools/list in a terminated session answered HTTP 200, want 404",
+				"http-origin HTTP-ORIGIN":       "Origin http://evil.example was answered 200, want 403",
+				"http-session HTTP-SESSION":     "tools/list in a terminated session answered HTTP 200, want 404",
+				"task-isolation TASK-ISOLATION": "notifications/tasks/status",
 			}),
 		})
+		assertCoverage(t, got, sim.CoverageOptions{HTTP: true})
 	})
 	t.Run("stdio", func(t *testing.T) {
 		ran := mcpgoBase()
@@ -439,6 +457,7 @@ func TestCheckMCPGo(t *testing.T) {
 			skipped:  append([][2]string{{"http-*", "Streamable HTTP only"}}, noSEPs...),
 			findings: mcpgoFindings(nil),
 		})
+		assertCoverage(t, got, sim.CoverageOptions{})
 	})
 }
 
