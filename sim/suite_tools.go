@@ -70,7 +70,8 @@ func taskCapable(t mcp.Tool) bool {
 //     execution.streamPartial (slow_text first), else task;
 //   - slow: --slow-tool, else --tool when its template sets the duration
 //     ({{durationMs}} or {{chunks}}) or it is slow_text without --args,
-//     else slow_text from tools/list;
+//     else slow_text from tools/list, else a task tool with a numeric
+//     durationMs, delayMs, sleepMs or waitMs property (durationTemplate);
 //   - fail: --fail-tool, else slow_text (failAfter).
 //
 // Whatever is picked, a server that does not declare
@@ -162,6 +163,12 @@ func pickTools(p *probeInfo, o *SuiteOptions) toolset {
 		ts.slow = choose(slowText, "")
 	default:
 		ts.slow.why = "no tool known to work as long as asked: name one with --slow-tool NAME --slow-args JSON, its duration as {{durationMs}}"
+		for _, t := range p.tools {
+			if tmpl, ok := durationTemplate(t); ok && taskCapable(t) {
+				ts.slow = choose(t, tmpl)
+				break
+			}
+		}
 	}
 	switch {
 	case o.Fail.Name != "":
@@ -200,6 +207,50 @@ func (c toolChoice) argsFor(chunks, intervalMs, failAfter int) any {
 		a["failAfter"] = failAfter
 	}
 	return a
+}
+
+// durationProps are the names of an input property taken to be how long
+// a tool works, in milliseconds.
+var durationProps = []string{"durationMs", "delayMs", "sleepMs", "waitMs", "duration_ms", "delay_ms", "sleep_ms", "wait_ms"}
+
+// durationTemplate makes an argument template for a tool whose input
+// schema has a numeric durationProps property that admits a minute: its
+// required arguments (requiredArgs) with that property set to
+// {{durationMs}}, so the suite can ask it to work as long as a scenario
+// needs.
+func durationTemplate(t mcp.Tool) (string, bool) {
+	var s struct {
+		Properties map[string]struct {
+			Type    json.RawMessage `json:"type"`
+			Maximum *float64        `json:"maximum"`
+		} `json:"properties"`
+	}
+	if json.Unmarshal(t.InputSchema, &s) != nil {
+		return "", false
+	}
+	for _, name := range durationProps {
+		p, ok := s.Properties[name]
+		if !ok || (string(p.Type) != `"number"` && string(p.Type) != `"integer"`) || p.Maximum != nil && *p.Maximum < 60_000 {
+			continue
+		}
+		made, err := requiredArgs(t.InputSchema)
+		if err != nil {
+			return "", false
+		}
+		args := map[string]any{}
+		if made != nil {
+			json.Unmarshal(made, &args)
+		}
+		const mark = "\x00tasksim-duration\x00"
+		args[name] = mark
+		b, err := json.Marshal(args)
+		if err != nil {
+			return "", false
+		}
+		q, _ := json.Marshal(mark)
+		return strings.Replace(string(b), string(q), "{{durationMs}}", 1), true
+	}
+	return "", false
 }
 
 // requiredArgs makes the arguments of a tool whose input schema requires

@@ -199,3 +199,35 @@ func TestPickToolsForbidden(t *testing.T) {
 		}
 	}
 }
+
+// TestPickSlowBySchema: without --slow-tool or slow_text, a task tool
+// whose input schema has a duration in ms becomes the slow tool, its
+// duration the template's {{durationMs}}; one capped below a minute, or
+// not callable as a task, does not.
+func TestPickSlowBySchema(t *testing.T) {
+	task := &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
+	caps := server.New(nil).Capabilities()
+	cases := []struct {
+		name  string
+		tools []mcp.Tool
+		want  string // the slow tool's args for 2 chunks of 500 ms; "" none
+	}{
+		{"TypeScript SDK style", []mcp.Tool{{Name: "ts_slow", Execution: task, InputSchema: json.RawMessage(`{"type":"object","properties":{"delayMs":{"type":"number"},"text":{"type":"string"}},"required":["text"]}`)}}, `{"delayMs":1000,"text":"tasksim check"}`},
+		{"capped", []mcp.Tool{{Name: "short", Execution: task, InputSchema: json.RawMessage(`{"properties":{"durationMs":{"type":"integer","maximum":5000}}}`)}}, ""},
+		{"not a task tool", []mcp.Tool{{Name: "plain", InputSchema: json.RawMessage(`{"properties":{"durationMs":{"type":"integer"}}}`)}}, ""},
+		{"a duration of another unit", []mcp.Tool{{Name: "secs", Execution: task, InputSchema: json.RawMessage(`{"properties":{"seconds":{"type":"integer"}}}`)}}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ts := pickTools(&probeInfo{init: mcp.InitializeResult{Capabilities: caps}, tools: c.tools}, &SuiteOptions{})
+			got := ""
+			if ts.slow.why == "" {
+				b, _ := json.Marshal(ts.slow.argsFor(2, 500, -1))
+				got = string(b)
+			}
+			if got != c.want {
+				t.Errorf("slow tool %q with %s (%s), want %s", ts.slow.name, got, ts.slow.why, c.want)
+			}
+		})
+	}
+}

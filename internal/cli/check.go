@@ -128,7 +128,7 @@ A server's redirect is its answer, never followed.`,
 	f.StringVar(&o.Args, "args", "", "arguments of --tool: a JSON object, {{durationMs}}, {{chunks}}, {{chunkSize}}, {{task}}, {{draw}} filled per call")
 	f.StringVar(&o.StreamTool, "stream-tool", "", "tool for the scenarios that need one producing content over time (default: --tool, else one with execution.streamPartial)")
 	f.StringVar(&o.StreamArgs, "stream-args", "", "arguments of --stream-tool, a template as --args")
-	f.StringVar(&o.SlowTool, "slow-tool", "", "tool that works as long as asked, for cancel, ttl and outlive-the-stream scenarios (default: --tool if --args sets {{durationMs}} or {{chunks}}, else slow_text)")
+	f.StringVar(&o.SlowTool, "slow-tool", "", "tool that works as long as asked, for cancel, ttl and outlive-the-stream scenarios (default: --tool if --args sets {{durationMs}} or {{chunks}}, else slow_text, else a task tool with a durationMs or delayMs property)")
 	f.StringVar(&o.SlowArgs, "slow-args", "", "arguments of --slow-tool, a template as --args (its duration as {{durationMs}})")
 	f.StringVar(&o.FailTool, "fail-tool", "", "tool that fails (a tool execution error), for the failure scenario (default: slow_text with failAfter)")
 	f.StringVar(&o.FailArgs, "fail-args", "", "arguments of --fail-tool, a template as --args")
