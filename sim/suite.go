@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,9 +52,17 @@ type SuiteOptions struct {
 	Scenarios, Skip []string
 	// Tool and Args replace the tool the suite picks from tools/list by
 	// its hints (execution.taskSupport, execution.streamPartial) and its
-	// arguments.
+	// arguments: a JSON object, or a template with the placeholders of
+	// toolargs ({{durationMs}}, {{chunks}}, ...) filled per call from what
+	// the scenario asks.
 	Tool string
-	Args json.RawMessage
+	Args string
+	// Stream, Slow and Fail name the tool of a role, when the hints and
+	// Tool do not give it: one that produces content over time, one that
+	// works as long as the scenario asks (a task to cancel, to outlive its
+	// ttl or its stream), one that fails. The zero ToolSpec leaves the
+	// role to the suite (pickTools).
+	Stream, Slow, Fail ToolSpec
 	// Seed seeds every fault decision of the run.
 	Seed uint64
 	// Timeout bounds one scenario.
@@ -70,6 +77,14 @@ type SuiteOptions struct {
 	// file (ScenarioResult.Trace, "" if none) is still there, kept or
 	// not (tasksim check --html draws it).
 	Traced func(*ScenarioResult)
+}
+
+// ToolSpec names a server's tool and its arguments, a JSON object that may
+// hold the placeholders of toolargs; "" Args: made from the tool's input
+// schema.
+type ToolSpec struct {
+	Name string
+	Args string
 }
 
 // DefaultScenarioTimeout bounds one scenario when SuiteOptions.Timeout is 0.
@@ -101,14 +116,17 @@ type ScenarioResult struct {
 	Name    string       `json:"name"`
 	Summary string       `json:"summary"`
 	Status  check.Status `json:"status"`
-	// Why is the reason of a SKIP, or the error that ended a scenario
-	// early.
+	// Why is the reason of a SKIP, the error that ended a scenario
+	// early, or the steps a PASS left out.
 	Why string `json:"why,omitempty"`
 	// Rules are the rules the scenario exercises, then any other rule its
 	// trace broke.
 	Rules []RuleOutcome `json:"rules"`
 	// Trace is the trace file, when kept.
 	Trace string `json:"trace,omitempty"`
+	// LeftOut are the steps of a scenario not done, each with why (a PASS
+	// with steps left out says so in Why: "partial, left out: ...").
+	LeftOut []string `json:"leftOut,omitempty"`
 	// Faults are the fault decisions applied, one line each.
 	Faults     []string      `json:"faults,omitempty"`
 	Duration   time.Duration `json:"-"`
@@ -256,7 +274,7 @@ func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteRes
 	if err != nil {
 		return nil, err
 	}
-	tools := pickTools(probe, o.Tool, o.Args)
+	tools := pickTools(probe, &o)
 	res := &SuiteResult{Target: target.String(), Seed: o.Seed, Tool: tools.stream.name}
 	names := make([]string, len(selected))
 	for i, sc := range selected {

@@ -53,6 +53,7 @@ type Env struct {
 	conns    uint64
 	sessions []*client.Session
 	applied  []string
+	leftOut  []string
 	asserts  map[string]*RuleOutcome
 	order    []string
 }
@@ -64,6 +65,15 @@ func (e *skipError) Error() string { return "skip: " + e.why }
 // Skip ends the scenario as SKIP with why.
 func (e *Env) Skip(format string, args ...any) error {
 	return &skipError{why: fmt.Sprintf(format, args...)}
+}
+
+// LeaveOut notes a step of the scenario not done, and why: the scenario
+// then reports itself partial (ScenarioResult.LeftOut), so a PASS never
+// hides a step that did not run.
+func (e *Env) LeaveOut(step, why string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.leftOut = append(e.leftOut, step+": "+why)
 }
 
 // Expect records one observation of rule id: it held if ok, else a
@@ -294,6 +304,7 @@ func runScenario(parent context.Context, sc *Scenario, target Target, o *SuiteOp
 		runErr = fmt.Errorf("trace: %w", err)
 	}
 	r.Faults = e.applied
+	r.LeftOut = e.leftOut
 	v, verr := judgeTrace(tracePath, check.Server, check.Transport)
 	if verr != nil && runErr == nil {
 		runErr = verr
@@ -316,6 +327,9 @@ func runScenario(parent context.Context, sc *Scenario, target Target, o *SuiteOp
 		r.Status = check.Fail
 	default:
 		r.Status = check.Pass
+		if len(r.LeftOut) > 0 {
+			r.Why = "partial, left out: " + strings.Join(r.LeftOut, "; ")
+		}
 	}
 	return r
 }

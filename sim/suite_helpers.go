@@ -11,25 +11,36 @@ import (
 )
 
 // needs is what a scenario needs of the target, checked before it starts.
+// Every scenario that calls a tool calls it task-augmented (a SEP-1905
+// response mode travels in the task field too), so each need first
+// requires the server's tasks.requests.tools.call.
 type needs struct {
-	// task asks for any task-capable tool; otherwise the streaming one.
-	task bool
+	// task asks for any task-capable tool; slow for one that works as
+	// long as asked, fail for one that fails (each names what for, in the
+	// skip reason); otherwise the streaming one.
+	task       bool
+	slow, fail string
 	// modes are SEP-1905 response modes the server must offer.
 	modes []mcp.ResponseMode
 	// partial asks for SEP-2679 partial streaming, of the server and the
 	// tool.
 	partial bool
-	// knownArgs, when set, is what the scenario asks of the tool that
-	// needs arguments the suite knows (tasksim's slow_text).
-	knownArgs string
 }
 
 // need returns the tool the scenario uses, or a skip saying what the
 // target lacks.
 func (e *Env) need(n needs) (toolChoice, error) {
-	tc, err := e.needStream()
-	if n.task {
+	var tc toolChoice
+	var err error
+	switch {
+	case n.task:
 		tc, err = e.needTask()
+	case n.slow != "":
+		tc, err = e.needRole(e.tools.slow, n.slow)
+	case n.fail != "":
+		tc, err = e.needRole(e.tools.fail, n.fail)
+	default:
+		tc, err = e.needStream()
 	}
 	if err != nil {
 		return tc, err
@@ -39,11 +50,6 @@ func (e *Env) need(n needs) (toolChoice, error) {
 	}
 	if n.partial {
 		if err := e.needPartial(tc); err != nil {
-			return tc, err
-		}
-	}
-	if n.knownArgs != "" {
-		if err := e.needKnownArgs(tc, n.knownArgs); err != nil {
 			return tc, err
 		}
 	}
@@ -63,26 +69,36 @@ func (e *Env) setup(n needs, opts *client.Options, faultSpecs ...string) (toolCh
 
 // needTask returns the task-capable tool, or a skip.
 func (e *Env) needTask() (toolChoice, error) {
-	if e.tools.task.name == "" {
-		return toolChoice{}, e.Skip("%s", e.tools.task.why)
-	}
-	return e.tools.task, nil
+	return e.needRole(e.tools.task, "")
 }
 
 // needStream returns the streaming tool, or a skip.
 func (e *Env) needStream() (toolChoice, error) {
-	if e.tools.stream.name == "" {
-		return toolChoice{}, e.Skip("%s", e.tools.stream.why)
-	}
-	return e.tools.stream, nil
+	return e.needRole(e.tools.stream, "")
 }
 
-// needKnownArgs skips unless the suite knows the tool's arguments.
-func (e *Env) needKnownArgs(c toolChoice, what string) error {
-	if !c.knownArgs {
-		return e.Skip("needs %s; the suite can ask for it only of tasksim's slow_text (tool %s)", what, c.name)
+// needSlow returns the tool that works as long as asked, or a skip
+// saying what for.
+func (e *Env) needSlow(what string) (toolChoice, error) {
+	return e.needRole(e.tools.slow, what)
+}
+
+// needRole returns c if the suite may call it as a task, or a skip: the
+// server declares no tasks.requests.tools.call, or c is no tool, or one
+// that may not be called as a task (2025-11-25 Tasks, Tool-Level
+// Negotiation: clients MUST NOT task-augment then).
+func (e *Env) needRole(c toolChoice, what string) (toolChoice, error) {
+	why := c.why
+	if e.tools.noTasks != "" {
+		why = e.tools.noTasks
 	}
-	return nil
+	switch {
+	case why == "":
+		return c, nil
+	case what != "":
+		return toolChoice{}, e.Skip("needs %s: %s", what, why)
+	}
+	return toolChoice{}, e.Skip("%s", why)
 }
 
 // needModes skips unless the server offers every SEP-1905 mode named.

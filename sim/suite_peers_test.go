@@ -132,7 +132,7 @@ func TestSuiteTaskSurvivesWithoutStreaming(t *testing.T) {
 func TestSuiteTaskIDEntropySlowTool(t *testing.T) {
 	url, _ := refserver.Start(t, nil)
 	got := runOne(t, Target{URL: url}, SuiteOptions{
-		Scenarios: []string{"task-id-entropy"}, Tool: server.ToolSleep, Args: json.RawMessage(`{"durationMs":3600000}`), Timeout: time.Minute,
+		Scenarios: []string{"task-id-entropy"}, Tool: server.ToolSleep, Args: `{"durationMs":3600000}`, Timeout: time.Minute,
 	})["task-id-entropy"]
 	if o, _ := got.Rule("TASK-ID-ENTROPY"); got.Status != check.Pass || o.Checked < 6 {
 		t.Fatalf("%s (%s), TASK-ID-ENTROPY %+v", got.Status, got.Why, o)
@@ -144,7 +144,7 @@ func TestSuiteTaskIDEntropySlowTool(t *testing.T) {
 // The server's clock stands still, so its tasks never reach their ttl.
 func TestSuiteTTLKeptLonger(t *testing.T) {
 	frozen := clock.NewSim(time.Now())
-	got := runOne(t, stdioTarget(&server.Options{Clock: frozen}), SuiteOptions{Scenarios: []string{"task-ttl"}, Tool: server.ToolSleep, Args: json.RawMessage(`{"durationMs":0}`)})["task-ttl"]
+	got := runOne(t, stdioTarget(&server.Options{Clock: frozen}), SuiteOptions{Scenarios: []string{"task-ttl"}, Tool: server.ToolSleep, Args: `{"durationMs":0}`})["task-ttl"]
 	if got.Status != check.Skip || !strings.Contains(got.Why, "past its ttl") {
 		t.Fatalf("%s (%s), want SKIP: the task is still there past its ttl", got.Status, got.Why)
 	}
@@ -197,11 +197,11 @@ func TestSuitePicksRequiredArgs(t *testing.T) {
 		{Name: "needs_object", InputSchema: json.RawMessage(`{"type":"object","properties":{"o":{"type":"object"}},"required":["o"]}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}},
 		{Name: "research", InputSchema: json.RawMessage(`{"type":"object","properties":{"topic":{"type":"string"}},"required":["topic"]}`), Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
 	}}
-	ts := pickTools(p, "", nil)
+	ts := pickTools(p, &SuiteOptions{})
 	if ts.task.name != "research" || string(ts.task.args) != `{"topic":"tasksim check"}` {
 		t.Errorf("picked %q with %s, want research with a topic", ts.task.name, ts.task.args)
 	}
-	only := pickTools(&probeInfo{tools: p.tools[:1]}, "", nil)
+	only := pickTools(&probeInfo{tools: p.tools[:1]}, &SuiteOptions{})
 	if only.task.name != "" || !strings.Contains(only.task.why, "cannot make up (o)") {
 		t.Errorf("picked %q (%s), want none: its argument o cannot be made up", only.task.name, only.task.why)
 	}

@@ -50,7 +50,7 @@ func scenarioModes(e *Env) error {
 }
 
 func scenarioFallback(e *Env) error {
-	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeImmediate}, knownArgs: "a call too slow to answer at once"}, &client.Options{Modes: []mcp.ResponseMode{mcp.ModeImmediate}})
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeImmediate}, slow: "a call too slow to answer at once"}, &client.Options{Modes: []mcp.ResponseMode{mcp.ModeImmediate}})
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func scenarioGapFill(e *Env) error {
 }
 
 func scenarioTTLStreaming(e *Env) error {
-	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, knownArgs: "a stream that outlives its ttl"}, nil)
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, slow: "a stream that outlives its ttl"}, nil)
 	if err != nil {
 		return err
 	}
@@ -266,7 +266,7 @@ func scenarioTTLStreaming(e *Env) error {
 const cancelChunks = 1000
 
 func scenarioCancelStreaming(e *Env) error {
-	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, knownArgs: "a stream long enough to cancel"}, nil)
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, slow: "a stream long enough to cancel"}, nil)
 	if err != nil {
 		return err
 	}
@@ -313,7 +313,7 @@ func scenarioCancelStreaming(e *Env) error {
 }
 
 func scenarioFailureStreaming(e *Env) error {
-	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, knownArgs: "a tool that fails mid-stream"}, nil)
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}, fail: "a tool that fails mid-stream"}, nil)
 	if err != nil {
 		return err
 	}

@@ -59,22 +59,65 @@ func scenarioLifecycle(e *Env) error {
 		}
 		e.expectInvalidParams("TASK-NOT-FOUND", m, method+" of an unknown task id")
 	}
-	// Cancel a running task: it ends cancelled and stays so.
-	if !tc.knownArgs || e.probe.init.Capabilities.Tasks == nil || e.probe.init.Capabilities.Tasks.Cancel == nil {
+	return e.cancelWorking(s)
+}
+
+// cancelWorking is task-lifecycle's last step: a working task, cancelled,
+// ends cancelled and stays so (2025-11-25 Tasks, Task Cancellation). The
+// task is the slow tool's, cancelled as soon as its CreateTaskResult
+// came: no timer decides whether it is still working. A step the target
+// gives nothing to act on is left out with the reason (Env.LeaveOut),
+// never passed.
+func (e *Env) cancelWorking(s *client.Session) error {
+	const step = "cancel a working task"
+	if e.probe.init.Capabilities.Tasks == nil || e.probe.init.Capabilities.Tasks.Cancel == nil {
+		e.LeaveOut(step, "the server does not declare tasks.cancel")
 		return nil
 	}
-	res, err = s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(cancelChunks, 50, -1), Mode: client.ModeTask, CancelAfter: 100 * time.Millisecond})
-	if err != nil && res == nil {
+	slow, err := e.needSlow("a working task to cancel")
+	var skip *skipError
+	if errors.As(err, &skip) {
+		e.LeaveOut(step, skip.why)
+		return nil
+	}
+	created, err := e.createTask(s, slow, slow.argsFor(cancelChunks, 50, -1))
+	if err != nil {
 		return fmt.Errorf("task call to cancel: %w", err)
 	}
-	if res.Task != nil {
-		e.Expect("TASK-CANCEL-TERMINAL", res.Task.Status == mcp.StatusCancelled, "a task cancelled while working ended %s", res.Task.Status)
-		got, err := s.GetTask(e.Ctx, res.TaskID)
-		if err != nil {
-			return fmt.Errorf("tasks/get after cancel: %w", err)
-		}
-		e.Expect("TASK-CANCEL-TERMINAL", got.Status == mcp.StatusCancelled, "a cancelled task reads %s afterwards", got.Status)
+	if created.Status.IsTerminal() {
+		e.LeaveOut(step, fmt.Sprintf("the task of tool %s was %s when created: nothing working to cancel (give --slow-args a longer {{durationMs}})", slow.name, created.Status))
+		return nil
 	}
+	m, err := s.Request(e.Ctx, mcp.MethodTasksCancel, mcp.CancelTaskParams{TaskID: created.TaskID})
+	if err != nil {
+		return err
+	}
+	if errorCode(m) == mcp.CodeInvalidParams {
+		// Refused as terminal: the task ended between its answer and the
+		// cancel, which a quick tool may do. Not a breach; nothing shown.
+		e.LeaveOut(step, fmt.Sprintf("the task of tool %s ended before tasks/cancel reached it (%s): give --slow-args a longer {{durationMs}}", slow.name, describeAnswer(m)))
+		return nil
+	}
+	var got mcp.Task
+	if m.Error != nil || json.Unmarshal(m.Result, &got) != nil {
+		return fmt.Errorf("tasks/cancel of working task %s answered %s", created.TaskID, describeAnswer(m))
+	}
+	// The receiver MUST move the task to cancelled before it answers.
+	e.Expect("TASK-CANCEL-TERMINAL", got.Status == mcp.StatusCancelled, "tasks/cancel of working task %s answered status %s, want cancelled", created.TaskID, got.Status)
+	// It MUST stay cancelled, or be gone: receivers MAY delete cancelled
+	// tasks at any time, even at once, so not found is a right answer too.
+	m, err = s.Request(e.Ctx, mcp.MethodTasksGet, mcp.GetTaskParams{TaskID: created.TaskID})
+	if err != nil {
+		return err
+	}
+	if errorCode(m) == mcp.CodeInvalidParams {
+		return nil
+	}
+	got = mcp.Task{}
+	if m.Error != nil || json.Unmarshal(m.Result, &got) != nil {
+		return fmt.Errorf("tasks/get of cancelled task %s answered %s", created.TaskID, describeAnswer(m))
+	}
+	e.Expect("TASK-CANCEL-TERMINAL", got.Status == mcp.StatusCancelled, "cancelled task %s reads %s afterwards", created.TaskID, got.Status)
 	return nil
 }
 
@@ -147,6 +190,10 @@ func scenarioIsolation(e *Env) error {
 	res, err := a.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(1, 0, -1), Mode: client.ModeTask})
 	if err != nil {
 		return fmt.Errorf("task call: %w", err)
+	}
+	if res.TaskID == "" {
+		// Another session's errors about no task prove no isolation.
+		return fmt.Errorf("tool %s called as a task answered without a task: no task to isolate", tc.name)
 	}
 	for _, method := range []string{mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel} {
 		m, err := b.Request(e.Ctx, method, mcp.GetTaskParams{TaskID: res.TaskID})

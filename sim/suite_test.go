@@ -189,7 +189,7 @@ func TestSuiteSameSeedSameDecisions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tools := pickTools(probe, "", nil)
+		tools := pickTools(probe, &SuiteOptions{})
 		run := func(seed uint64) *ScenarioResult {
 			o := &SuiteOptions{Seed: seed, Timeout: DefaultScenarioTimeout}
 			r := runScenario(context.Background(), sc, target, o, probe, tools, filepath.Join(t.TempDir(), "same-seed.trace"))

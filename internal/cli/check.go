@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tasksim/tasksim/internal/toolargs"
 	"github.com/tasksim/tasksim/sim"
 	"github.com/tasksim/tasksim/sim/check"
 )
@@ -39,6 +39,11 @@ type CheckOptions struct {
 	Timeout    time.Duration
 	List       bool
 	HTML       string
+	// StreamTool, SlowTool and FailTool (with their *Args) name the tool
+	// of a role (sim.SuiteOptions.Stream, Slow, Fail).
+	StreamTool, StreamArgs string
+	SlowTool, SlowArgs     string
+	FailTool, FailArgs     string
 }
 
 // NewCmdCheck builds tasksim check.
@@ -57,7 +62,17 @@ Tools are picked from tools/list by their hints (execution.taskSupport,
 execution.streamPartial); a tool's required arguments are made from its
 input schema (default, enum, or the simplest value of the type), and a
 tool whose required arguments cannot be made is passed over; --tool and
---args override the choice. A scenario
+--args override the choice. --args is a JSON object in which {{durationMs}},
+{{chunks}}, {{chunkSize}}, {{task}} and {{draw}} are filled per call from
+what the scenario asks (as tasksim load does). Scenarios that need a tool
+that works as long as asked (cancel a working task, outlive a ttl or a
+stream), one that fails, or one that streams take it from --slow-tool,
+--fail-tool and --stream-tool, each with its --*-args template (e.g.
+--slow-tool sleep --slow-args '{"ms":{{durationMs}}}'); without them,
+tasksim's slow_text when the server lists it, else the scenario is SKIP
+(or, for a step, the scenario says it is partial) with the reason. A
+server that declares no tasks.requests.tools.call capability gets no
+task-augmented call: every scenario that needs one is SKIP. A scenario
 that cannot apply (a capability the server does not declare, no suitable
 tool, an HTTP-only scenario against stdio) is SKIP with the reason, never
 PASS. --list prints the scenarios and the rules each exercises.
@@ -110,7 +125,13 @@ A server's redirect is its answer, never followed.`,
 	f.StringVar(&o.StdioRelay, "stdio-relay", "", "relay stdin and stdout to a check suite's stdio endpoint HOST:PORT/TOKEN (what a stdio client under test starts)")
 	_ = f.MarkHidden("stdio-relay")
 	f.StringVar(&o.Tool, "tool", "", "tool to call instead of the one picked from tools/list")
-	f.StringVar(&o.Args, "args", "", "arguments of --tool, a JSON object")
+	f.StringVar(&o.Args, "args", "", "arguments of --tool: a JSON object, {{durationMs}}, {{chunks}}, {{chunkSize}}, {{task}}, {{draw}} filled per call")
+	f.StringVar(&o.StreamTool, "stream-tool", "", "tool for the scenarios that need one producing content over time (default: --tool, else one with execution.streamPartial)")
+	f.StringVar(&o.StreamArgs, "stream-args", "", "arguments of --stream-tool, a template as --args")
+	f.StringVar(&o.SlowTool, "slow-tool", "", "tool that works as long as asked, for cancel, ttl and outlive-the-stream scenarios (default: --tool if --args sets {{durationMs}} or {{chunks}}, else slow_text, else a task tool with a durationMs or delayMs property)")
+	f.StringVar(&o.SlowArgs, "slow-args", "", "arguments of --slow-tool, a template as --args (its duration as {{durationMs}})")
+	f.StringVar(&o.FailTool, "fail-tool", "", "tool that fails (a tool execution error), for the failure scenario (default: slow_text with failAfter)")
+	f.StringVar(&o.FailArgs, "fail-args", "", "arguments of --fail-tool, a template as --args")
 	f.StringArrayVar(&o.Scenarios, "scenario", nil, "run only scenarios matching this glob (repeatable)")
 	f.StringArrayVar(&o.Skip, "skip", nil, "leave out scenarios matching this glob (repeatable)")
 	f.Uint64Var(&o.Seed, "seed", sim.DefaultSeed, "seed of every fault decision")
@@ -148,15 +169,19 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 	if o.Timeout <= 0 {
 		return usagef("--timeout must be positive")
 	}
-	var args json.RawMessage
-	if o.Args != "" {
-		if !json.Valid([]byte(o.Args)) || !strings.HasPrefix(strings.TrimSpace(o.Args), "{") {
-			return usagef("--args: not a JSON object: %.60s", o.Args)
+	for _, f := range []struct{ tool, args, flag string }{
+		{o.Tool, o.Args, "tool"}, {o.StreamTool, o.StreamArgs, "stream-tool"}, {o.SlowTool, o.SlowArgs, "slow-tool"}, {o.FailTool, o.FailArgs, "fail-tool"},
+	} {
+		argsFlag := strings.TrimSuffix(f.flag, "tool") + "args"
+		if f.args == "" {
+			continue
 		}
-		if o.Tool == "" {
-			return usagef("--args needs --tool")
+		if err := toolargs.Check(f.args); err != nil {
+			return usagef("--%s: with its placeholders filled, %v: %.60s", argsFlag, err, f.args)
 		}
-		args = json.RawMessage(o.Args)
+		if f.tool == "" {
+			return usagef("--%s needs --%s", argsFlag, f.flag)
+		}
 	}
 	var target sim.Target
 	switch {
@@ -181,7 +206,10 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 	}
 	tl := &checkTimelines{path: o.HTML}
 	res, err := sim.RunSuite(ctx, target, &sim.SuiteOptions{
-		Scenarios: o.Scenarios, Skip: o.Skip, Tool: o.Tool, Args: args, Seed: o.Seed,
+		Scenarios: o.Scenarios, Skip: o.Skip, Tool: o.Tool, Args: o.Args, Seed: o.Seed,
+		Stream:  sim.ToolSpec{Name: o.StreamTool, Args: o.StreamArgs},
+		Slow:    sim.ToolSpec{Name: o.SlowTool, Args: o.SlowArgs},
+		Fail:    sim.ToolSpec{Name: o.FailTool, Args: o.FailArgs},
 		Timeout: o.Timeout, TraceDir: o.Traces, Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(),
 	})
 	if err != nil {
@@ -261,11 +289,13 @@ func reproCommand(o *CheckOptions) func(scenario string) string {
 			}
 			parts = append(parts, "--client-cmd", shellQuote(o.ClientCmd))
 		}
-		if o.Tool != "" {
-			parts = append(parts, "--tool", shellQuote(o.Tool))
-		}
-		if o.Args != "" {
-			parts = append(parts, "--args", shellQuote(o.Args))
+		for _, f := range [][2]string{
+			{"--tool", o.Tool}, {"--args", o.Args}, {"--stream-tool", o.StreamTool}, {"--stream-args", o.StreamArgs},
+			{"--slow-tool", o.SlowTool}, {"--slow-args", o.SlowArgs}, {"--fail-tool", o.FailTool}, {"--fail-args", o.FailArgs},
+		} {
+			if f[1] != "" {
+				parts = append(parts, f[0], shellQuote(f[1]))
+			}
 		}
 		parts = append(parts, "--scenario", scenario, "--seed", fmt.Sprint(o.Seed))
 		return strings.Join(parts, " ")

@@ -15,7 +15,10 @@ import (
 	"testing"
 
 	"github.com/tasksim/tasksim/internal/child/childtest"
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
+	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/sim"
 	"github.com/tasksim/tasksim/sim/check"
 )
@@ -37,6 +40,11 @@ func TestCheckBadInput(t *testing.T) {
 		{"bad client transport", []string{"check", "--client-cmd", "true", "--client-transport", "pigeon"}, ExitUsage, "want http or stdio"},
 		{"client transport without client", []string{"check", "--server", "http://127.0.0.1:1/mcp", "--client-transport", "stdio"}, ExitUsage, "--client-cmd"},
 		{"bad relay spec", []string{"check", "--stdio-relay", "nowhere"}, ExitUsage, "HOST:PORT/TOKEN"},
+		{"args without tool", []string{"check", "--server", "http://127.0.0.1:1/mcp", "--args", `{}`}, ExitUsage, "--args needs --tool"},
+		{"args template not an object", []string{"check", "--server", "http://127.0.0.1:1/mcp", "--tool", "t", "--args", `{"ms":{{nope}}}`}, ExitUsage, "--args: with its placeholders filled, not a JSON object"},
+		{"slow args without slow tool", []string{"check", "--server", "http://127.0.0.1:1/mcp", "--slow-args", `{"ms":{{durationMs}}}`}, ExitUsage, "--slow-args needs --slow-tool"},
+		{"fail args not an object", []string{"check", "--server", "http://127.0.0.1:1/mcp", "--fail-tool", "f", "--fail-args", `[1]`}, ExitUsage, "--fail-args: with its placeholders filled, not a JSON object"},
+		{"stream args without stream tool", []string{"check", "--server", "http://127.0.0.1:1/mcp", "--stream-args", `{}`}, ExitUsage, "--stream-args needs --stream-tool"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -293,5 +301,37 @@ func TestCheckRedirectNotFollowed(t *testing.T) {
 	}
 	if n := reached.Load(); n != 0 {
 		t.Errorf("the server redirected to received %d requests, want none", n)
+	}
+}
+
+// TestCheckRoleFlags: --slow-tool and --fail-tool with their templates
+// reach the suite, so the cancel and failure scenarios run on a server's
+// own tools (not slow_text), and the reproduce command carries them.
+func TestCheckRoleFlags(t *testing.T) {
+	hs := httptest.NewServer(streamhttp.NewHandler(server.New(&server.Options{Tools: plant.ForeignTools()}), nil))
+	defer hs.Close()
+	slowArgs := `{"steps":{{chunks}},"totalMs":{{durationMs}}}`
+	code, stdout, stderr := run(t, "", "check", "--server", hs.URL+"/mcp", "--scenario", "sep1905-cancel-streaming", "--scenario", "sep1905-failure-streaming", "--scenario", "task-lifecycle",
+		"--slow-tool", plant.ToolLongJob, "--slow-args", slowArgs, "--fail-tool", plant.ToolBrokenJob, "--fail-args", `{"afterMs":40}`, "--json", "-")
+	if code != ExitOK {
+		t.Fatalf("exit %d, stderr %s\n%s", code, stderr, stdout)
+	}
+	var doc struct {
+		Scenarios []struct {
+			Name, Status, Why string
+			LeftOut           []string
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout[strings.Index(stdout, "\n{")+1:]), &doc); err != nil || len(doc.Scenarios) != 3 {
+		t.Fatalf("--json -: %v, %d scenarios\n%s", err, len(doc.Scenarios), stdout)
+	}
+	for _, r := range doc.Scenarios {
+		if r.Status != "PASS" || len(r.LeftOut) > 0 {
+			t.Errorf("%s: %s (%s), left out %q; want PASS with every step run", r.Name, r.Status, r.Why, r.LeftOut)
+		}
+	}
+	repro := reproCommand(&CheckOptions{Server: "http://h/mcp", SlowTool: plant.ToolLongJob, SlowArgs: slowArgs, FailTool: plant.ToolBrokenJob, Seed: 1})("x")
+	if !strings.Contains(repro, "--slow-tool long_job --slow-args '"+slowArgs+"' --fail-tool broken_job") {
+		t.Errorf("reproduce command %q lacks the role flags", repro)
 	}
 }
