@@ -29,7 +29,21 @@ type needs struct {
 
 // need returns the tool the scenario uses, or a skip saying what the
 // target lacks.
+//
+// What the server declares is checked before the tools it offers, so the
+// reason of a skip names the most basic thing the target lacks: the tasks
+// capability, then a SEP-1905 mode or SEP-2679 partial streaming, then a
+// tool for the role.
 func (e *Env) need(n needs) (toolChoice, error) {
+	if e.tools.noTasks != "" {
+		return toolChoice{}, e.Skip("%s", e.tools.noTasks)
+	}
+	if err := e.needModes(n.modes...); err != nil {
+		return toolChoice{}, err
+	}
+	if n.partial && !e.probe.init.Capabilities.Tasks.PartialStreaming() {
+		return toolChoice{}, e.Skip("the server does not declare tasks.streaming.partial (SEP-2679)")
+	}
 	var tc toolChoice
 	var err error
 	switch {
@@ -43,9 +57,6 @@ func (e *Env) need(n needs) (toolChoice, error) {
 		tc, err = e.needStream()
 	}
 	if err != nil {
-		return tc, err
-	}
-	if err := e.needModes(n.modes...); err != nil {
 		return tc, err
 	}
 	if n.partial {
