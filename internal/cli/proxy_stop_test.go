@@ -24,26 +24,15 @@ import (
 // holding its stream open until the request ends.
 func startHeldUpstream(t *testing.T) string {
 	t.Helper()
-	tools := server.BuiltinTools()
-	for i, tool := range tools {
-		if tool.Name != server.ToolSlowText {
-			continue
-		}
-		held := *tool
-		held.Prepare = func(raw json.RawMessage) (server.RunFunc, error) {
-			if _, err := tool.Prepare(raw); err != nil {
+	tools := withSlowText(func(json.RawMessage) (server.RunFunc, error) {
+		return func(ctx context.Context, c *server.Call) (*mcp.CallToolResult, error) {
+			if err := c.Emit(ctx, mcp.TextBlock(server.ChunkText(1, 8))); err != nil {
 				return nil, err
 			}
-			return func(ctx context.Context, c *server.Call) (*mcp.CallToolResult, error) {
-				if err := c.Emit(ctx, mcp.TextBlock(server.ChunkText(1, 8))); err != nil {
-					return nil, err
-				}
-				<-ctx.Done()
-				return nil, ctx.Err()
-			}, nil
-		}
-		tools[i] = &held
-	}
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}, nil
+	})
 	srv := server.New(&server.Options{Tools: tools})
 	h := streamhttp.NewHandler(srv, nil)
 	hs := httptest.NewServer(h)
