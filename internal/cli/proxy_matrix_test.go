@@ -137,7 +137,13 @@ func startGatedUpstream(t *testing.T) string {
 	t.Helper()
 	gate := &answerGate{}
 	srv := server.New(&server.Options{PollInterval: 20 * time.Millisecond, Tools: gatedTools(gate)})
-	h := streamhttp.NewHandler(gatedEndpoint{srv, gate}, nil)
+	return serveUpstream(t, srv, gatedEndpoint{srv, gate})
+}
+
+// serveUpstream serves ep (srv, or a decorator of it) over Streamable
+// HTTP on loopback until the test ends, and returns its endpoint's URL.
+func serveUpstream(t *testing.T, srv *server.Server, ep mcp.Endpoint) string {
+	h := streamhttp.NewHandler(ep, nil)
 	hs := httptest.NewServer(h)
 	t.Cleanup(func() {
 		h.Close()

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,15 +33,7 @@ func startHeldUpstream(t *testing.T) string {
 		}, nil
 	})
 	srv := server.New(&server.Options{Tools: tools})
-	h := streamhttp.NewHandler(srv, nil)
-	hs := httptest.NewServer(h)
-	t.Cleanup(func() {
-		h.Close()
-		hs.CloseClientConnections()
-		hs.Close()
-		srv.Close()
-	})
-	return hs.URL + streamhttp.DefaultPath
+	return serveUpstream(t, srv, srv)
 }
 
 // TestProxyStoppedBySignalTraceChecks: tasksim proxy --record, a real
