@@ -3,6 +3,8 @@ package faults
 import (
 	"fmt"
 	"time"
+
+	"github.com/tasksim/tasksim/traces"
 )
 
 // Verb is what a fault does to a message.
@@ -53,6 +55,22 @@ func (v Verb) String() string {
 		return verbNames[v]
 	}
 	return fmt.Sprintf("verb-%d", v)
+}
+
+// traceVerbs are the trace format's names for the verbs.
+var traceVerbs = [...]traces.Verb{
+	Pass: traces.VerbPass, Drop: traces.VerbDrop, Duplicate: traces.VerbDuplicate, Delay: traces.VerbDelay,
+	Hold: traces.VerbHold, CutBefore: traces.VerbCutBefore, CutMid: traces.VerbCutMid, CutAfter: traces.VerbCutAfter,
+	Stall: traces.VerbStall, Status: traces.VerbStatus, Rewrite: traces.VerbRewrite, Restart: traces.VerbRestart,
+	Advance: traces.VerbAdvance,
+}
+
+// Trace returns the verb as a trace's fault records carry it.
+func (v Verb) Trace() traces.Verb {
+	if int(v) < len(traceVerbs) {
+		return traceVerbs[v]
+	}
+	return traces.VerbNone
 }
 
 // Action is what to do with one message.

@@ -161,7 +161,10 @@ type Count struct {
 // TraceFault is the decision as a trace fault record's structured field.
 func (a Applied) TraceFault() traces.Fault {
 	spec := a.spec
-	f := traces.Fault{Name: a.Name, Action: a.Action.String()}
+	f := traces.Fault{Name: a.Name, Action: a.Action.String(), Verb: a.Action.Verb.Trace(), Status: a.Action.Status}
+	if v := a.Action.Verb; v == Delay || v == Advance {
+		f.Delay = a.Action.Delay
+	}
 	for _, p := range spec.Params {
 		f.Params = append(f.Params, traces.Param{Key: p.Key, Value: p.Value})
 	}

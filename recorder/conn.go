@@ -110,7 +110,7 @@ func (c *recConn) failure(ctx context.Context, op string, err error) {
 	}
 	c.mu.Unlock()
 	if !skip {
-		c.add(traces.Record{Stream: c.opts.Stream, Kind: traces.KindConnError, Note: op + ": " + err.Error()}, nil)
+		c.add(traces.Record{Stream: c.opts.Stream, Kind: traces.KindConnError, Note: op + ": " + err.Error(), End: traces.EndError}, nil)
 	}
 }
 
@@ -141,9 +141,9 @@ func (c *recConn) close(inner mcp.Conn) error {
 	c.mu.Unlock()
 	if first {
 		if err != nil {
-			c.add(traces.Record{Kind: traces.KindConnError, Note: "close: " + err.Error()}, nil)
+			c.add(traces.Record{Kind: traces.KindConnError, Note: "close: " + err.Error(), End: traces.EndError}, nil)
 		} else {
-			c.add(traces.Record{Kind: traces.KindConnClose}, nil)
+			c.add(traces.Record{Kind: traces.KindConnClose, End: traces.EndEOF}, nil)
 		}
 	}
 	return err

@@ -32,16 +32,17 @@
 //	request-head   "req:N"  c>s  method, path and query as sent, headers
 //	message        "req:N"  c>s  the JSON-RPC body (one per element of a batch);
 //	                             a body that is not JSON-RPC: body-chunk
-//	body-end       "req:N"  c>s  "eof", or why the body ended early
+//	body-end       "req:N"  c>s  End eof, or how the body ended early (Note: why)
 //	response-head  "M:N"    s>c  status and headers; M is the method in lower case:
 //	                             "post:N", "get:N" (standalone or resumed with
 //	                             Last-Event-ID), "delete:N"
 //	sse-event      "M:N"    s>c  one per event of a text/event-stream answer
 //	message        "M:N"    s>c  a JSON answer
-//	body-end       "M:N"    s>c  "eof", or the error that ended the body
-//	conn-error     "M:N"    -    how the exchange was cut, Note naming the side:
-//	                             "client: disconnected", "upstream: <error>",
-//	                             "recorder: stopped"
+//	body-end       "M:N"    s>c  End eof, or who cut the body (Note: the error)
+//	conn-error     "M:N"    -    how the exchange was cut: End client, server,
+//	                             stopped (the recorder's own stop) or error;
+//	                             Note the details ("client: disconnected",
+//	                             "upstream: <error>", "recorder: stopped")
 //
 // conn-open and conn-close records frame each client connection; to have
 // them when the connection opens and closes, serve the Proxy with Serve or

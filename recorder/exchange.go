@@ -117,11 +117,15 @@ func (ex *exchange) onRoundTripError(err error) int {
 	status, why, answer := http.StatusBadGateway, "upstream: "+err.Error(), "the upstream gave no response"
 	if httplimit.BodyTimedOut(ex.r.Context()) {
 		status, why, answer = http.StatusRequestTimeout, "client: the body did not arrive in time", "the body did not arrive in time"
-	} else if side, gone := ex.disconnectSide(); gone {
-		ex.record(traces.Record{Wall: now, Stream: ex.respStream, Kind: traces.KindConnError, Note: side + " (no response)"})
+	} else if side, end, gone := ex.disconnectSide(); gone {
+		ex.record(traces.Record{Wall: now, Stream: ex.respStream, Kind: traces.KindConnError, Note: side + " (no response)", End: end})
 		return status
 	}
-	ex.record(traces.Record{Wall: now, Stream: ex.respStream, Kind: traces.KindConnError, Note: why + " (no response)"})
+	end := traces.EndServer
+	if status == http.StatusRequestTimeout {
+		end = traces.EndClient
+	}
+	ex.record(traces.Record{Wall: now, Stream: ex.respStream, Kind: traces.KindConnError, Note: why + " (no response)", End: end})
 	ex.record(traces.Record{
 		Wall:   now,
 		Stream: ex.respStream,
@@ -130,20 +134,21 @@ func (ex *exchange) onRoundTripError(err error) int {
 		HTTP:   &traces.HTTPHead{Status: status, Proto: ex.r.Proto},
 		Note:   "answered by the recorder: " + answer,
 	})
-	ex.record(traces.Record{Wall: now, Stream: ex.respStream, Dir: traces.DirServerToClient, Kind: traces.KindBodyEnd, Note: "eof"})
+	ex.record(traces.Record{Wall: now, Stream: ex.respStream, Dir: traces.DirServerToClient, Kind: traces.KindBodyEnd, Note: "eof", End: traces.EndEOF})
 	return status
 }
 
-// disconnectSide says whether the client's request ended, and how.
-func (ex *exchange) disconnectSide() (string, bool) {
+// disconnectSide says whether the client's request ended, and how: cut
+// by the recorder's own stop, or by the client.
+func (ex *exchange) disconnectSide() (string, traces.End, bool) {
 	ctx := ex.r.Context()
 	if ctx.Err() == nil {
-		return "", false
+		return "", traces.EndNone, false
 	}
 	if errors.Is(context.Cause(ctx), ErrStopped) {
-		return "recorder: stopped", true
+		return "recorder: stopped", traces.EndStopped, true
 	}
-	return "client: disconnected", true
+	return "client: disconnected", traces.EndClient, true
 }
 
 // wrote sees bytes just written to the client.
@@ -194,8 +199,24 @@ func (ex *exchange) finish() {
 		ex.handOver(now)
 	}
 
+	// A client gone before the handler returned left before the response
+	// ended (its last chunk goes out when the handler returns), even if
+	// the upstream's body was copied to its end.
 	readErr := ex.respBody.err
-	note := "eof"
+	cut, cutEnd, gone := ex.disconnectSide()
+	switch {
+	case gone:
+	case ex.writeErr != nil:
+		cut, cutEnd = "client: disconnected ("+ex.writeErr.Error()+")", traces.EndClient
+	case readErr == io.EOF:
+	case readErr != nil:
+		cut, cutEnd = "upstream: "+readErr.Error(), traces.EndServer
+	default:
+		cut, cutEnd = "recorder: the response was not copied to its end", traces.EndError
+	}
+	// The body's end says the same as the cut, if there is one: on a stop
+	// the upstream's body breaks too, but the stop is the cause.
+	note, end := "eof", traces.EndEOF
 	switch {
 	case readErr != nil && readErr != io.EOF:
 		note = readErr.Error()
@@ -204,19 +225,8 @@ func (ex *exchange) finish() {
 	case readErr == nil:
 		note = "not read to its end"
 	}
-	// A client gone before the handler returned left before the response
-	// ended (its last chunk goes out when the handler returns), even if
-	// the upstream's body was copied to its end.
-	cut, gone := ex.disconnectSide()
-	switch {
-	case gone:
-	case ex.writeErr != nil:
-		cut = "client: disconnected (" + ex.writeErr.Error() + ")"
-	case readErr == io.EOF:
-	case readErr != nil:
-		cut = "upstream: " + readErr.Error()
-	default:
-		cut = "recorder: the response was not copied to its end"
+	if note != "eof" || cutEnd == traces.EndStopped {
+		end = cutEnd
 	}
 	split, body := ex.split, &ex.body
 	ex.p.later(0, func() {
@@ -225,9 +235,9 @@ func (ex *exchange) finish() {
 		} else {
 			body.end(ex, ex.respStream, traces.DirServerToClient, now)
 		}
-		ex.write(traces.Record{Wall: now, Stream: ex.respStream, Dir: traces.DirServerToClient, Kind: traces.KindBodyEnd, Note: note})
+		ex.write(traces.Record{Wall: now, Stream: ex.respStream, Dir: traces.DirServerToClient, Kind: traces.KindBodyEnd, Note: note, End: end})
 		if cut != "" {
-			ex.write(traces.Record{Wall: now, Stream: ex.respStream, Kind: traces.KindConnError, Note: cut})
+			ex.write(traces.Record{Wall: now, Stream: ex.respStream, Kind: traces.KindConnError, Note: cut, End: cutEnd})
 		}
 	})
 }
@@ -334,26 +344,39 @@ func (b *requestBody) Close() error {
 	return err
 }
 
+// notRead is the end of a request body the upstream did not read to its
+// end: the error says why.
+type notRead string
+
+func (e notRead) Error() string { return string(e) }
+
 // finish ends the body's records if its end was not seen; note says why.
 func (b *requestBody) finish(note string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.done && (b.g.n > 0) {
-		b.endLocked(errors.New(note), b.ex.p.now())
+		b.endLocked(notRead(note), b.ex.p.now())
 	}
 	b.done = true
 }
 
+// endLocked records the body's end: err is io.EOF, the client's read
+// error, or (from finish) why the upstream did not read it to its end.
 func (b *requestBody) endLocked(err error, at time.Time) {
 	b.done = true
-	note := "eof"
+	note, end := "eof", traces.EndEOF
 	if err != io.EOF {
-		note = err.Error()
+		note, end = err.Error(), traces.EndClient
+	}
+	if _, e, gone := b.ex.disconnectSide(); gone {
+		end = e
+	} else if _, ok := err.(notRead); ok {
+		end = traces.EndServer
 	}
 	ex, g := b.ex, &b.g
 	ex.p.later(len(g.buf), func() {
 		g.end(ex, ex.reqStream, traces.DirClientToServer, at)
-		ex.write(traces.Record{Wall: at, Stream: ex.reqStream, Dir: traces.DirClientToServer, Kind: traces.KindBodyEnd, Note: note})
+		ex.write(traces.Record{Wall: at, Stream: ex.reqStream, Dir: traces.DirClientToServer, Kind: traces.KindBodyEnd, Note: note, End: end})
 	})
 }
 
@@ -400,7 +423,7 @@ func (g *gatherer) end(ex *exchange, stream string, dir traces.Direction, at tim
 	}
 	if batch := describeBatch(raw); batch != nil {
 		for i, m := range batch {
-			ex.write(traces.Record{Wall: at, Stream: stream, Dir: dir, Kind: traces.KindMessage, Raw: m.raw, RPC: m.rpc, Note: "batch element " + strconv.Itoa(i)})
+			ex.write(traces.Record{Wall: at, Stream: stream, Dir: dir, Kind: traces.KindMessage, Raw: m.raw, RPC: m.rpc, Note: "batch element " + strconv.Itoa(i), Batch: uint32(i + 1)})
 		}
 		return
 	}

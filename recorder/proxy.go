@@ -283,7 +283,7 @@ func (p *Proxy) connClosed(addr, note string) {
 		return
 	}
 	delete(p.conns, addr)
-	p.record(traces.Record{Wall: p.now(), Conn: id, Kind: traces.KindConnClose, Note: note})
+	p.record(traces.Record{Wall: p.now(), Conn: id, Kind: traces.KindConnClose, Note: note, End: traces.EndEOF})
 }
 
 // record hands a finished record to the pipeline. Its Raw must not change
@@ -319,7 +319,7 @@ func (p *Proxy) Close() error {
 		p.closed = true
 		for addr, id := range p.conns {
 			delete(p.conns, addr)
-			p.record(traces.Record{Wall: p.now(), Conn: id, Kind: traces.KindConnClose, Note: ErrStopped.Error()})
+			p.record(traces.Record{Wall: p.now(), Conn: id, Kind: traces.KindConnClose, Note: ErrStopped.Error(), End: traces.EndStopped})
 		}
 	}
 	p.mu.Unlock()

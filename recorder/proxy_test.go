@@ -423,14 +423,14 @@ func TestProxyUpstreamCut(t *testing.T) {
 		case traces.KindSSEEvent:
 			got = append(got, "event "+r.SSE.ID+" "+r.SSE.Data)
 		case traces.KindBodyChunk, traces.KindBodyEnd, traces.KindConnError:
-			got = append(got, fmt.Sprintf("%s %q", r.Kind, r.Note))
+			got = append(got, fmt.Sprintf("%s %q %s", r.Kind, r.Note, r.End))
 		}
 	}
 	want := []string{
 		"event 1 one", "event 2 two",
-		`body-chunk "partial SSE event: the stream ended inside it"`,
-		`body-end "unexpected EOF"`,
-		`conn-error "upstream: unexpected EOF"`,
+		`body-chunk "partial SSE event: the stream ended inside it" `,
+		`body-end "unexpected EOF" server`,
+		`conn-error "upstream: unexpected EOF" server`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -125,6 +125,7 @@ func (s *sseSplitter) event(at time.Time) {
 		// Fields but no data: a reader dispatches no event, yet an id
 		// still sets the resume point and a retry the reconnection time.
 		rec.SSE = blockFields(s.block)
+		rec.SSE.NoData = true
 		rec.Note = "no data: not dispatched"
 	default:
 		rec.Kind = traces.KindBodyChunk

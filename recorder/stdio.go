@@ -100,14 +100,15 @@ func RunStdioPipeline(ctx context.Context, cmd *exec.Cmd, stdin io.Reader, stdou
 	errw.flush()
 
 	code, note := exitStatus(cmd, waitErr)
-	kind := traces.KindConnClose
+	kind, end := traces.KindConnClose, traces.EndEOF
 	if code != 0 {
-		kind = traces.KindConnError
+		kind, end = traces.KindConnError, traces.EndServer
 	}
 	if ctx.Err() != nil {
 		note += " (stopped by the recorder)"
+		end = traces.EndStopped
 	}
-	rec.write(traces.Record{Kind: kind, Note: note})
+	rec.write(traces.Record{Kind: kind, Note: note, End: end})
 	rec.close()
 	werr := p.Sync()
 	if code < 0 {

@@ -248,7 +248,7 @@ func TestStdioStop(t *testing.T) {
 	w.Close()
 	recs := readTrace(t, path)
 	last := recs[len(recs)-1]
-	if last.Kind != traces.KindConnError || !strings.Contains(last.Note, "terminated") || !strings.Contains(last.Note, "stopped by the recorder") {
+	if last.Kind != traces.KindConnError || !strings.Contains(last.Note, "terminated") || last.End != traces.EndStopped {
 		t.Errorf("last record %s %q", last.Kind, last.Note)
 	}
 }

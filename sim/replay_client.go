@@ -223,7 +223,7 @@ func (cs *clientServer) itemBytes(rec traces.Record) []byte {
 		for _, line := range strings.Split(string(data), "\n") {
 			b.WriteString("data: " + line + "\n")
 		}
-	} else if rec.Note == "" {
+	} else if !f.NoData {
 		b.WriteString("data:\n")
 	}
 	b.WriteString("\n")

@@ -84,7 +84,7 @@ func loadView(src *traces.Reader, view traces.Side) (*script, error) {
 			}
 			switch rec.Kind {
 			case traces.KindMessage:
-				if strings.HasPrefix(rec.Note, "batch element ") {
+				if rec.Batch > 0 {
 					if batch == nil {
 						batch = map[uint64][][]byte{}
 					}
@@ -103,10 +103,10 @@ func loadView(src *traces.Reader, view traces.Side) (*script, error) {
 		case rec.Exchange != 0 && rec.Dir == traces.DirServerToClient && rec.Kind == traces.KindBodyEnd:
 			// A body that ended otherwise than at its end is followed by
 			// the conn-error that says who cut it.
-			if rec.Note == "eof" {
+			if rec.End == traces.EndEOF {
 				s.steps = append(s.steps, step{kind: stepEnd, rec: rec, ch: rec.Exchange})
 			}
-		case rec.Exchange != 0 && rec.Kind == traces.KindConnError && strings.HasPrefix(rec.Note, "client"):
+		case rec.Exchange != 0 && rec.Kind == traces.KindConnError && rec.End == traces.EndClient:
 			s.steps = append(s.steps, step{kind: stepCut, rec: rec, ch: rec.Exchange})
 		case rec.Exchange != 0 && rec.Kind == traces.KindConnError:
 			// Cut by the server or on the way: the live stream is expected

@@ -208,8 +208,8 @@ func (r *Run) layout(id string) svgPicture {
 		if p.head || p.rec.Kind != traces.KindFault || p.rec.Fault == nil {
 			continue
 		}
-		end, why := i, ""
-		if d, ok := faultLength(p.rec.Fault.Action); ok {
+		end, why, f := i, "", p.rec.Fault
+		if d := f.Length(); d > 0 {
 			// Until its length has passed: the last row recorded by then.
 			for j := i + 1; j < len(rows); j++ {
 				if !rows[j].head && rows[j].rec.Offset > p.rec.Offset+d {
@@ -217,9 +217,9 @@ func (r *Run) layout(id string) svgPicture {
 				}
 				end = j
 			}
-			why = p.rec.Fault.Action
-		} else if lastsToLaneEnd(p.rec.Fault.Action) {
-			end, why = p.lane.last, p.rec.Fault.Action+", to the end of its lane"
+			why = faultWhat(f)
+		} else if lastsToLaneEnd(f.Verb) {
+			end, why = p.lane.last, faultWhat(f)+", to the end of its lane"
 		}
 		if end > i {
 			x, _, _, _ := colX(p.lane.col)
@@ -294,26 +294,20 @@ func (r *Run) layout(id string) svgPicture {
 	return pic
 }
 
-// faultLength is how long a fault that holds something back lasts, from
-// its action as the fault layer records it: "delayed 200ms", "clock
-// advanced 5s before it".
-func faultLength(action string) (time.Duration, bool) {
-	rest, ok := strings.CutPrefix(action, "delayed ")
-	if !ok {
-		if rest, ok = strings.CutPrefix(action, "clock advanced "); !ok {
-			return 0, false
-		}
-		rest, _, _ = strings.Cut(rest, " ")
+// faultWhat says what a fault did, for a human: its action as the fault
+// layer wrote it, or its verb.
+func faultWhat(f *traces.Fault) string {
+	if f.Action != "" {
+		return f.Action
 	}
-	d, err := time.ParseDuration(rest)
-	return d, err == nil && d > 0
+	return f.Verb.String()
 }
 
-// lastsToLaneEnd reports whether a fault's action leaves its connection or
+// lastsToLaneEnd reports whether a fault's verb leaves its connection or
 // exchange broken or stalled for the rest of the lane: a cut stream
 // carries nothing more, a stalled one nothing until it is given up.
-func lastsToLaneEnd(action string) bool {
-	return strings.HasPrefix(action, "stream cut ") || strings.HasPrefix(action, "stream stalled ")
+func lastsToLaneEnd(v traces.Verb) bool {
+	return v.Cuts() || v == traces.VerbStall
 }
 
 // isMessage reports whether records of kind k travel between client and

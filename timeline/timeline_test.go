@@ -319,7 +319,7 @@ func TestBigTracesAreBounded(t *testing.T) {
 	for i := range n {
 		r := traces.Record{Index: uint64(i), Conn: 1, Stream: "conn", Kind: traces.KindMessage, Dir: traces.DirServerToClient, Raw: raw}
 		if i%1000 == 999 {
-			r = traces.Record{Index: uint64(i), Conn: 1, Kind: traces.KindFault, Fault: &traces.Fault{Name: "delay", Action: "delayed 1s"}}
+			r = traces.Record{Index: uint64(i), Conn: 1, Kind: traces.KindFault, Fault: &traces.Fault{Name: "delay", Action: "delayed 1s", Verb: traces.VerbDelay, Delay: time.Second}}
 		}
 		run.Add(r)
 	}
@@ -440,11 +440,11 @@ func TestFaultSpans(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
 	recs := []traces.Record{
 		{Conn: 1, Offset: ms(0), Kind: traces.KindMessage, Dir: traces.DirClientToServer},
-		{Conn: 1, Offset: ms(10), Kind: traces.KindFault, Fault: &traces.Fault{Name: "delay", Action: "delayed 200ms"}},
+		{Conn: 1, Offset: ms(10), Kind: traces.KindFault, Fault: &traces.Fault{Name: "delay", Action: "delayed 200ms", Verb: traces.VerbDelay, Delay: 200 * time.Millisecond}},
 		{Conn: 1, Offset: ms(50), Kind: traces.KindMessage, Dir: traces.DirServerToClient},
 		{Conn: 1, Offset: ms(210), Kind: traces.KindMessage, Dir: traces.DirServerToClient},
 		{Conn: 1, Offset: ms(300), Kind: traces.KindMessage, Dir: traces.DirServerToClient},
-		{Conn: 2, Offset: ms(310), Kind: traces.KindFault, Fault: &traces.Fault{Name: "stall", Action: "stream stalled at it"}},
+		{Conn: 2, Offset: ms(310), Kind: traces.KindFault, Fault: &traces.Fault{Name: "stall", Action: "stream stalled at it", Verb: traces.VerbStall}},
 		{Conn: 2, Offset: ms(320), Kind: traces.KindMessage, Dir: traces.DirServerToClient},
 		{Conn: 2, Offset: ms(900), Kind: traces.KindConnClose},
 		{Conn: 3, Offset: ms(950), Kind: traces.KindFault, Fault: &traces.Fault{Name: "drop-response", Action: "dropped"}},

@@ -19,16 +19,23 @@ import (
 
 const (
 	headerFields = 8  // written; version 1 wrote 7 (no faults)
-	recordFields = 16 // written; version 1 wrote 13 (no fault, side, oversize)
+	recordFields = 18 // written; version 1 wrote 13 (no fault, side, oversize), version 2 16 (no end, batch)
 
 	headerFieldsV1 = 7  // the least a header has
 	recordFieldsV1 = 13 // the least a record has
 
 	httpFields     = 5
-	sseFields      = 6
+	sseFields      = 7 // written; versions 1 and 2 wrote 6 (no no_data)
 	rpcFields      = 11
 	scheduleFields = 3
-	faultFields    = 4
+	faultFields    = 7 // written; version 2 wrote 4 (no verb, delay, status)
+
+	// The least each has.
+	sseFieldsV1   = 6
+	faultFieldsV2 = 4
+	// A record with fewer fields than this is of version 1 or 2: upgrade
+	// fills its typed fields from its text.
+	recordFieldsV3 = 18
 	targetFields   = 14
 )
 
@@ -147,6 +154,9 @@ func (e *encoder) fault(f *Fault) {
 	e.uint(t.Record)
 	e.boolean(t.HasRecord)
 	e.str(f.Action)
+	e.uint(uint64(f.Verb))
+	e.int(int64(f.Delay))
+	e.int(int64(f.Status))
 }
 
 func (e *encoder) record(r *Record) ([]byte, error) {
@@ -187,6 +197,7 @@ func (e *encoder) record(r *Record) ([]byte, error) {
 		e.str(s.Data)
 		e.int(int64(s.Retry))
 		e.boolean(s.HasRetry)
+		e.boolean(s.NoData)
 	}
 	if p := r.RPC; p == nil {
 		e.null()
@@ -211,6 +222,8 @@ func (e *encoder) record(r *Record) ([]byte, error) {
 	e.fault(r.Fault)
 	e.uint(uint64(r.Side))
 	e.boolean(r.Oversize)
+	e.uint(uint64(r.End))
+	e.uint(uint64(r.Batch))
 	return e.buf.Bytes(), e.err
 }
 
@@ -632,7 +645,7 @@ func (d *decoder) fault() (*Fault, error) {
 	if d.isNil() {
 		return nil, nil
 	}
-	extra, err := d.fixed(faultFields, "fault")
+	extra, err := d.fixed(faultFieldsV2, "fault")
 	if err != nil {
 		return nil, err
 	}
@@ -699,6 +712,27 @@ func (d *decoder) fault() (*Fault, error) {
 	}
 	if f.Action, err = d.str(); err != nil {
 		return nil, err
+	}
+	if extra >= faultFields-faultFieldsV2 {
+		extra -= faultFields - faultFieldsV2
+		verb, err := d.small(math.MaxUint8)
+		if err != nil {
+			return nil, err
+		}
+		f.Verb = Verb(verb)
+		delay, err := d.int()
+		if err != nil {
+			return nil, err
+		}
+		f.Delay = time.Duration(delay)
+		status, err := d.int()
+		if err != nil {
+			return nil, err
+		}
+		if status < math.MinInt32 || status > math.MaxInt32 {
+			return nil, d.fail("fault status %d out of range", status)
+		}
+		f.Status = int(status)
 	}
 	return f, d.skipN(extra)
 }
@@ -789,6 +823,21 @@ func decodeRecord(p []byte) (r Record, err error) {
 			return r, err
 		}
 	}
+	if extra >= recordFieldsV3-16 {
+		extra -= recordFieldsV3 - 16
+		end, err := d.small(math.MaxUint8)
+		if err != nil {
+			return r, err
+		}
+		r.End = End(end)
+		batch, err := d.small(math.MaxUint32)
+		if err != nil {
+			return r, err
+		}
+		r.Batch = uint32(batch)
+	} else {
+		upgrade(&r)
+	}
 	if err := d.skipN(extra); err != nil {
 		return r, err
 	}
@@ -834,7 +883,7 @@ func (d *decoder) sse() (*SSEFields, error) {
 	if d.isNil() {
 		return nil, nil
 	}
-	extra, err := d.fixed(sseFields, "sse event")
+	extra, err := d.fixed(sseFieldsV1, "sse event")
 	if err != nil {
 		return nil, err
 	}
@@ -858,6 +907,12 @@ func (d *decoder) sse() (*SSEFields, error) {
 	s.Retry = time.Duration(retry)
 	if s.HasRetry, err = d.boolean(); err != nil {
 		return nil, err
+	}
+	if extra > 0 {
+		extra--
+		if s.NoData, err = d.boolean(); err != nil {
+			return nil, err
+		}
 	}
 	return s, d.skipN(extra)
 }

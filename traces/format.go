@@ -14,7 +14,16 @@ import (
 // has a fault schedule; records have a structured fault and the side of
 // the fault layer they were observed on. An older reader would take the
 // records of both sides for one conversation, hence the new version.
-const FormatVersion = 2
+//
+// Version 3 (from version 2): what version 2 said in free text is typed:
+// records say how a body, stream or connection ended (End), which message
+// of a batch they are (Batch), whether an SSE block was dispatched
+// (NoData); faults say what they did (Verb, Delay, Status). The Note and
+// Action text is for humans from version 3 on and free to change, so a
+// version 2 reader, which reads meaning out of it, must not read these
+// files. This package reads older files with the typed fields filled from
+// their text (upgrade).
+const FormatVersion = 3
 
 // MinFormatVersion is the oldest trace format version this package reads.
 const MinFormatVersion = 1

@@ -100,7 +100,7 @@ func TestPayloadIsMsgpack(t *testing.T) {
 // skips them.
 func TestExtraFieldsAreSkipped(t *testing.T) {
 	fields := []any{uint64(0), int64(5), nil, uint64(1), uint64(0), "stdin", uint64(1), uint64(9), []byte("hi"), nil, nil, nil, "note",
-		nil, uint64(2), true, map[string]any{"future": []any{1.5, "x", true}}, "more"}
+		nil, uint64(2), true, uint64(EndEOF), uint64(3), map[string]any{"future": []any{1.5, "x", true}}, "more"}
 	p, err := msgpack.Marshal(fields)
 	if err != nil {
 		t.Fatal(err)
@@ -109,10 +109,12 @@ func TestExtraFieldsAreSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Stream != "stdin" || string(r.Raw) != "hi" || r.Note != "note" || r.Kind != KindStdioLine || r.Offset != 5 || r.Side != SideServer || !r.Oversize {
+	if r.Stream != "stdin" || string(r.Raw) != "hi" || r.Note != "note" || r.Kind != KindStdioLine || r.Offset != 5 || r.Side != SideServer || !r.Oversize ||
+		r.End != EndEOF || r.Batch != 3 {
 		t.Errorf("record = %+v", r)
 	}
-	// So do the fault's and the target's arrays.
+	// So do the fault's and the target's arrays. (This record is of
+	// version 2: its verb is read from its action.)
 	target := []any{uint64(1), uint64(2), "post:2", "e5", true, "7", "tools/call", "t-1", int64(3), true, int64(0), false, uint64(9), true, "future"}
 	fields = []any{uint64(0), int64(5), nil, uint64(1), uint64(0), "", uint64(0), uint64(10), nil, nil, nil, nil, "",
 		[]any{"drop-sse-event", []any{[]any{"nth", "3", "future"}}, target, "dropped", "future"}, uint64(0)}
@@ -122,7 +124,7 @@ func TestExtraFieldsAreSkipped(t *testing.T) {
 	if r, err = decodeRecord(p); err != nil {
 		t.Fatal(err)
 	}
-	wantF := &Fault{Name: "drop-sse-event", Params: []Param{{"nth", "3"}}, Action: "dropped", Target: Target{
+	wantF := &Fault{Name: "drop-sse-event", Params: []Param{{"nth", "3"}}, Action: "dropped", Verb: VerbDrop, Target: Target{
 		Conn: 1, Exchange: 2, Stream: "post:2", EventID: "e5", HasEventID: true, RPCID: "7", Method: "tools/call", TaskID: "t-1",
 		SeqNr: 3, HasSeqNr: true, Record: 9, HasRecord: true}}
 	if diff := cmp.Diff(wantF, r.Fault); diff != "" {

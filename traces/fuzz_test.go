@@ -184,11 +184,21 @@ func TestWriteFuzzCorpus(t *testing.T) {
 			SSE: &SSEFields{ID: "1", HasID: true, Data: "x", Retry: time.Second, HasRetry: true}},
 		{Kind: KindFault, Note: "drop"},
 		{Kind: KindFault, Side: SideClient, Fault: &Fault{Name: "drop-sse-event", Params: []Param{{"nth", "1"}},
-			Target: Target{Stream: "post:2", EventID: "1", HasEventID: true, SeqNr: 1, HasSeqNr: true, Record: 3, HasRecord: true}, Action: "dropped"}},
+			Target: Target{Stream: "post:2", EventID: "1", HasEventID: true, SeqNr: 1, HasSeqNr: true, Record: 3, HasRecord: true}, Action: "dropped",
+			Verb: VerbDelay, Delay: time.Second}},
+		{Conn: 1, Exchange: 2, Stream: "post:2", Dir: DirServerToClient, Kind: KindBodyEnd, End: EndStopped},
 	}
 	trace := writeTrace(t, Header{Seed: 1, Labels: []Label{{"k", "v"}}, Faults: &Schedule{Specs: []string{"drop-sse-event:nth=1"}}},
 		small, &WriterOptions{Now: stepClock(time.Millisecond)})
 	v1, err := os.ReadFile("testdata/v1.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := os.ReadFile("testdata/v2.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2jsonl, err := os.ReadFile("testdata/v2.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,6 +207,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	reader := map[string][]byte{
 		"whole-trace":      trace,
 		"version-1":        v1,
+		"version-2":        v2,
 		"records-only":     records,
 		"header-only":      trace[:ends[0]],
 		"cut-mid-header":   trace[:ends[0]-3],
@@ -229,6 +240,7 @@ func TestWriteFuzzCorpus(t *testing.T) {
 		"bad-kind":   []byte(`{"kind":"nope","dir":"-"}`),
 		"header-bad": []byte(`{"header":{"created":"never"}}`),
 		"fault":      []byte(exportJSONL(t, writeTrace(t, faultHeader(), faultRecords()[:2], nil))),
+		"version-2":  v2jsonl,
 	}
 	for name, data := range reader {
 		writeCorpus(t, "FuzzReader", name, fmt.Sprintf("[]byte(%s)", strconv.Quote(string(data))))

@@ -61,7 +61,7 @@ func sampleRecords() []Record {
 			{"Accept", "application/json, text/event-stream"}, {"Mcp-Session-Id", "sess-1"}}}})
 	add(3, Record{Conn: 1, Exchange: 1, Stream: "req:1", Dir: DirClientToServer, Kind: KindBodyChunk, Raw: []byte(msgCall)})
 	add(3, Record{Conn: 1, Exchange: 1, Stream: "req:1", Dir: DirClientToServer, Kind: KindMessage, Raw: []byte(msgCall)})
-	add(4, Record{Conn: 1, Exchange: 1, Stream: "req:1", Dir: DirClientToServer, Kind: KindBodyEnd, Note: "eof"})
+	add(4, Record{Conn: 1, Exchange: 1, Stream: "req:1", Dir: DirClientToServer, Kind: KindBodyEnd, Note: "eof", End: EndEOF})
 	add(10, Record{Conn: 1, Exchange: 1, Stream: "post:1", Dir: DirServerToClient, Kind: KindResponseHead,
 		HTTP: &HTTPHead{Proto: "HTTP/1.1", Status: 200, Header: []HeaderField{
 			{"Content-Type", "text/event-stream"}, {"Set-Cookie", "sid=abc; HttpOnly"}}}})
@@ -71,14 +71,14 @@ func sampleRecords() []Record {
 	add(35, Record{Conn: 1, Exchange: 1, Stream: "post:1", Dir: DirServerToClient, Kind: KindBodyChunk, Raw: sseRaw("e2", msgSeg2)})
 	add(35, Record{Conn: 1, Exchange: 1, Stream: "post:1", Dir: DirServerToClient, Kind: KindSSEEvent, Raw: sseRaw("e2", msgSeg2),
 		SSE: &SSEFields{ID: "e2", HasID: true, Event: "message", Data: msgSeg2, Retry: 1500 * time.Millisecond, HasRetry: true}})
-	add(36, Record{Conn: 1, Exchange: 1, Stream: "post:1", Dir: DirServerToClient, Kind: KindBodyEnd, Note: "eof"})
+	add(36, Record{Conn: 1, Exchange: 1, Stream: "post:1", Dir: DirServerToClient, Kind: KindBodyEnd, Note: "eof", End: EndEOF})
 	add(40, Record{Kind: KindFault, Stream: "post:1", Note: "drop-sse-event #3"})
 	add(41, Record{Kind: KindAnnotation, Note: "annotation with \x00 and ünïcode"})
-	add(50, Record{Conn: 1, Kind: KindConnError, Note: "read: connection reset by peer"})
+	add(50, Record{Conn: 1, Kind: KindConnError, Note: "read: connection reset by peer", End: EndError})
 	add(60, Record{Conn: 2, Stream: "stdin", Dir: DirClientToServer, Kind: KindStdioLine, Raw: []byte(msgCall)})
 	add(61, Record{Conn: 2, Stream: "stdout", Dir: DirServerToClient, Kind: KindStdioLine, Raw: []byte(msgPartial)})
 	add(62, Record{Conn: 2, Stream: "stderr", Dir: DirServerToClient, Kind: KindStdioLine, Raw: []byte{0xff, 0xfe, 'x', 0}})
-	add(70, Record{Conn: 2, Kind: KindConnClose})
+	add(70, Record{Conn: 2, Kind: KindConnClose, End: EndEOF})
 	return recs
 }
 

@@ -64,6 +64,9 @@ type jsonlFault struct {
 	Params [][2]string `json:"params"`
 	Target jsonlTarget `json:"target"`
 	Action string      `json:"action,omitempty"`
+	Verb   string      `json:"verb,omitempty"`
+	Delay  int64       `json:"delayNs,omitempty"`
+	Status int         `json:"status,omitempty"`
 }
 
 type jsonlTarget struct {
@@ -97,6 +100,8 @@ type jsonlRecord struct {
 	Fault    *jsonlFault `json:"fault,omitempty"`
 	Side     string      `json:"side,omitempty"`
 	Oversize bool        `json:"oversize,omitempty"`
+	End      string      `json:"end,omitempty"`
+	Batch    uint32      `json:"batch,omitempty"`
 }
 
 type jsonlHTTP struct {
@@ -112,6 +117,7 @@ type jsonlSSE struct {
 	Event   string  `json:"event,omitempty"`
 	Data    string  `json:"data"`
 	RetryMS *int64  `json:"retryMs,omitempty"`
+	NoData  bool    `json:"noData,omitempty"`
 }
 
 type jsonlRPC struct {
@@ -215,7 +221,7 @@ func recordJSON(r Record) *jsonlRecord {
 		j.HTTP = jh
 	}
 	if s := r.SSE; s != nil {
-		js := &jsonlSSE{Event: s.Event, Data: s.Data}
+		js := &jsonlSSE{Event: s.Event, Data: s.Data, NoData: s.NoData}
 		if s.HasID {
 			id := s.ID
 			js.ID = &id
@@ -246,11 +252,13 @@ func recordJSON(r Record) *jsonlRecord {
 		j.Side = r.Side.String()
 	}
 	j.Oversize = r.Oversize
+	j.End = r.End.String()
+	j.Batch = r.Batch
 	return j
 }
 
 func faultJSON(f *Fault) *jsonlFault {
-	jf := &jsonlFault{Name: f.Name, Params: [][2]string{}, Action: f.Action}
+	jf := &jsonlFault{Name: f.Name, Params: [][2]string{}, Action: f.Action, Verb: f.Verb.String(), Delay: int64(f.Delay), Status: f.Status}
 	for _, p := range f.Params {
 		jf.Params = append(jf.Params, [2]string{p.Key, p.Value})
 	}
@@ -272,8 +280,12 @@ func faultJSON(f *Fault) *jsonlFault {
 	return jf
 }
 
-func faultFromJSON(j *jsonlFault) *Fault {
-	f := &Fault{Name: j.Name, Action: j.Action}
+func faultFromJSON(j *jsonlFault) (*Fault, error) {
+	f := &Fault{Name: j.Name, Action: j.Action, Delay: time.Duration(j.Delay), Status: j.Status}
+	var ok bool
+	if f.Verb, ok = ParseVerb(j.Verb); !ok {
+		return nil, fmt.Errorf("fault verb %q: want drop, delay, cut-after, ...", j.Verb)
+	}
 	for _, p := range j.Params {
 		f.Params = append(f.Params, Param{Key: p[0], Value: p[1]})
 	}
@@ -292,7 +304,7 @@ func faultFromJSON(j *jsonlFault) *Fault {
 		t.Record, t.HasRecord = *jt.Record, true
 	}
 	f.Target = t
-	return f
+	return f, nil
 }
 
 // MaxJSONLLine caps one line of a JSONL trace.
@@ -376,6 +388,11 @@ func (j *JSONLReader) Next() (Record, error) {
 	if err != nil {
 		j.err = &LineError{Line: j.line, Err: err}
 		return Record{}, j.err
+	}
+	if j.header.FormatVersion < 3 {
+		// An export of an older trace (or without a header line): its
+		// typed fields are in its text.
+		upgrade(&rec)
 	}
 	return rec, nil
 }
@@ -501,7 +518,7 @@ func recordFromJSON(j *jsonlRecord) (Record, error) {
 		}
 	}
 	if s := j.SSE; s != nil {
-		r.SSE = &SSEFields{Event: s.Event, Data: s.Data}
+		r.SSE = &SSEFields{Event: s.Event, Data: s.Data, NoData: s.NoData}
 		if s.ID != nil {
 			r.SSE.ID, r.SSE.HasID = *s.ID, true
 		}
@@ -525,12 +542,18 @@ func recordFromJSON(j *jsonlRecord) (Record, error) {
 		}
 	}
 	if j.Fault != nil {
-		r.Fault = faultFromJSON(j.Fault)
+		if r.Fault, err = faultFromJSON(j.Fault); err != nil {
+			return r, err
+		}
 	}
 	if r.Side, ok = ParseSide(j.Side); !ok {
 		return r, fmt.Errorf("side %q: want client, server or wire", j.Side)
 	}
 	r.Oversize = j.Oversize
+	if r.End, ok = ParseEnd(j.End); !ok {
+		return r, fmt.Errorf("end %q: want eof, client, server, stopped or error", j.End)
+	}
+	r.Batch = j.Batch
 	return r, nil
 }
 

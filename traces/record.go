@@ -33,17 +33,17 @@ type Kind uint8
 // Record kinds. The numbers are part of the file format: never reuse one.
 const (
 	KindConnOpen     Kind = 1  // a connection (TCP, or a stdio child) opened
-	KindConnClose    Kind = 2  // it closed cleanly
-	KindConnError    Kind = 3  // it broke (Note says how): a disconnect on either side
+	KindConnClose    Kind = 2  // it closed (End: how)
+	KindConnError    Kind = 3  // it broke (End: who cut it; Note: the details)
 	KindRequestHead  Kind = 4  // an HTTP request line and headers (HTTP)
 	KindResponseHead Kind = 5  // an HTTP status line and headers (HTTP)
 	KindBodyChunk    Kind = 6  // bytes of an HTTP body as they passed (Raw)
 	KindSSEEvent     Kind = 7  // one whole SSE event (SSE; Raw is its bytes on the wire)
 	KindMessage      Kind = 8  // one JSON-RPC message (RPC; Raw is its JSON)
 	KindStdioLine    Kind = 9  // one line of a stdio stream (Raw, without the newline)
-	KindFault        Kind = 10 // a fault tasksim injected (Fault; Note: free text)
+	KindFault        Kind = 10 // a fault tasksim injected (Fault; Note: the same for a human)
 	KindAnnotation   Kind = 11 // free text (Note)
-	KindBodyEnd      Kind = 12 // an HTTP body ended (Note: "eof" or the error)
+	KindBodyEnd      Kind = 12 // an HTTP body ended (End: how; Note: the details)
 )
 
 var kindNames = map[Kind]string{
@@ -140,8 +140,9 @@ type Record struct {
 	SSE *SSEFields
 	// RPC is set on JSON-RPC messages.
 	RPC *RPCFields
-	// Note is free text: the error of a conn-error, a fault's description,
-	// an annotation.
+	// Note is free text for a human: the error of a conn-error, a fault's
+	// description, an annotation. Nothing reads meaning out of it: that
+	// is in the typed fields (End, Fault, Batch, SSE.NoData).
 	Note string
 	// Fault is set on fault records: which fault, with which parameters,
 	// on which message, doing what.
@@ -155,6 +156,14 @@ type Record struct {
 	// fault layer. A message's pieces are consecutive records of its
 	// stream (body chunks, or stdio lines); the last ends it.
 	Oversize bool
+	// End says how the body, stream or connection of an end record
+	// (body-end, conn-close, conn-error) ended (format version 3; read
+	// from the Note of older traces).
+	End End
+	// Batch is the position, counted from 1, of a message taken out of a
+	// JSON-RPC batch; 0 for a message that was not in one (format
+	// version 3).
+	Batch uint32
 }
 
 // Side says on which side of a fault layer a record was observed.
@@ -233,6 +242,10 @@ type SSEFields struct {
 	Data     string
 	Retry    time.Duration
 	HasRetry bool
+	// NoData marks a block with fields but no data: a reader dispatches
+	// no event, yet its id sets the resume point and its retry the
+	// reconnection time (format version 3).
+	NoData bool
 }
 
 // RPCFields are what a trace reader wants to find in a JSON-RPC message
@@ -314,9 +327,17 @@ type Fault struct {
 	Params []Param
 	// Target is the message (or stream, or connection) it acted on.
 	Target Target
-	// Action says what it did: "dropped", "duplicated", "delayed 200ms",
-	// "cut after 3 events".
+	// Action says what it did, for a human: "dropped", "duplicated",
+	// "delayed 200ms". Nothing reads it back: Verb and its parameters
+	// say the same.
 	Action string
+	// Verb is what it did (format version 3; read from Action in older
+	// traces), Delay how long it held the message (VerbDelay) or moved
+	// the clock (VerbAdvance), Status the HTTP status it answered with
+	// (VerbStatus).
+	Verb   Verb
+	Delay  time.Duration
+	Status int
 }
 
 // Target names what a fault acted on, as far as the fault layer knows it;

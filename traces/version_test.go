@@ -90,11 +90,12 @@ func faultRecords() []Record {
 				Target: Target{Conn: 1, Exchange: 3, Stream: "post:3", EventID: "2", HasEventID: true, RPCID: "7",
 					Method: "tools/call", TaskID: "786512e2-9e0d-44bd-8f29-789f320fe840", SeqNr: 3, HasSeqNr: true,
 					Record: 0, HasRecord: true},
-				Action: "duplicated"}},
+				Action: "duplicated", Verb: VerbDuplicate}},
 		seg(SideClient, 11),
 		seg(SideClient, 12),
 		{Offset: 20 * time.Millisecond, Wall: t0.Add(20 * time.Millisecond), Kind: KindFault,
-			Fault: &Fault{Name: "delay", Params: []Param{{"d", "200ms"}}, Target: Target{Seq: 0, HasSeq: true}, Action: "delayed 200ms"}},
+			Fault: &Fault{Name: "delay", Params: []Param{{"d", "200ms"}}, Target: Target{Seq: 0, HasSeq: true}, Action: "delayed 200ms",
+				Verb: VerbDelay, Delay: 200 * time.Millisecond}},
 		{Offset: 30 * time.Millisecond, Wall: t0.Add(30 * time.Millisecond), Kind: KindFault, Fault: &Fault{Name: "stall"}},
 		{Offset: 40 * time.Millisecond, Wall: t0.Add(40 * time.Millisecond), Conn: 1, Exchange: 4, Stream: "get:4",
 			Dir: DirServerToClient, Kind: KindBodyChunk, Raw: []byte("data: xxxx"), Side: SideClient, Oversize: true},
@@ -128,7 +129,9 @@ func TestFaultsRoundTrip(t *testing.T) {
 	for _, s := range []string{
 		`"seed":18446744073709551609`,
 		`"faults":{"specs":["drop-sse-event:nth=3","delay:method=tools/call,d=200ms"],"decisions":["drop-sse-event: stream post:2 event 3"],"note":"delay decisions are in the fault records"}`,
-		`"fault":{"name":"duplicate-seqnr","params":[["nth","1"],["via","sse"]],"target":{"conn":1,"exchange":3,"stream":"post:3","eventId":"2","id":"7","method":"tools/call","taskId":"786512e2-9e0d-44bd-8f29-789f320fe840","seqNr":3,"record":0},"action":"duplicated"},"side":"client"`,
+		`"fault":{"name":"duplicate-seqnr","params":[["nth","1"],["via","sse"]],"target":{"conn":1,"exchange":3,"stream":"post:3","eventId":"2","id":"7","method":"tools/call","taskId":"786512e2-9e0d-44bd-8f29-789f320fe840","seqNr":3,"record":0},"action":"duplicated","verb":"duplicate"},"side":"client"`,
+		`"action":"delayed 200ms","verb":"delay","delayNs":200000000}`,
+		`"kind":"body-end","note":"eof","end":"eof"`,
 		`"fault":{"name":"stall","params":[],"target":{}}`,
 		`"raw":"data: xxxx","side":"client","oversize":true`,
 	} {
@@ -210,5 +213,115 @@ func TestExtraFieldCorpusEntryReads(t *testing.T) {
 	_, recs, err := readAll(t, data)
 	if err != nil || len(recs) != 1 || recs[0].Stream != "stdout" {
 		t.Fatalf("%d records, %v", len(recs), err)
+	}
+}
+
+// testdata/v2.trace and v2.jsonl were written by tasksim before format
+// version 3, when how a stream ended and what a fault did were text: they
+// read with the typed fields recovered from that text.
+func TestReadsFormatVersion2(t *testing.T) {
+	type typed struct {
+		Kind   Kind
+		End    End
+		Batch  uint32
+		NoData bool
+		Verb   Verb
+		Delay  time.Duration
+		Status int
+		Stream string
+		Task   string
+	}
+	want := []typed{
+		{Kind: KindConnOpen},
+		{Kind: KindRequestHead},
+		{Kind: KindMessage, Batch: 1},
+		{Kind: KindMessage, Batch: 2},
+		{Kind: KindBodyEnd, End: EndEOF},
+		{Kind: KindResponseHead},
+		{Kind: KindSSEEvent, NoData: true},
+		{Kind: KindBodyEnd, End: EndEOF},
+		{Kind: KindBodyEnd, End: EndError}, // the stop's own cut is said by the next record
+		{Kind: KindConnError, End: EndStopped},
+		{Kind: KindBodyEnd, End: EndClient},
+		{Kind: KindConnError, End: EndClient},
+		{Kind: KindBodyEnd, End: EndError},
+		{Kind: KindConnError, End: EndServer},
+		{Kind: KindConnError, End: EndClient},
+		{Kind: KindFault, Verb: VerbDelay, Delay: 200 * time.Millisecond, Stream: "post:s1/7"},
+		{Kind: KindFault, Verb: VerbCutAfter, Stream: "get:s1/2", Task: "t1"},
+		{Kind: KindFault, Verb: VerbStatus, Status: 503},
+		{Kind: KindFault, Verb: VerbAdvance, Delay: 5 * time.Second},
+		{Kind: KindConnClose, End: EndStopped},
+		{Kind: KindConnError, End: EndStopped},
+		{Kind: KindConnError, End: EndServer},
+		{Kind: KindConnClose, End: EndEOF},
+	}
+	summary := func(recs []Record) []typed {
+		var out []typed
+		for _, r := range recs {
+			x := typed{Kind: r.Kind, End: r.End, Batch: r.Batch}
+			if r.SSE != nil {
+				x.NoData = r.SSE.NoData
+			}
+			if f := r.Fault; f != nil {
+				x.Verb, x.Delay, x.Status, x.Stream, x.Task = f.Verb, f.Delay, f.Status, f.Target.Stream, f.Target.TaskID
+			}
+			out = append(out, x)
+		}
+		return out
+	}
+	data, err := os.ReadFile("testdata/v2.trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, recs, err := readAll(t, data)
+	if err != nil || h.FormatVersion != 2 {
+		t.Fatalf("version %d, %v", h.FormatVersion, err)
+	}
+	if diff := cmp.Diff(want, summary(recs)); diff != "" {
+		t.Errorf("v2.trace (-want +got):\n%s", diff)
+	}
+	// Written again, the typed fields are in the file, and read back the
+	// same; so through JSONL.
+	again := writeTrace(t, h, recs, nil)
+	_, recs3, err := readAll(t, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(summary(recs), summary(recs3)); diff != "" {
+		t.Errorf("rewritten (-want +got):\n%s", diff)
+	}
+	if _, recsJ, err := readAll(t, importJSONL(t, exportJSONL(t, again))); err != nil {
+		t.Fatal(err)
+	} else if diff := cmp.Diff(want, summary(recsJ)); diff != "" {
+		t.Errorf("through JSONL (-want +got):\n%s", diff)
+	}
+
+	jsonl, err := os.ReadFile("testdata/v2.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs2, err := readAll(t, importJSONL(t, string(jsonl)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, summary(recs2)); diff != "" {
+		t.Errorf("v2.jsonl (-want +got):\n%s", diff)
+	}
+}
+
+func TestEndAndVerbNames(t *testing.T) {
+	for e := EndNone; e <= EndError+1; e++ {
+		if got, ok := ParseEnd(e.String()); !ok || got != e {
+			t.Errorf("ParseEnd(%q) = %v, %v", e, got, ok)
+		}
+	}
+	for v := VerbNone; v <= VerbAdvance+1; v++ {
+		if got, ok := ParseVerb(v.String()); !ok || got != v {
+			t.Errorf("ParseVerb(%q) = %v, %v", v, got, ok)
+		}
+	}
+	if _, ok := ParseEnd("later"); ok {
+		t.Error("ParseEnd accepted later")
 	}
 }

@@ -137,7 +137,13 @@ func startGatedUpstream(t *testing.T) string {
 	t.Helper()
 	gate := &answerGate{}
 	srv := server.New(&server.Options{PollInterval: 20 * time.Millisecond, Tools: gatedTools(gate)})
-	h := streamhttp.NewHandler(gatedEndpoint{srv, gate}, nil)
+	return serveUpstream(t, srv, gatedEndpoint{srv, gate})
+}
+
+// serveUpstream serves ep (srv, or a decorator of it) over Streamable
+// HTTP on loopback until the test ends, and returns its endpoint's URL.
+func serveUpstream(t *testing.T, srv *server.Server, ep mcp.Endpoint) string {
+	h := streamhttp.NewHandler(ep, nil)
 	hs := httptest.NewServer(h)
 	t.Cleanup(func() {
 		h.Close()
@@ -148,47 +154,55 @@ func startGatedUpstream(t *testing.T) string {
 	return hs.URL + streamhttp.DefaultPath
 }
 
-// gatedTools are the built-in tools with slow_text's chunks after the
-// first held by gate; its arguments and content are slow_text's.
-func gatedTools(gate *answerGate) []*server.Tool {
+// withSlowText returns the built-in tools with slow_text run by prepare,
+// once slow_text's own Prepare accepted the arguments.
+func withSlowText(prepare func(raw json.RawMessage) (server.RunFunc, error)) []*server.Tool {
 	tools := server.BuiltinTools()
 	for i, tool := range tools {
 		if tool.Name != server.ToolSlowText {
 			continue
 		}
-		gated := *tool
-		gated.Prepare = func(raw json.RawMessage) (server.RunFunc, error) {
+		t := *tool
+		t.Prepare = func(raw json.RawMessage) (server.RunFunc, error) {
 			if _, err := tool.Prepare(raw); err != nil {
 				return nil, err
 			}
-			gate := gate.current()
-			a := server.SlowTextArgs{Chunks: 5, ChunkSize: 32}
-			if err := json.Unmarshal(raw, &a); err != nil || a.IntervalMs == nil {
-				return nil, fmt.Errorf("the gated slow_text takes chunks, chunkSize and intervalMs")
-			}
-			interval := time.Duration(*a.IntervalMs * float64(time.Millisecond))
-			return func(ctx context.Context, c *server.Call) (*mcp.CallToolResult, error) {
-				for i := 1; i <= a.Chunks; i++ {
-					if i == 2 && gate != nil {
-						select {
-						case <-gate:
-						case <-ctx.Done():
-							return nil, ctx.Err()
-						}
-					}
-					if err := c.Sleep(ctx, interval); err != nil {
-						return nil, err
-					}
-					if err := c.Emit(ctx, mcp.TextBlock(server.ChunkText(i, a.ChunkSize))); err != nil {
-						return nil, err
-					}
-				}
-				return &mcp.CallToolResult{}, nil
-			}, nil
+			return prepare(raw)
 		}
-		tools[i] = &gated
+		tools[i] = &t
 	}
 	return tools
+}
+
+// gatedTools are the built-in tools with slow_text's chunks after the
+// first held by gate; its arguments and content are slow_text's.
+func gatedTools(gate *answerGate) []*server.Tool {
+	return withSlowText(func(raw json.RawMessage) (server.RunFunc, error) {
+		gate := gate.current()
+		a := server.SlowTextArgs{Chunks: 5, ChunkSize: 32}
+		if err := json.Unmarshal(raw, &a); err != nil || a.IntervalMs == nil {
+			return nil, fmt.Errorf("the gated slow_text takes chunks, chunkSize and intervalMs")
+		}
+		interval := time.Duration(*a.IntervalMs * float64(time.Millisecond))
+		return func(ctx context.Context, c *server.Call) (*mcp.CallToolResult, error) {
+			for i := 1; i <= a.Chunks; i++ {
+				if i == 2 && gate != nil {
+					select {
+					case <-gate:
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+				}
+				if err := c.Sleep(ctx, interval); err != nil {
+					return nil, err
+				}
+				if err := c.Emit(ctx, mcp.TextBlock(server.ChunkText(i, a.ChunkSize))); err != nil {
+					return nil, err
+				}
+			}
+			return &mcp.CallToolResult{}, nil
+		}, nil
+	})
 }
 
 // TestProxyFaultMatrix: the reference client and server through tasksim

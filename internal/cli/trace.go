@@ -292,6 +292,15 @@ func showColumns(rec traces.Record) []string {
 		if s.HasRetry {
 			d = append(d, "retry="+s.Retry.String())
 		}
+		if s.NoData {
+			d = append(d, "no-data")
+		}
+	}
+	if rec.Batch > 0 {
+		d = append(d, "batch="+strconv.FormatUint(uint64(rec.Batch), 10))
+	}
+	if rec.End != traces.EndNone {
+		d = append(d, "end="+rec.End.String())
 	}
 	if rec.RPC == nil && len(rec.Raw) > 0 {
 		d = append(d, fmt.Sprintf("%d B", len(rec.Raw)))

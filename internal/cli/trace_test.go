@@ -90,7 +90,7 @@ func TestTraceShow(t *testing.T) {
 	if len(lines) != 3+1+6 {
 		t.Fatalf("%d lines:\n%s", len(lines), stdout)
 	}
-	if !strings.Contains(lines[0], "trace format 2 · tasksim test") || !strings.Contains(lines[0], "seed 7") {
+	if !strings.Contains(lines[0], fmt.Sprintf("trace format %d · tasksim test", traces.FormatVersion)) || !strings.Contains(lines[0], "seed 7") {
 		t.Errorf("header line %q", lines[0])
 	}
 	wantFields := map[int][]string{

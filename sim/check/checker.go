@@ -216,14 +216,18 @@ func (c *Checker) add(rec traces.Record) {
 			c.message(rec, rec.Raw)
 		}
 	case traces.KindBodyEnd:
-		if rec.Dir == traces.DirServerToClient && (rec.Note != "eof" || c.postStreamOpen(rec)) {
+		if rec.Dir == traces.DirServerToClient && rec.End != traces.EndStopped && (rec.End != traces.EndEOF || c.postStreamOpen(rec)) {
 			// Also a POST stream the server ended before its response:
 			// the client must resume it (Transports, "Sending Messages
 			// to the Server": the server MAY close the connection).
 			c.streamCut(rec)
 		}
 	case traces.KindConnError:
-		c.streamCut(rec)
+		// A stream the recorder cut on its own stop is the end of the
+		// record, not a cut either peer made: nobody is to resume it.
+		if rec.End != traces.EndStopped {
+			c.streamCut(rec)
+		}
 	}
 }
 
@@ -263,30 +267,14 @@ func (c *Checker) addFault(rec traces.Record) {
 	}
 }
 
-// faultTarget reads the stream and task a fault record names: from its
-// structured field, or from a note "SPEC TARGET: ACTION" with TARGET as
-// faults.Target writes it ("STREAM#N ... task=ID ...").
+// faultTarget reads the stream and task a fault record names. (The
+// trace reader gives version 1 faults, which were text, their structured
+// field.)
 func faultTarget(rec traces.Record) (stream, task string) {
 	if f := rec.Fault; f != nil {
 		return f.Target.Stream, f.Target.TaskID
 	}
-	note := rec.Note
-	if i := strings.Index(note, " "); i >= 0 {
-		note = note[i+1:]
-	} else {
-		return "", ""
-	}
-	note, _, _ = strings.Cut(note, ": ")
-	for i, f := range strings.Fields(note) {
-		if i == 0 {
-			stream, _, _ = strings.Cut(f, "#")
-			continue
-		}
-		if v, ok := strings.CutPrefix(f, "task="); ok {
-			task = v
-		}
-	}
-	return stream, task
+	return "", ""
 }
 
 // faulted reports whether a fault acted on stream s or task t.

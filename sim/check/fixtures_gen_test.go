@@ -437,7 +437,7 @@ func (e *editor) exchange(at time.Duration, ex uint64, method, req, resp string)
 		{Offset: at, Conn: conn, Exchange: ex, Stream: "req:" + n, Dir: traces.DirClientToServer, Kind: traces.KindMessage, Raw: []byte(req), RPC: traces.DescribeMessage([]byte(req))},
 		{Offset: at, Conn: conn, Exchange: ex, Stream: "post:" + n, Dir: traces.DirServerToClient, Kind: traces.KindResponseHead, HTTP: &traces.HTTPHead{Status: 200, Header: []traces.HeaderField{{Name: "Content-Type", Value: "application/json"}, {Name: "Mcp-Session-Id", Value: sid}}}},
 		{Offset: at, Conn: conn, Exchange: ex, Stream: "post:" + n, Dir: traces.DirServerToClient, Kind: traces.KindMessage, Raw: []byte(resp), RPC: traces.DescribeMessage([]byte(resp))},
-		{Offset: at, Conn: conn, Exchange: ex, Stream: "post:" + n, Dir: traces.DirServerToClient, Kind: traces.KindBodyEnd, Note: "eof"},
+		{Offset: at, Conn: conn, Exchange: ex, Stream: "post:" + n, Dir: traces.DirServerToClient, Kind: traces.KindBodyEnd, Note: "eof", End: traces.EndEOF},
 	}
 	return recs
 }
