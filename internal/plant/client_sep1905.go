@@ -211,13 +211,7 @@ func givesUpAfterCut() *clientRun {
 		})
 	}
 	run.call = func(ctx context.Context, s *client.Session, o client.CallOptions) (string, error) {
-		var mu sync.Mutex
-		var got []string
-		o.OnSegment = func(sg mcp.Segment) {
-			mu.Lock()
-			defer mu.Unlock()
-			got = append(got, text([]mcp.ContentBlock{sg.ContentBlock}))
-		}
+		arrived := inArrivalOrder(&o)
 		callCtx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		type result struct {
@@ -235,9 +229,7 @@ func givesUpAfterCut() *clientRun {
 		case <-cut:
 			cancel()
 			<-done
-			mu.Lock()
-			defer mu.Unlock()
-			return strings.Join(got, ""), nil
+			return arrived(), nil
 		}
 	}
 	return run
@@ -280,21 +272,31 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 // Segment Merging: "Sort segments by seqNr in ascending order").
 func arrivalOrder() *clientRun {
 	return &clientRun{call: func(ctx context.Context, s *client.Session, o client.CallOptions) (string, error) {
-		var mu sync.Mutex
-		var got []string
-		o.OnSegment = func(sg mcp.Segment) {
-			mu.Lock()
-			defer mu.Unlock()
-			got = append(got, text([]mcp.ContentBlock{sg.ContentBlock}))
-		}
+		arrived := inArrivalOrder(&o)
 		out, err := printResult(ctx, s, o)
+		if got := arrived(); got != "" {
+			return got, err
+		}
+		return out, err // no segments: the result came whole
+	}}
+}
+
+// inArrivalOrder makes o collect the text of its segments as they
+// arrive (OnSegment may be called from two goroutines, one at a time);
+// the function returned gives it.
+func inArrivalOrder(o *client.CallOptions) func() string {
+	var mu sync.Mutex
+	var b strings.Builder
+	o.OnSegment = func(sg mcp.Segment) {
 		mu.Lock()
 		defer mu.Unlock()
-		if len(got) == 0 {
-			return out, err // no segments: the result came whole
-		}
-		return strings.Join(got, ""), err
-	}}
+		b.WriteString(text([]mcp.ContentBlock{sg.ContentBlock}))
+	}
+	return func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return b.String()
+	}
 }
 
 // dropsLast prints the result without its last content block.
