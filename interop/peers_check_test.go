@@ -464,16 +464,20 @@ func TestCheckMCPGo(t *testing.T) {
 // TestCheckTSClient: tasksim check judges the TypeScript SDK client
 // (ts-check-client.mjs) under --client-cmd. It does not speak SEP-1905:
 // the scripted server answers it in task mode, so no stream carries
-// segments to cut or lose, and the resume rules see nothing to judge.
+// segments to repeat, drop or cut. Those scenarios' faults had nothing to
+// act on: they are SKIP with the reason, never PASS. Only
+// client-poll-interval, which needs no fault, judges it.
 func TestCheckTSClient(t *testing.T) {
 	nm := nodeModules(t)
 	got, code := runCheck(t, ".", "--client-cmd", fmt.Sprintf("%q ts-check-client.mjs", filepath.Join(nm, ".bin", "node")))
 	assertVerdicts(t, got, code, peerWant{
 		ran: map[string]map[string]string{
-			"client-duplicates":    {"CLIENT-DEDUP": pass},
-			"client-gap":           {"CLIENT-RESUME": skip, "CLIENT-DEDUP": pass},
-			"client-cut-stream":    {"CLIENT-RESUME": skip, "CLIENT-POLL-INTERVAL": "", "CLIENT-DEDUP": pass},
-			"client-poll-interval": {"CLIENT-POLL-INTERVAL": pass, "CLIENT-DEDUP": pass},
+			"client-poll-interval": {"CLIENT-POLL-INTERVAL": pass, "CLIENT-DEDUP": pass, "CLIENT-COMPLETE": pass},
+		},
+		skipped: [][2]string{
+			{"client-duplicates", "did not negotiate SEP-1905 streaming: no segment to duplicate"},
+			{"client-gap", "did not negotiate SEP-1905 streaming: no segment to drop"},
+			{"client-cut-stream", "no answer to the client came as an SSE stream: nothing to cut"},
 		},
 	})
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -60,7 +59,11 @@ func (t ClientTarget) String() string {
 }
 
 // ClientScenario is one scripted-server scenario: the reference server,
-// configured and misbehaving on purpose on the wire.
+// configured and misbehaving on purpose on the wire. Each misbehaviour is
+// what the scenario declares it must exercise (Misbehavior.exercises): a
+// scenario whose misbehaviour found nothing to act on (a client that
+// never asked for a streamed result gives no segment to drop) is SKIP
+// with the reason, never PASS.
 type ClientScenario struct {
 	Name, Summary string
 	Rules         []string
@@ -88,13 +91,13 @@ type Misbehavior struct {
 func ClientScenarios() []*ClientScenario {
 	return []*ClientScenario{
 		{Name: "client-duplicates", Summary: "every segment event sent twice on the stream (SEP-1905 scenarios 12, 15): the result has each once",
-			Rules: []string{"CLIENT-DEDUP"}, Misbehave: Misbehavior{Duplicate: true}},
+			Rules: []string{"CLIENT-DEDUP", "CLIENT-COMPLETE"}, Misbehave: Misbehavior{Duplicate: true}},
 		{Name: "client-gap", Summary: "the event carrying segment 2 is lost (SEP-1905 scenario 7): the client fills the gap",
-			Rules: []string{"CLIENT-RESUME", "CLIENT-DEDUP"}, Misbehave: Misbehavior{DropSeqNr: 2}},
+			Rules: []string{"CLIENT-COMPLETE", "CLIENT-RESUME", "CLIENT-DEDUP"}, Misbehave: Misbehavior{DropSeqNr: 2}},
 		{Name: "client-cut-stream", Summary: "the POST stream is cut after 2 events, retry 300ms: the client waits, resumes and loses nothing",
-			Rules: []string{"CLIENT-RESUME", "CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"}, HTTP: streamhttp.Options{Retry: 300 * time.Millisecond}, Misbehave: Misbehavior{CutAfter: 2}, HTTPOnly: true},
+			Rules: []string{"CLIENT-RESUME", "CLIENT-COMPLETE", "CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"}, HTTP: streamhttp.Options{Retry: 300 * time.Millisecond}, Misbehave: Misbehavior{CutAfter: 2}, HTTPOnly: true},
 		{Name: "client-poll-interval", Summary: "a server in task mode only, without status notifications, pollInterval 200ms: the client polls no faster",
-			Rules:  []string{"CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"},
+			Rules:  []string{"CLIENT-POLL-INTERVAL", "CLIENT-DEDUP", "CLIENT-COMPLETE"},
 			Server: server.Options{Modes: []mcp.ResponseMode{mcp.ModeTask}, NoPartial: true, NoStatusNotifications: true, PollInterval: 200 * time.Millisecond}},
 	}
 }
@@ -174,6 +177,8 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 	srvOpts := sc.Server
 	srv := server.New(&srvOpts)
 	defer srv.Close()
+	ep := newTruth(srv)
+	acts := &misbehaviorActs{}
 	ctx, cancel := context.WithTimeout(parent, o.Timeout)
 	defer cancel()
 	var (
@@ -182,7 +187,7 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 	)
 	if target.Stdio {
 		p := recorder.NewPipeline(w, nil)
-		spec, stop, err := serveStdioScripted(ctx, srv, sc.Misbehave, p)
+		spec, stop, err := serveStdioScripted(ctx, ep, sc.Misbehave, acts, p)
 		if err != nil {
 			p.Close()
 			w.Close()
@@ -196,7 +201,7 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 		}
 	} else {
 		httpOpts := sc.HTTP
-		upstream, stopUp, err := serveLoopback(misbehave(streamhttp.NewHandler(srv, &httpOpts), sc.Misbehave), nil)
+		upstream, stopUp, err := serveLoopback(misbehave(streamhttp.NewHandler(ep, &httpOpts), sc.Misbehave, acts), nil)
 		if err != nil {
 			w.Close()
 			return fail("scripted server: %v", err)
@@ -220,40 +225,89 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 		return fail("%v", verr)
 	}
 	r.Verdict = v
-	expected, connected := expectedOutput(tracePath)
-	if !connected {
+	if !clientConnected(tracePath) {
 		why := "the client never connected (no initialize reached the scripted server)"
 		if runErr != nil {
 			why += ": " + runErr.Error()
 		}
 		return fail("%s", why)
 	}
+	missed := missedExercise(sc.Misbehave.exercises(acts))
 	e := &Env{asserts: map[string]*RuleOutcome{}}
-	switch {
-	case runErr != nil:
+	if runErr != nil {
 		// A client that could not finish says so; the wire says why.
-		// Where the scripted server lost or cut something on purpose,
-		// not finishing is not resuming.
+		// Where the scripted server did lose or cut something on
+		// purpose, not finishing is not resuming.
 		r.Why = "the client failed: " + runErr.Error()
-		if slices.Contains(sc.Rules, "CLIENT-RESUME") {
+		if slices.Contains(sc.Rules, "CLIENT-RESUME") && missed == "" {
 			e.Expect("CLIENT-RESUME", false, "the client did not complete the call after the loss: %v", runErr)
 		}
-	case expected == "":
-		r.Why = "the scripted server gave no result to compare the output with"
-	default:
-		got := strings.TrimRight(stdout, "\n")
-		e.Expect("CLIENT-DEDUP", got == expected, "the client printed %q, want %q (each segment once, in order)", abbrev(got), abbrev(expected))
+	} else {
+		judgeOutput(e, ep, strings.TrimRight(stdout, "\n"))
 	}
 	r.Rules = mergeOutcomes(sc.Rules, v, e)
-	if len(r.Failed()) > 0 {
+	deferLoss(r.Rules, runErr)
+	if len(r.Failed()) > 0 || runErr != nil {
 		r.Status = check.Fail
 	} else {
 		r.Status = check.Pass
-		if runErr != nil {
-			r.Status = check.Fail
-		}
+	}
+	if missed != "" && runErr == nil {
+		skipUnexercised(r, missed)
 	}
 	return r
+}
+
+// judgeOutput judges what a client that reported success printed against
+// the scripted server's own record of the result it sent (not against the
+// wire, which lacks what was lost on purpose): no part twice
+// (CLIENT-DEDUP) and every part, once, in order (CLIENT-COMPLETE; SEP-1905,
+// Client Implementation Guide › Handling Streaming Results: track, order
+// and merge the segments, fill gaps, resume after a loss).
+func judgeOutput(e *Env, ep *truth, got string) {
+	pieces, complete, called := ep.result()
+	if !called {
+		e.Expect("CLIENT-COMPLETE", false, "the client reported success but called no tool of the scripted server")
+		return
+	}
+	d := readOutput(got, pieces)
+	dups := d.repeated()
+	e.Expect("CLIENT-DEDUP", len(dups) == 0, "the client printed part %v of the result more than once: %q", dups, abbrev(got))
+	if !complete {
+		e.Expect("CLIENT-COMPLETE", false, "the client reported success before the scripted server had sent the whole result (it printed %q)", abbrev(got))
+		return
+	}
+	why := d.incomplete(pieces, got)
+	e.Expect("CLIENT-COMPLETE", why == "", "%s", why)
+}
+
+// deferLoss leaves CLIENT-COMPLETE unjudged where another rule owns the
+// loss: a client that reported failure claimed no whole result, and what
+// a client lost by not resuming a cut stream is CLIENT-RESUME's ("resumes
+// and loses nothing").
+func deferLoss(rules []RuleOutcome, runErr error) {
+	var complete, resume *RuleOutcome
+	for i := range rules {
+		switch rules[i].ID {
+		case "CLIENT-COMPLETE":
+			complete = &rules[i]
+		case "CLIENT-RESUME":
+			resume = &rules[i]
+		}
+	}
+	if complete == nil {
+		return
+	}
+	why := ""
+	switch {
+	case runErr != nil:
+		why = "not judged: the client reported failure, not a whole result"
+	case complete.Status == check.Fail && resume != nil && resume.Status == check.Fail:
+		why = "not judged: what the client lost follows from its CLIENT-RESUME failure"
+	default:
+		return
+	}
+	complete.Status, complete.Why, complete.Checked, complete.Findings = check.Skip, why, 0, nil
 }
 
 func abbrev(s string) string {
@@ -377,68 +431,23 @@ func (h *handlers) wait() {
 	h.wg.Wait()
 }
 
-// expectedOutput reads a client scenario's trace: the text the client
-// should print (the canonical result of its call: tasks/result if it
-// asked, else the merged segments and the final content), and whether it
-// connected at all.
-func expectedOutput(path string) (string, bool) {
+// clientConnected reports whether a client scenario's trace shows the
+// client's initialize: whether it connected at all.
+func clientConnected(path string) bool {
 	tr, err := traces.Open(path)
 	if err != nil {
-		return "", false
+		return false
 	}
 	defer tr.Close()
-	connected := false
-	segs := map[int64]string{}
-	var tail, canonical string
-	haveCanonical := false
 	for rec, err := range tr.Records() {
 		if err != nil {
-			break
+			return false
 		}
-		if rec.RPC == nil {
-			continue
-		}
-		raw := rec.Raw
-		if rec.SSE != nil {
-			raw = []byte(rec.SSE.Data)
-		}
-		m, err := mcp.DecodeMessage(raw)
-		if err != nil {
-			continue
-		}
-		if m.Method == mcp.MethodInitialize {
-			connected = true
-		}
-		if m.Kind() != mcp.KindResponse || m.Error != nil {
-			continue
-		}
-		var res mcp.ToolCallResponse
-		if json.Unmarshal(m.Result, &res) != nil {
-			continue
-		}
-		for _, s := range res.PartialContent {
-			segs[s.SeqNr] = blocksText([]mcp.ContentBlock{s.ContentBlock})
-		}
-		if res.IsComplete != nil && *res.IsComplete {
-			tail = blocksText(res.Content)
-		} else if res.IsComplete == nil && res.Task == nil && res.Content != nil {
-			canonical, haveCanonical = blocksText(res.Content), true
+		if rec.RPC != nil && rec.RPC.Method == mcp.MethodInitialize && rec.Dir == traces.DirClientToServer {
+			return true
 		}
 	}
-	if haveCanonical {
-		return canonical, connected
-	}
-	keys := make([]int64, 0, len(segs))
-	for k := range segs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(segs[k])
-	}
-	b.WriteString(tail)
-	return b.String(), connected
+	return false
 }
 
 // blocksText is the client output contract: the text of each text block,

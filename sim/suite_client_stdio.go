@@ -21,8 +21,8 @@ import (
 // recorded before the server reads it; stdout: server to client, recorded
 // before it is sent), and misbehaving on the lines of answers as mb says.
 // stop closes the listener and the connections and returns once every
-// session ended.
-func serveStdioScripted(ctx context.Context, ep mcp.Endpoint, mb Misbehavior, p *recorder.Pipeline) (spec string, stop func(), err error) {
+// session ended. What the misbehaviour did is counted into acts.
+func serveStdioScripted(ctx context.Context, ep mcp.Endpoint, mb Misbehavior, acts *misbehaviorActs, p *recorder.Pipeline) (spec string, stop func(), err error) {
 	l, err := listenRelay()
 	if err != nil {
 		return "", nil, err
@@ -37,7 +37,7 @@ func serveStdioScripted(ctx context.Context, ep mcp.Endpoint, mb Misbehavior, p 
 			id := conns.Add(1)
 			p.Add(traces.Record{Conn: id, Kind: traces.KindConnOpen, Note: "stdio client, through the relay from " + c.RemoteAddr().String()})
 			in := &lineRecorder{p: p, conn: id}
-			out := &scriptedLines{w: c, mb: mb, dropped: &dropped, rec: lineRecorder{p: p, conn: id, stream: "stdout", dir: traces.DirServerToClient}}
+			out := &scriptedLines{w: c, mb: mb, acts: acts, dropped: &dropped, rec: lineRecorder{p: p, conn: id, stream: "stdout", dir: traces.DirServerToClient}}
 			in.stream, in.dir = "stdin", traces.DirClientToServer
 			err := stdio.Serve(ctx, ep, &recordingReader{r: r, rec: in}, out, nil)
 			kind, note := traces.KindConnClose, "the client closed its side"
@@ -98,6 +98,7 @@ func (r *recordingReader) Read(b []byte) (int, error) {
 type scriptedLines struct {
 	w       net.Conn
 	mb      Misbehavior
+	acts    *misbehaviorActs
 	dropped *atomic.Bool // the DropSeqNr line was dropped (once per scenario)
 
 	mu   sync.Mutex
@@ -128,12 +129,17 @@ func (s *scriptedLines) line(line []byte) error {
 	if m, err := mcp.DecodeMessage(line); err == nil && m.Kind() == mcp.KindResponse {
 		seqs = seqNrs(m)
 	}
+	if len(seqs) > 0 {
+		s.acts.segmentEvents.Add(1)
+	}
 	if s.mb.DropSeqNr > 0 && containsInt(seqs, s.mb.DropSeqNr) && s.dropped.CompareAndSwap(false, true) {
+		s.acts.dropped.Add(1)
 		return nil
 	}
 	n := 1
 	if s.mb.Duplicate && len(seqs) > 0 {
 		n = 2
+		s.acts.duplicated.Add(1)
 	}
 	for range n {
 		s.rec.record(line)

@@ -16,8 +16,9 @@ import (
 var errCut = errors.New("the scripted server cut this stream on purpose")
 
 // misbehave wraps the scripted server's handler: it acts, as mb says, on
-// the SSE events of POST answers, one whole event at a time.
-func misbehave(h http.Handler, mb Misbehavior) http.Handler {
+// the SSE events of POST answers, one whole event at a time, and counts
+// into acts what it did.
+func misbehave(h http.Handler, mb Misbehavior, acts *misbehaviorActs) http.Handler {
 	if mb == (Misbehavior{}) {
 		return h
 	}
@@ -30,7 +31,7 @@ func misbehave(h http.Handler, mb Misbehavior) http.Handler {
 		}
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
-		mw := &misbehavingWriter{ResponseWriter: w, mb: mb, cancel: cancel}
+		mw := &misbehavingWriter{ResponseWriter: w, mb: mb, acts: acts, cancel: cancel}
 		mw.claimCut = func() bool { return cutDone.CompareAndSwap(false, true) }
 		mw.claimDrop = func() bool { return dropDone.CompareAndSwap(false, true) }
 		h.ServeHTTP(mw, r.WithContext(ctx))
@@ -40,6 +41,7 @@ func misbehave(h http.Handler, mb Misbehavior) http.Handler {
 type misbehavingWriter struct {
 	http.ResponseWriter
 	mb        Misbehavior
+	acts      *misbehaviorActs
 	cancel    context.CancelFunc
 	claimCut  func() bool
 	claimDrop func() bool
@@ -54,6 +56,9 @@ type misbehavingWriter struct {
 func (w *misbehavingWriter) WriteHeader(code int) {
 	w.headed = true
 	w.sse = strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream")
+	if w.sse {
+		w.acts.sseAnswers.Add(1)
+	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
@@ -85,7 +90,11 @@ func (w *misbehavingWriter) Write(p []byte) (int, error) {
 // event passes one whole event on, or not, or twice.
 func (w *misbehavingWriter) event(ev []byte) error {
 	seqs := eventSeqNrs(ev)
+	if len(seqs) > 0 {
+		w.acts.segmentEvents.Add(1)
+	}
 	if w.mb.DropSeqNr > 0 && containsInt(seqs, w.mb.DropSeqNr) && w.claimDrop() {
+		w.acts.dropped.Add(1)
 		return nil
 	}
 	if _, err := w.ResponseWriter.Write(ev); err != nil {
@@ -97,6 +106,7 @@ func (w *misbehavingWriter) event(ev []byte) error {
 		if _, err := w.ResponseWriter.Write(withoutID(ev)); err != nil {
 			return err
 		}
+		w.acts.duplicated.Add(1)
 	}
 	if bytes.Contains(ev, []byte("data: {")) {
 		w.events++
@@ -104,6 +114,7 @@ func (w *misbehavingWriter) event(ev []byte) error {
 	if w.mb.CutAfter > 0 && w.events >= w.mb.CutAfter && w.claimCut() {
 		w.flush()
 		w.cut = true
+		w.acts.cut.Add(1)
 		w.cancel()
 		return errCut
 	}

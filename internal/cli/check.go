@@ -89,9 +89,11 @@ server, the way an MCP host does; it is "tasksim check --stdio-relay ...",
 which relays its stdin and stdout to the suite. Scenarios that need
 Streamable HTTP (a cut SSE stream) are SKIP over stdio. The client
 is judged from the wire (CLIENT-RESUME, CLIENT-POLL-INTERVAL) and from what
-it prints on stdout (CLIENT-DEDUP): the text of the result's content
-blocks, concatenated, as tasksim call prints it. A client that does not
-start or never connects fails the scenario with that reason.
+it prints on stdout (CLIENT-DEDUP, CLIENT-COMPLETE): the text of the
+result's content blocks, concatenated, as tasksim call prints it, compared
+with the result the scripted server sent before misbehaving. A scenario
+whose fault had nothing to act on is SKIP with the reason. A client that
+does not start or never connects fails the scenario with that reason.
 
 For each failure the output names the trace file (kept in --traces DIR, or
 in a temporary directory that is printed) and the command that reproduces

@@ -97,12 +97,28 @@ func (c *Checker) checkPollInterval(t *task, r *request, rec traces.Record) {
 
 // checkResumeRequest: CLIENT-RESUME through lastSeqNr. A client resuming
 // with lastSeqNr = k claims segments 1..k: a k past what it received
-// loses segments (SEP-1905, Case 3 › Resuming Streaming).
+// loses segments; after a connection loss it resumes "from the last
+// received segment", and fills a gap with lastSeqNr below it (SEP-1905,
+// Client Implementation Guide › Error Handling; Case 3 › Resuming
+// Streaming: lastSeqNr is a positive integer). So a resume — a
+// tasks/result with lastSeqNr of a task whose stream was cut and not yet
+// resumed, sent before the client had the result's end — with a
+// lastSeqNr that is no positive integer fails. Other invalid lastSeqNr
+// (a client probing the server, S1905-LASTSEQNR-INVALID) resume nothing. A lastSeqNr below the highest seqNr recorded
+// before a cut is not judged: a cut between the recorder and the client
+// may have lost the last events the recorder saw.
 func (c *Checker) checkResumeRequest(t *task, r *request, rec traces.Record) {
-	if !r.hasLastSeqNr || !r.lastSeqNrOK || len(t.received) == 0 {
+	if !r.hasLastSeqNr || len(t.received) == 0 {
 		return
 	}
 	have := t.contiguous()
+	cut := t.cutStream(rec.Index)
+	if !r.lastSeqNrOK {
+		if cut != nil && !t.isComplete && t.result == "" {
+			c.fail("CLIENT-RESUME", "tasks/result resumes task "+t.id+" after its stream was cut with lastSeqNr "+r.lastSeqNrRaw+"; a resume names the highest seqNr received (here "+strconv.FormatInt(have, 10)+"), a positive integer", cut.cutRec, rec.Index)
+		}
+		return
+	}
 	if r.lastSeqNr > have {
 		c.fail("CLIENT-RESUME", "tasks/result asks for segments after lastSeqNr "+strconv.FormatInt(r.lastSeqNr, 10)+" of task "+t.id+" but the client received only 1.."+strconv.FormatInt(have, 10)+": segments are lost", rec.Index)
 		return
@@ -113,6 +129,17 @@ func (c *Checker) checkResumeRequest(t *task, r *request, rec traces.Record) {
 		}
 	}
 	c.ok("CLIENT-RESUME")
+}
+
+// cutStream returns the stream that created t if it was cut before
+// record rec and not resumed since, nil if not.
+func (t *task) cutStream(rec uint64) *stream {
+	for _, st := range t.sess.cutStreams {
+		if st.cutRec < rec && st.resumedBy == nil && slicesContainsTask(st.tasksCreated, t) {
+			return st
+		}
+	}
+	return nil
 }
 
 func slicesContainsTask(ts []*task, t *task) bool {

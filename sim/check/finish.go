@@ -39,8 +39,16 @@ func (c *Checker) finishSession(s *session) {
 				}
 			}
 		}
-		if !resumed && !r.answered && !s.deleted {
-			c.fail("CLIENT-RESUME", "the stream answering request "+st.rpcID+" ("+st.method+") broke and the client never resumed it nor asked for the task", st.cutRec)
+		// A session the client deleted instead is no excuse: the result
+		// was lost all the same (Resumability and Redelivery; SEP-1905,
+		// Client Implementation Guide › Error Handling, Connection Loss).
+		if !resumed && !r.answered {
+			why, recs := "the stream answering request "+st.rpcID+" ("+st.method+") broke and the client never resumed it nor asked for the task", []uint64{st.cutRec}
+			if s.deleted && s.deletedRec > st.cutRec {
+				why += "; it deleted its session instead"
+				recs = append(recs, s.deletedRec)
+			}
+			c.fail("CLIENT-RESUME", why, recs...)
 		}
 
 	}

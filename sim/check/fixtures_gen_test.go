@@ -216,6 +216,17 @@ var failFixtures = []failFixture{
 				`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+task+`","lastSeqNr":2}}`,
 				`{"jsonrpc":"2.0","id":3,"result":{"partial-content":[{"seqNr":3,"type":"text","text":"chunk 3;cccccccccccccccccccccccc"}],"isError":false,"isComplete":true,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+task+`"}}}}`)...)
 		}},
+	{"CLIENT-RESUME-deleted", "resume-last-event-id", "the call's stream is cut; instead of resuming, the client deletes its session",
+		func(t *testing.T, e *editor) { e.cut(17, 23) }},
+	{"CLIENT-RESUME-lastseqnr-zero", "resume-last-event-id", "after the cut, the client resumes with tasks/result and lastSeqNr 0, though it received seqNr 1",
+		func(t *testing.T, e *editor) {
+			task := e.rec(13).RPC.TaskID
+			at := e.rec(17).Offset
+			e.cut(17, 23) // the GET that resumed the stream
+			e.insert(17, e.exchange(at, 13, "POST",
+				`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+task+`","lastSeqNr":0}}`,
+				`{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"invalid params: lastSeqNr must be a positive integer (seqNr starts at 1), got 0"}}`)...)
+		}},
 	{"CLIENT-POLL-INTERVAL", "poll", "the client polls tasks/get 10ms after the previous one; pollInterval is 500ms",
 		func(t *testing.T, e *editor) {
 			at := e.rec(22).Offset + 10*time.Millisecond

@@ -28,10 +28,12 @@ var passFixtures = map[string][]string{
 }
 
 // unobservable are the rules a trace alone cannot judge, so they have no
-// fixtures: CLIENT-DEDUP needs what the client delivered to its user (its
-// printed output under tasksim check --client-cmd), which no trace holds.
+// fixtures: CLIENT-DEDUP and CLIENT-COMPLETE need what the client
+// delivered to its user (its printed output under tasksim check
+// --client-cmd), which no trace holds.
 var unobservable = map[string]string{
-	"CLIENT-DEDUP": "needs the client's delivered output, not in a trace",
+	"CLIENT-DEDUP":    "needs the client's delivered output, not in a trace",
+	"CLIENT-COMPLETE": "needs the client's delivered output and the scripted server's own record of the result, not in a trace",
 }
 
 func checkFixture(t *testing.T, path string) *Verdict {

@@ -61,6 +61,7 @@ var Catalog = []Rule{
 	{"CLIENT-DEDUP", "a client delivers each segment once, in order, whatever the duplicates on the wire", spec1905 + ", Client Implementation Guide › Handling Streaming Results", Client, "the client's delivered output (tasksim check --client-cmd)"},
 	{"CLIENT-RESUME", "after a lost stream the client resumes (Last-Event-ID, or lastSeqNr = the highest seqNr it received) and loses nothing", specCore + ", Transports › Streamable HTTP › Resumability and Redelivery; " + spec1905 + ", Case 3 › Resuming Streaming", Client, "a stream cut before its response"},
 	{"CLIENT-POLL-INTERVAL", "a polling client waits pollInterval between tasks/get of a task, and an SSE retry before reconnecting", specCore + ", Tasks › Getting Tasks; Transports › Streamable HTTP › Resumability and Redelivery", Client, "two tasks/get of one task, or a reconnect after a retry field"},
+	{"CLIENT-COMPLETE", "a client that reports success delivered the whole result the server sent: every segment, once, in order", spec1905 + ", Client Implementation Guide › Handling Streaming Results; Case 3 › Resuming Streaming", Client, "the client's delivered output and the scripted server's own record of the result (tasksim check --client-cmd)"},
 }
 
 // RuleByID returns the rule with id.
