@@ -143,18 +143,18 @@ var failFixtures = []failFixture{
 			n, post := e.rec(22), e.rec(23)
 			n.Conn, n.Exchange, n.Stream, n.SSE.ID = post.Conn, post.Exchange, post.Stream, "1_35"
 		}},
-	{"S1905-COMPLETE-never", "streaming", "the call's stream ends without isComplete: true (the final response is gone) though the task completed; the result comes from tasks/result without lastSeqNr",
+	{"S1905-COMPLETE-never", "streaming", "the call's stream ends without isComplete: true (the final response is gone) though the task completed; the client then asks tasks/get, answered completed",
 		func(t *testing.T, e *editor) {
-			task := e.rec(13).RPC.TaskID
+			task := e.rec(16).RPC.TaskID
 			at := e.rec(25).Offset
 			e.cut(24, 25)
 			e.insert(27, e.exchange(at, 13, "POST",
-				`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+task+`"}}`,
-				`{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"chunk 1;aaaaaaaaaaaaaaaaaaaaaaaa"}],"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+task+`"}}}}`)...)
+				`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":"`+task+`"}}`,
+				`{"jsonrpc":"2.0","id":3,"result":{"taskId":"`+task+`","status":"completed","createdAt":"2026-11-23T21:58:29.162Z","lastUpdatedAt":"2026-11-23T21:58:29.223Z","ttl":300000,"pollInterval":500}}`)...)
 		}},
 	{"S1905-COMPLETE-after-seen", "streaming", "the call's stream ends without isComplete: true; after the client saw the task completed it asks tasks/result with lastSeqNr 3, answered isComplete: false",
 		func(t *testing.T, e *editor) {
-			task := e.rec(13).RPC.TaskID
+			task := e.rec(16).RPC.TaskID
 			at := e.rec(25).Offset
 			e.cut(24, 25) // the final response
 			e.insert(27, e.exchange(at, 13, "POST",
