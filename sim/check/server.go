@@ -142,13 +142,17 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 				c.ok("S1905-MODE-SELECT")
 			case mode == "task" && res.hasFallbackWarning():
 				c.ok("S1905-MODE-SELECT")
+				c.ok("S1905-FALLBACK-WARNING")
 			case mode == "task" && !lacks(r.modes, "immediate"):
 				// Immediate negotiated but the result not ready: task is
 				// the fallback of the decision process (Case 2), no
 				// warning needed.
 				c.ok("S1905-MODE-SELECT")
 			case mode == "task":
-				c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
+				// The fallback the MUST asks for, without the warning the
+				// SHOULD asks for.
+				c.ok("S1905-MODE-SELECT")
+				c.fail("S1905-FALLBACK-WARNING", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
 			default:
 				c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in "+mode+" mode", r.rec, rec.Index)
 			}
