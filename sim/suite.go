@@ -133,21 +133,15 @@ func (r *ScenarioResult) Rule(id string) (RuleOutcome, bool) {
 }
 
 // Failed lists the rules that failed, in order.
-func (r *ScenarioResult) Failed() []string {
-	var out []string
-	for _, o := range r.Rules {
-		if o.Status == check.Fail {
-			out = append(out, o.ID)
-		}
-	}
-	return out
-}
+func (r *ScenarioResult) Failed() []string { return r.withStatus(check.Fail) }
 
 // Warned lists the rules that are WARN, in order.
-func (r *ScenarioResult) Warned() []string {
+func (r *ScenarioResult) Warned() []string { return r.withStatus(check.Warn) }
+
+func (r *ScenarioResult) withStatus(s check.Status) []string {
 	var out []string
 	for _, o := range r.Rules {
-		if o.Status == check.Warn {
+		if o.Status == s {
 			out = append(out, o.ID)
 		}
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/tasksim/tasksim/sim/check"
@@ -35,5 +36,19 @@ func TestSettle(t *testing.T) {
 				t.Errorf("suite failed %v, warned %v", s.Failed(), s.Warned())
 			}
 		})
+	}
+}
+
+// wantBrokenOnly: res broke rule id and nothing else, as its keyword says:
+// FAIL for a MUST, WARN for a SHOULD.
+func wantBrokenOnly(t *testing.T, res *SuiteResult, id string) {
+	t.Helper()
+	rule, _ := check.RuleByID(id)
+	broken, other := res.FailedRules(), res.WarnedRules()
+	if rule.Keyword == check.Should {
+		broken, other = other, broken
+	}
+	if !slices.Equal(broken, []string{id}) || len(other) > 0 {
+		t.Errorf("failed rules %v, warned %v; want exactly [%s] %s\n%s", res.FailedRules(), res.WarnedRules(), id, rule.Breach(false), describe(res))
 	}
 }
