@@ -60,12 +60,12 @@ func PlantedBugs() []PlantedBug {
 		{Name: "shared-event-ids", Rule: "HTTP-EVENT-ID-UNIQUE", Bugs: Bugs{HTTP: streamhttp.Bugs{SharedEventIDs: true}}},
 		{Name: "replay-other-streams", Rule: "HTTP-RESUME-SAME-STREAM", Bugs: Bugs{HTTP: streamhttp.Bugs{ReplayOtherStreams: true}}},
 		{Name: "resume-skips-one", Rule: "HTTP-RESUME-COMPLETE", Bugs: Bugs{HTTP: streamhttp.Bugs{ResumeSkipsOne: true}}},
-		{Name: "missing-session-404", Rule: "HTTP-SESSION", Bugs: Bugs{HTTP: streamhttp.Bugs{MissingSession404: true}}},
+		{Name: "missing-session-404", Rule: "HTTP-SESSION-MISSING", Bugs: Bugs{HTTP: streamhttp.Bugs{MissingSession404: true}}},
 		{Name: "cancel-on-disconnect", Rule: "TASK-SURVIVES-REQUEST", Bugs: Bugs{HTTP: streamhttp.Bugs{CancelOnDisconnect: true}}},
 		{Name: "broadcast", Rule: "HTTP-NO-BROADCAST", Bugs: Bugs{HTTP: streamhttp.Bugs{Broadcast: true}}},
 		{Name: "client-no-dedup", Rule: "CLIENT-DEDUP", Bugs: Bugs{Client: client.Bugs{NoDedup: true}}, ShownBy: "SIM-RESULT: the result the client calls complete holds a segment twice; CLIENT-DEDUP judges a client's delivered output, which the simulation judges as SIM-RESULT"},
 		{Name: "client-no-resume", Rule: "CLIENT-RESUME", Bugs: Bugs{Client: client.Bugs{NoResume: true}}},
-		{Name: "client-ignore-poll-interval", Rule: "CLIENT-POLL-INTERVAL", Bugs: Bugs{Client: client.Bugs{IgnorePollInterval: true}}},
+		{Name: "client-ignore-poll-interval", Rule: "CLIENT-TASKS-GET-INTERVAL", Bugs: Bugs{Client: client.Bugs{IgnorePollInterval: true}}},
 	}
 }
 

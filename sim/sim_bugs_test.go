@@ -12,7 +12,8 @@ import (
 // fails it.
 func findBug(t *testing.T, b PlantedBug, maxSeed uint64) (Schedule, bool) {
 	t.Helper()
-	ro := &RunOptions{Bugs: &b.Bugs}
+	// Strict: a planted bug breaking a SHOULD is caught as a failure.
+	ro := &RunOptions{Bugs: &b.Bugs, Strict: true}
 	for seed := uint64(1); seed <= maxSeed; seed++ {
 		s := Draw(seed, nil, nil)
 		res, err := Run(context.Background(), s, ro)
@@ -43,7 +44,8 @@ func checkFindsBug(t *testing.T, b PlantedBug) {
 	if !ok {
 		t.Fatalf("no seed of 1..1000 fails exactly %s with %s planted", b.SimRule(), b.Name)
 	}
-	ro := &RunOptions{Bugs: &b.Bugs}
+	// Strict: a planted bug breaking a SHOULD is caught as a failure.
+	ro := &RunOptions{Bugs: &b.Bugs, Strict: true}
 	sh, err := Shrink(ctx, s, b.SimRule(), &ShrinkOptions{Run: ro})
 	if err != nil {
 		t.Fatalf("seed %d: shrink: %v", s.Seed, err)

@@ -48,7 +48,7 @@ type httpRecord struct {
 // and CLIENT-RESUME's resumption of a cut HTTP stream.
 var httpRules = []string{
 	"HTTP-EVENT-ID-UNIQUE", "HTTP-RESUME-SAME-STREAM", "HTTP-RESUME-COMPLETE",
-	"HTTP-NO-BROADCAST", "HTTP-ORIGIN", "HTTP-SESSION", "CLIENT-RESUME",
+	"HTTP-NO-BROADCAST", "HTTP-ORIGIN", "HTTP-SESSION", "HTTP-SESSION-MISSING", "CLIENT-RESUME",
 }
 
 // HTTPRecordRules returns the rules a run over Streamable HTTP judges on
@@ -150,7 +150,7 @@ func mergeHTTP(v, hv *check.Verdict) {
 		cur.Findings = append(cur.Findings, h.Findings...)
 		switch {
 		case cur.Failures > 0:
-			cur.Status, cur.Why = check.Fail, ""
+			cur.Status, cur.Why = cur.Rule.Breach(false), ""
 		case cur.Checked > 0:
 			cur.Status, cur.Why = check.Pass, ""
 		}

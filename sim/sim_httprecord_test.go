@@ -28,7 +28,7 @@ func TestHTTPRecordJudged(t *testing.T) {
 	if res.Failed() {
 		t.Fatalf("failed %v: %v", res.FailedRules(), res.Liveness)
 	}
-	for _, id := range []string{"HTTP-EVENT-ID-UNIQUE", "HTTP-RESUME-SAME-STREAM", "HTTP-RESUME-COMPLETE", "HTTP-SESSION", "HTTP-NO-BROADCAST", "CLIENT-RESUME", "S1905-LASTSEQNR-INVALID"} {
+	for _, id := range []string{"HTTP-EVENT-ID-UNIQUE", "HTTP-RESUME-SAME-STREAM", "HTTP-RESUME-COMPLETE", "HTTP-SESSION", "HTTP-SESSION-MISSING", "HTTP-NO-BROADCAST", "CLIENT-RESUME", "S1905-LASTSEQNR-INVALID"} {
 		r, ok := res.Verdict.Result(id)
 		if !ok || r.Status != check.Pass || r.Checked == 0 {
 			t.Errorf("%s is %+v, want passed and judged", id, r)

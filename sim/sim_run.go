@@ -51,6 +51,9 @@ type RunOptions struct {
 	// and the reference client, for tests only (docs/sim.md, "Planted
 	// bugs"); nil plants none.
 	Bugs *Bugs
+	// Strict judges a SHOULD broken as FAIL, not WARN (--strict): it
+	// then fails the run and can be shrunk.
+	Strict bool
 }
 
 // Result is what one run showed.
@@ -404,6 +407,9 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 		if err := judgeHTTP(v, httpTrace, unjudged); err != nil {
 			return nil, err
 		}
+	}
+	if o != nil && o.Strict {
+		v.Strict()
 	}
 	nd.mu.Lock()
 	restarts := nd.restarts

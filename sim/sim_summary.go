@@ -28,6 +28,17 @@ func (r *Result) FailedRules() []string {
 	return out
 }
 
+// WarnedRules returns the SHOULD rules the run broke (WARN), sorted.
+func (r *Result) WarnedRules() []string {
+	var out []string
+	for _, rr := range r.Verdict.Rules {
+		if rr.Status == check.Warn {
+			out = append(out, rr.Rule.ID)
+		}
+	}
+	return out
+}
+
 // Failed reports whether any rule failed.
 func (r *Result) Failed() bool { return len(r.FailedRules()) > 0 }
 
@@ -54,8 +65,12 @@ func (r *Result) Finding(rule string) string {
 type Summary struct {
 	Runs     int `json:"runs"`
 	Failures int `json:"failures"`
+	// Warnings counts runs that broke a SHOULD and no MUST.
+	Warnings int `json:"warnings"`
 	// ByRule counts failed runs per rule.
 	ByRule map[string]int `json:"byRule"`
+	// WarnByRule counts warned runs per rule.
+	WarnByRule map[string]int `json:"warnByRule,omitempty"`
 	// Fired counts fault decisions per fault name.
 	Fired map[string]int64 `json:"fired"`
 	// Calls counts calls; Restarts server restarts.
@@ -95,6 +110,17 @@ func (s *Summary) Add(r *Result) {
 	if len(rules) > 0 {
 		s.Failures++
 	}
+	if warned := r.WarnedRules(); len(warned) > 0 {
+		if len(rules) == 0 {
+			s.Warnings++
+		}
+		if s.WarnByRule == nil {
+			s.WarnByRule = map[string]int{}
+		}
+		for _, id := range warned {
+			s.WarnByRule[id]++
+		}
+	}
 	for _, id := range rules {
 		s.ByRule[id]++
 	}
@@ -115,12 +141,19 @@ func (s *Summary) RunsPerMinute() float64 {
 // and how often each fault of the catalog fired.
 func (s *Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d runs, %d calls, in %v (%.0f runs/min), %v simulated; %d failed\n",
-		s.Runs, s.Calls, s.Wall.Round(time.Millisecond), s.RunsPerMinute(), s.SimTime.Round(time.Second), s.Failures)
+	fmt.Fprintf(&b, "%d runs, %d calls, in %v (%.0f runs/min), %v simulated; %d failed, %d warned\n",
+		s.Runs, s.Calls, s.Wall.Round(time.Millisecond), s.RunsPerMinute(), s.SimTime.Round(time.Second), s.Failures, s.Warnings)
 	if len(s.ByRule) > 0 {
 		b.WriteString("failures by rule:")
 		for _, id := range sortedKeys(s.ByRule) {
 			fmt.Fprintf(&b, " %s %d", id, s.ByRule[id])
+		}
+		b.WriteString("\n")
+	}
+	if len(s.WarnByRule) > 0 {
+		b.WriteString("warnings by rule (SHOULD; failures under --strict):")
+		for _, id := range sortedKeys(s.WarnByRule) {
+			fmt.Fprintf(&b, " %s %d", id, s.WarnByRule[id])
 		}
 		b.WriteString("\n")
 	}

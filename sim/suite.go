@@ -69,10 +69,12 @@ type SuiteOptions struct {
 	Timeout time.Duration
 	// TraceDir keeps every scenario's trace there as SCENARIO.trace; ""
 	// writes them to a temporary directory and keeps only the traces of
-	// failed scenarios (Result.TraceDir says where).
+	// failed and warned scenarios (Result.TraceDir says where).
 	TraceDir string
 	// Command is the command line written into each trace header.
 	Command []string
+	// Strict judges a SHOULD broken as FAIL, not WARN (--strict).
+	Strict bool
 	// Traced, when set, is called after each scenario, while its trace
 	// file (ScenarioResult.Trace, "" if none) is still there, kept or
 	// not (tasksim check --html draws it).
@@ -113,9 +115,12 @@ type RuleOutcome struct {
 
 // ScenarioResult is one scenario's outcome.
 type ScenarioResult struct {
-	Name    string       `json:"name"`
-	Summary string       `json:"summary"`
-	Status  check.Status `json:"status"`
+	Name    string `json:"name"`
+	Summary string `json:"summary"`
+	// Status is FAIL if a MUST rule failed or the scenario could not run
+	// to its end, WARN if only SHOULD rules were broken (FAIL under
+	// SuiteOptions.Strict), SKIP or PASS.
+	Status check.Status `json:"status"`
 	// Why is the reason of a SKIP, the error that ended a scenario
 	// early, or the steps a PASS left out.
 	Why string `json:"why,omitempty"`
@@ -146,14 +151,59 @@ func (r *ScenarioResult) Rule(id string) (RuleOutcome, bool) {
 }
 
 // Failed lists the rules that failed, in order.
-func (r *ScenarioResult) Failed() []string {
+func (r *ScenarioResult) Failed() []string { return r.withStatus(check.Fail) }
+
+// Warned lists the rules that are WARN, in order.
+func (r *ScenarioResult) Warned() []string { return r.withStatus(check.Warn) }
+
+func (r *ScenarioResult) withStatus(s check.Status) []string {
 	var out []string
 	for _, o := range r.Rules {
-		if o.Status == check.Fail {
+		if o.Status == s {
 			out = append(out, o.ID)
 		}
 	}
 	return out
+}
+
+// settle gives each broken rule of r its status by its keyword (a SHOULD
+// is WARN unless strict), adds the SHOULD rules the verdict holds broken
+// that r does not list yet, and sets r.Status from its rules: FAIL if one
+// failed, else WARN if one warned. A scenario that failed on its own (an
+// error, a timeout: r.Why) stays FAIL.
+func settle(r *ScenarioResult, strict bool) {
+	if r.Status == check.Skip {
+		return
+	}
+	ownFail := r.Status == check.Fail && (len(r.Failed()) == 0 || r.Why != "")
+	if r.Verdict != nil {
+		if strict {
+			r.Verdict.Strict()
+		}
+		for _, rr := range r.Verdict.Rules {
+			if rr.Status == check.Warn && !slices.ContainsFunc(r.Rules, func(o RuleOutcome) bool { return o.ID == rr.Rule.ID }) {
+				r.Rules = append(r.Rules, RuleOutcome{ID: rr.Rule.ID, Checked: rr.Checked, Findings: rr.Findings})
+			}
+		}
+	}
+	for i := range r.Rules {
+		o := &r.Rules[i]
+		if len(o.Findings) == 0 && !o.Status.Broken() {
+			continue
+		}
+		o.Status = check.Fail
+		if rule, ok := check.RuleByID(o.ID); ok {
+			o.Status = rule.Breach(strict)
+		}
+	}
+	switch {
+	case ownFail || len(r.Failed()) > 0:
+		r.Status = check.Fail
+	case len(r.Warned()) > 0:
+		r.Status = check.Warn
+	default:
+		r.Status = check.Pass
+	}
 }
 
 // SuiteResult is a whole run.
@@ -181,11 +231,30 @@ func (s *SuiteResult) Failed() bool {
 	return false
 }
 
+// Warned reports whether any scenario is WARN: a SHOULD broken.
+func (s *SuiteResult) Warned() bool {
+	for _, r := range s.Scenarios {
+		if r.Status == check.Warn {
+			return true
+		}
+	}
+	return false
+}
+
 // FailedRules returns every rule that failed in some scenario, sorted.
 func (s *SuiteResult) FailedRules() []string {
+	return s.rules((*ScenarioResult).Failed)
+}
+
+// WarnedRules returns every rule that is WARN in some scenario, sorted.
+func (s *SuiteResult) WarnedRules() []string {
+	return s.rules((*ScenarioResult).Warned)
+}
+
+func (s *SuiteResult) rules(of func(*ScenarioResult) []string) []string {
 	var out []string
 	for _, r := range s.Scenarios {
-		for _, id := range r.Failed() {
+		for _, id := range of(r) {
 			if !slices.Contains(out, id) {
 				out = append(out, id)
 			}
@@ -291,8 +360,9 @@ func RunSuite(ctx context.Context, target Target, opts *SuiteOptions) (*SuiteRes
 
 // runEach runs the scenarios named, one after the other, into res: each
 // writes its trace to DIR/NAME.trace, DIR being o.TraceDir or, when that
-// is "", a temporary directory that keeps only the traces of failed
-// scenarios (and is removed if there are none). Once ctx ends, the
+// is "", a temporary directory that keeps only the traces of failed and
+// warned scenarios (and is removed if there are none). Each scenario's
+// status is settled by the keywords of its broken rules (settle). Once ctx ends, the
 // scenario it cut short and those not begun go to res.NotRun, not judged.
 func runEach(ctx context.Context, o *SuiteOptions, res *SuiteResult, names []string, run func(i int, tracePath string) *ScenarioResult) error {
 	dir, keepAll := o.TraceDir, true
@@ -320,10 +390,11 @@ func runEach(ctx context.Context, o *SuiteOptions, res *SuiteResult, names []str
 			res.Interrupted, res.NotRun = true, names[i:]
 			break
 		}
+		settle(r, o.Strict)
 		if o.Traced != nil {
 			o.Traced(r)
 		}
-		if r.Status != check.Fail && !keepAll {
+		if !r.Status.Broken() && !keepAll {
 			if r.Trace != "" {
 				os.Remove(r.Trace)
 			}

@@ -20,7 +20,7 @@ func ServerScenarios() []*Scenario {
 		{Name: "sep1905-immediate", Summary: "a quick call asked immediate: content at once, task completed, tasks/result the same",
 			Rules: []string{"S1905-IMMEDIATE", "S1905-MODE-SELECT"}, Run: scenarioImmediate},
 		{Name: "sep1905-fallback", Summary: "a slow call asked immediate falls back (to task with the fallback warning)",
-			Rules: []string{"S1905-MODE-SELECT"}, Run: scenarioFallback},
+			Rules: []string{"S1905-MODE-SELECT", "S1905-FALLBACK-WARNING"}, Run: scenarioFallback},
 		{Name: "sep1905-old-client", Summary: "a client without SEP-1905 gets a plain CreateTaskResult",
 			Rules: []string{"S1905-MODE-SELECT"}, Run: scenarioOldClient},
 		{Name: "sep1905-streaming", Summary: "segments over several responses (SSE): seqNr from 1, isComplete, tasks/result equals the merge",
@@ -46,6 +46,6 @@ func ServerScenarios() []*Scenario {
 		{Name: "http-origin", Summary: "a request with a foreign Origin gets 403",
 			Rules: []string{"HTTP-ORIGIN"}, HTTPOnly: true, Run: scenarioOrigin},
 		{Name: "http-session", Summary: "no session id: 400; a notification: 202; a terminated session: 404",
-			Rules: []string{"HTTP-SESSION"}, HTTPOnly: true, Run: scenarioSession},
+			Rules: []string{"HTTP-SESSION-MISSING", "HTTP-SESSION"}, HTTPOnly: true, Run: scenarioSession},
 	}
 }

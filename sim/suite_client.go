@@ -97,7 +97,7 @@ func ClientScenarios() []*ClientScenario {
 		{Name: "client-cut-stream", Summary: "the POST stream is cut after 2 events, retry 300ms: the client waits, resumes and loses nothing",
 			Rules: []string{"CLIENT-RESUME", "CLIENT-COMPLETE", "CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"}, HTTP: streamhttp.Options{Retry: 300 * time.Millisecond}, Misbehave: Misbehavior{CutAfter: 2}, HTTPOnly: true},
 		{Name: "client-poll-interval", Summary: "a server in task mode only, without status notifications, pollInterval 200ms: the client polls no faster",
-			Rules:  []string{"CLIENT-POLL-INTERVAL", "CLIENT-DEDUP", "CLIENT-COMPLETE"},
+			Rules:  []string{"CLIENT-TASKS-GET-INTERVAL", "CLIENT-DEDUP", "CLIENT-COMPLETE"},
 			Server: server.Options{Modes: []mcp.ResponseMode{mcp.ModeTask}, NoPartial: true, NoStatusNotifications: true, PollInterval: 200 * time.Millisecond}},
 	}
 }

@@ -289,7 +289,7 @@ func scenarioSession(e *Env) error {
 	if err != nil {
 		return err
 	}
-	e.Expect("HTTP-SESSION", code == http.StatusBadRequest, "tools/list without Mcp-Session-Id answered HTTP %d, want 400", code)
+	e.Expect("HTTP-SESSION-MISSING", code == http.StatusBadRequest, "tools/list without Mcp-Session-Id answered HTTP %d, want 400", code)
 	code, err = status(notification("notifications/roots/list_changed"), nil)
 	if err != nil {
 		return err

@@ -100,7 +100,8 @@ func (w *teeWriter) Flush() {
 // TestSuiteTaskSurvivesWithoutStreaming: against a server without
 // SEP-1905, task-survives-stream judges the task whose creating request
 // was answered with its CreateTaskResult: PASS on the reference server,
-// FAIL (that rule only) when the task dies with the request.
+// WARN (that rule only: "Disconnection SHOULD NOT be interpreted as the
+// client cancelling its request") when the task dies with the request.
 func TestSuiteTaskSurvivesWithoutStreaming(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -108,7 +109,7 @@ func TestSuiteTaskSurvivesWithoutStreaming(t *testing.T) {
 		want check.Status
 	}{
 		{"task outlives its request", func(h http.Handler) http.Handler { return h }, check.Pass},
-		{"task cancelled with its request", cancelWhenAnswered, check.Fail},
+		{"task cancelled with its request", cancelWhenAnswered, check.Warn},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := streamhttp.NewHandler(server.New(&server.Options{NoModes: true, NoPartial: true}), nil)
@@ -119,8 +120,8 @@ func TestSuiteTaskSurvivesWithoutStreaming(t *testing.T) {
 			if got.Status != tc.want || o.Status != tc.want || o.Checked == 0 {
 				t.Fatalf("%s (%s), TASK-SURVIVES-REQUEST %s with %d checked, want %s", got.Status, got.Why, o.Status, o.Checked, tc.want)
 			}
-			if failed := got.Failed(); tc.want == check.Fail && !slices.Equal(failed, []string{"TASK-SURVIVES-REQUEST"}) {
-				t.Errorf("failed rules %v, want only TASK-SURVIVES-REQUEST", failed)
+			if warned := got.Warned(); tc.want == check.Warn && (!slices.Equal(warned, []string{"TASK-SURVIVES-REQUEST"}) || len(got.Failed()) > 0) {
+				t.Errorf("warned rules %v, failed %v, want only TASK-SURVIVES-REQUEST warned", warned, got.Failed())
 			}
 		})
 	}

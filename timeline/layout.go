@@ -112,7 +112,7 @@ func violations(v *check.Verdict) map[uint64][]string {
 		return out
 	}
 	for _, r := range v.Rules {
-		if r.Status != check.Fail {
+		if !r.Status.Broken() {
 			continue
 		}
 		for _, f := range r.Findings {

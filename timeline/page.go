@@ -141,7 +141,7 @@ func (r *Run) view(id string) runView {
 			if rr.Excused > 0 {
 				rv.Text += fmt.Sprintf(", %d excused by faults", rr.Excused)
 			}
-		case check.Fail:
+		case check.Fail, check.Warn:
 			rv.Text = fmt.Sprintf("%d of %d checked: %s", rr.Failures, rr.Checked, rr.Rule.Summary)
 		default:
 			rv.Text = "not observed: needs " + rr.Why
@@ -158,8 +158,8 @@ func (r *Run) view(id string) runView {
 		}
 		v.Verdict = append(v.Verdict, rv)
 	}
-	pass, fail, skip := r.Verdict.Counts()
-	v.Counts = fmt.Sprintf("%d rules: %d passed, %d failed, %d skipped", len(r.Verdict.Rules), pass, fail, skip)
+	pass, warn, fail, skip := r.Verdict.Counts()
+	v.Counts = fmt.Sprintf("%d rules: %d passed, %d warned, %d failed, %d skipped", len(r.Verdict.Rules), pass, warn, fail, skip)
 	return v
 }
 
@@ -251,6 +251,7 @@ var pageTemplate = template.Must(template.New("timeline").Parse(`{{define "page"
 .tl-verdict th, .tl-verdict td { padding: 0.2em 0.5em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
 .tl-verdict td { overflow-wrap: anywhere; }
 .tl-status-FAIL td { background: rgba(220, 30, 30, 0.1); } .tl-status-FAIL td:nth-child(3) { color: #b00; font-weight: bold; }
+.tl-status-WARN td { background: rgba(230, 160, 0, 0.12); } .tl-status-WARN td:nth-child(3) { color: #a60; font-weight: bold; }
 .tl-status-SKIP td { color: #888; }
 .tl-finding { font-size: 0.95em; }
 </style>{{end}}{{define "script"}}<script>

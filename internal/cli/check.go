@@ -44,6 +44,8 @@ type CheckOptions struct {
 	StreamTool, StreamArgs string
 	SlowTool, SlowArgs     string
 	FailTool, FailArgs     string
+	// Strict fails a SHOULD broken (WARN) as a MUST is (docs/ci.md).
+	Strict bool
 }
 
 // NewCmdCheck builds tasksim check.
@@ -143,6 +145,7 @@ A server's redirect is its answer, never followed.`,
 	f.DurationVar(&o.Timeout, "timeout", sim.DefaultScenarioTimeout, "bound on one scenario")
 	f.BoolVar(&o.List, "list", false, "list the scenarios and the rules each exercises, and exit")
 	f.StringVar(&o.HTML, "html", "", "write the timeline of each scenario with a trace to this HTML file, its violations highlighted")
+	f.BoolVar(&o.Strict, "strict", false, "judge a SHOULD broken as FAIL (exit 1), not WARN")
 	return cmd
 }
 
@@ -212,7 +215,7 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 		Stream:  sim.ToolSpec{Name: o.StreamTool, Args: o.StreamArgs},
 		Slow:    sim.ToolSpec{Name: o.SlowTool, Args: o.SlowArgs},
 		Fail:    sim.ToolSpec{Name: o.FailTool, Args: o.FailArgs},
-		Timeout: o.Timeout, TraceDir: o.Traces, Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(),
+		Timeout: o.Timeout, TraceDir: o.Traces, Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(), Strict: o.Strict,
 	})
 	if err != nil {
 		return checkError(err) // unreachable, not MCP: exit 3
@@ -318,11 +321,13 @@ func writeCheckText(w io.Writer, res *sim.SuiteResult, repro func(string) string
 		fmt.Fprintf(&b, ", tool %s", res.Tool)
 	}
 	b.WriteString(")\n\n")
-	pass, fail, skip := 0, 0, 0
+	pass, warn, fail, skip := 0, 0, 0, 0
 	for _, r := range res.Scenarios {
 		switch r.Status {
 		case check.Pass:
 			pass++
+		case check.Warn:
+			warn++
 		case check.Fail:
 			fail++
 		default:
@@ -349,26 +354,31 @@ func writeCheckText(w io.Writer, res *sim.SuiteResult, repro func(string) string
 				b.WriteString("             " + findingLine(f) + "\n")
 			}
 		}
-		if r.Status == check.Fail {
+		if r.Status.Broken() {
 			if r.Trace != "" {
 				fmt.Fprintf(&b, "        trace:     %s\n", r.Trace)
 			}
 			fmt.Fprintf(&b, "        reproduce: %s\n", repro(r.Name))
 		}
 	}
-	fmt.Fprintf(&b, "\n%d scenarios: %d passed, %d failed, %d skipped\n", len(res.Scenarios), pass, fail, skip)
+	fmt.Fprintf(&b, "\n%d scenarios: %d passed, %d warned, %d failed, %d skipped\n", len(res.Scenarios), pass, warn, fail, skip)
+	if warn > 0 {
+		b.WriteString("warned: a SHOULD of the spec broken, not a failure (--strict fails it)\n")
+	}
 	if res.Interrupted {
 		fmt.Fprintf(&b, "interrupted: %d not run (not judged): %s\n", len(res.NotRun), strings.Join(res.NotRun, ", "))
 	}
 	// The per-rule table: each rule across the scenarios that judged it.
-	b.WriteString("\nrule                      pass  fail  skip\n")
+	b.WriteString("\nrule                      keyword  pass  warn  fail  skip\n")
 	for _, rule := range check.Catalog {
-		var p, f, s int
+		var p, wa, f, s int
 		for _, r := range res.Scenarios {
 			if o, ok := r.Rule(rule.ID); ok {
 				switch o.Status {
 				case check.Pass:
 					p++
+				case check.Warn:
+					wa++
 				case check.Fail:
 					f++
 				default:
@@ -376,10 +386,10 @@ func writeCheckText(w io.Writer, res *sim.SuiteResult, repro func(string) string
 				}
 			}
 		}
-		if p+f+s == 0 {
+		if p+wa+f+s == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "%-24s %5d %5d %5d\n", rule.ID, p, f, s)
+		fmt.Fprintf(&b, "%-25s %-7s %5d %5d %5d %5d\n", rule.ID, rule.Keyword, p, wa, f, s)
 	}
 	if res.TraceDir != "" {
 		fmt.Fprintf(&b, "\ntraces: %s\n", res.TraceDir)
@@ -404,16 +414,17 @@ type checkJSON struct {
 	Schema string `json:"schema"`
 	*sim.SuiteResult
 	Failed    bool              `json:"failed"`
+	Warned    bool              `json:"warned"`
 	Reproduce map[string]string `json:"reproduce,omitempty"`
 	Rules     []check.Rule      `json:"catalog"`
 	Counts    map[string]int    `json:"counts"`
 }
 
 func writeCheckJSON(w io.Writer, res *sim.SuiteResult, repro func(string) string) error {
-	doc := checkJSON{Schema: "tasksim.check/v1", SuiteResult: res, Failed: res.Failed(), Rules: check.Catalog, Counts: map[string]int{"pass": 0, "fail": 0, "skip": 0}}
+	doc := checkJSON{Schema: "tasksim.check/v1", SuiteResult: res, Failed: res.Failed(), Warned: res.Warned(), Rules: check.Catalog, Counts: map[string]int{"pass": 0, "warn": 0, "fail": 0, "skip": 0}}
 	for _, r := range res.Scenarios {
 		doc.Counts[strings.ToLower(string(r.Status))]++
-		if r.Status == check.Fail {
+		if r.Status.Broken() {
 			if doc.Reproduce == nil {
 				doc.Reproduce = map[string]string{}
 			}
@@ -441,6 +452,7 @@ func writeCheckJUnit(w io.Writer, res *sim.SuiteResult, repro func(string) strin
 		Time      string   `xml:"time,attr"`
 		Failure   *failure `xml:"failure,omitempty"`
 		Skipped   *skipped `xml:"skipped,omitempty"`
+		SystemOut string   `xml:"system-out,omitempty"`
 	}
 	type testsuite struct {
 		Name     string     `xml:"name,attr"`
@@ -463,7 +475,7 @@ func writeCheckJUnit(w io.Writer, res *sim.SuiteResult, repro func(string) strin
 		s := testsuite{Name: "tasksim check: " + r.Name, Time: secs}
 		class := "tasksim.check." + r.Name
 		footer := ""
-		if r.Status == check.Fail {
+		if r.Status.Broken() {
 			if r.Trace != "" {
 				footer += "trace: " + r.Trace + "\n"
 			}
@@ -486,6 +498,11 @@ func writeCheckJUnit(w io.Writer, res *sim.SuiteResult, repro func(string) strin
 					msg = o.ID + ": " + rule.Summary + " (" + rule.Spec + ")"
 				}
 				tc.Failure = &failure{Message: msg, Text: b.String()}
+			case check.Warn:
+				// A SHOULD broken: a passing testcase that says so.
+				rule, _ := check.RuleByID(o.ID)
+				rule.ID = o.ID
+				tc.SystemOut = check.WarnText(rule, check.Evidence(o.Findings)+footer)
 			case check.Skip:
 				why := o.Why
 				if r.Status == check.Skip {
@@ -588,7 +605,7 @@ func runCheckClient(ctx context.Context, st *State, o *CheckOptions) error {
 	}
 	res, err := sim.RunClientSuite(ctx, target, &sim.SuiteOptions{
 		Scenarios: o.Scenarios, Skip: o.Skip, Seed: o.Seed, Timeout: o.Timeout, TraceDir: o.Traces,
-		Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(),
+		Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(), Strict: o.Strict,
 	})
 	if err != nil {
 		return checkError(err)

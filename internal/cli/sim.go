@@ -27,6 +27,8 @@ type SimOptions struct {
 	Faults    []string
 	FaultRate float64
 	NoFaults  bool
+	// Strict fails a SHOULD broken (WARN) as a MUST is.
+	Strict    bool
 	Modes     []string
 	Tasks     int
 	Transport string
@@ -97,6 +99,7 @@ with no run failed.`,
 	f.StringArrayVar(&o.Faults, "fault", nil, "run these faults (a spec, repeatable) instead of drawing them per seed")
 	f.Float64Var(&o.FaultRate, "fault-rate", 0, "probability of each drawn fault on each message it addresses (0: 0.05; more for faults that address few messages)")
 	f.BoolVar(&o.NoFaults, "no-faults", false, "run without faults")
+	f.BoolVar(&o.Strict, "strict", false, "judge a SHOULD broken as FAIL (exit 1, shrunk), not WARN")
 	f.StringSliceVar(&o.Modes, "mode", nil, "call modes to draw from (plain, immediate, streaming, task, poll, partial; default all)")
 	f.IntVar(&o.Tasks, "tasks", 5, "at most this many calls per run")
 	f.StringVar(&o.Transport, "transport", "", "http or stdio (default: drawn per seed, http 3 in 4)")
@@ -154,7 +157,7 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	tally := simTally{maxFailures: maxSimFailures, maxCases: maxSimCases}
 	shrunkRules := map[string]bool{}
 	start := time.Now()
-	runOpts := &sim.RunOptions{Version: Version, Bugs: bugs}
+	runOpts := &sim.RunOptions{Version: Version, Bugs: bugs, Strict: o.Strict}
 	var pick simPick
 	// traced is the verdict of the run --trace keeps, for --json.
 	var traced *check.Verdict

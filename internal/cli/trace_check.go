@@ -20,6 +20,8 @@ type TraceCheckOptions struct {
 	JSON  string
 	JUnit string
 	HTML  string
+	// Strict fails a SHOULD broken (WARN) as a MUST is.
+	Strict bool
 }
 
 func newCmdTraceCheck(st *State) *cobra.Command {
@@ -46,6 +48,7 @@ unknown rule id), 3 an output could not be written.`,
 	cmd.Flags().StringSliceVar(&o.Rules, "rule", nil, "judge only these rule IDs (repeatable, or comma-separated)")
 	cmd.Flags().StringVar(&o.JSON, "json", "", "also write the verdicts as JSON to this file (- for stdout)")
 	cmd.Flags().StringVar(&o.JUnit, "junit", "", "also write a JUnit XML report to this file: one testcase per trace and rule")
+	cmd.Flags().BoolVar(&o.Strict, "strict", false, "judge a SHOULD broken as FAIL (exit 1), not WARN")
 	cmd.Flags().StringVar(&o.HTML, "html", "", "also write the timeline of each trace, its violations highlighted, to this HTML file")
 	return cmd
 }
@@ -78,6 +81,9 @@ func runTraceCheck(st *State, o *TraceCheckOptions, paths []string) error {
 		v, err := checkTraceFile(st, path, o.Rules, run)
 		if err != nil {
 			return err
+		}
+		if o.Strict {
+			v.Strict()
 		}
 		if len(paths) > 1 {
 			fmt.Fprintf(st.Stdout, "== %s\n", path)

@@ -178,7 +178,7 @@ func (c *Checker) Verdict() *Verdict {
 		}
 		switch {
 		case out.Failures > 0:
-			out.Status = Fail
+			out.Status = r.Breach(false)
 		case out.Checked > 0:
 			out.Status = Pass
 		default:

@@ -81,14 +81,14 @@ func (c *Checker) taskRequest(s *session, r *request, p *wireParams, rec traces.
 	}
 }
 
-// checkPollInterval: CLIENT-POLL-INTERVAL. A polling client SHOULD respect
+// checkPollInterval: CLIENT-TASKS-GET-INTERVAL. A polling client SHOULD respect
 // the pollInterval of the task it last received (2025-11-25 Tasks,
 // Behavior Requirements › TTL and Resource Management). A poll sooner
 // than 90% of the interval after the previous one fails.
 func (c *Checker) checkPollInterval(t *task, r *request, rec traces.Record) {
 	if t.hasGet && t.pollInterval > 0 && !isTerminal(t.status) {
 		gap := r.at - t.lastGet
-		c.judge("CLIENT-POLL-INTERVAL", gap*10 >= t.pollInterval*9,
+		c.judge("CLIENT-TASKS-GET-INTERVAL", gap*10 >= t.pollInterval*9,
 			"tasks/get of task "+t.id+" "+gap.String()+" after the previous one; the server asked for pollInterval "+t.pollInterval.String(),
 			t.lastGetRec, rec.Index)
 	}

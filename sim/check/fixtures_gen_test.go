@@ -75,6 +75,11 @@ var failFixtures = []failFixture{
 		}},
 	{"S1905-MODE-SELECT", "streaming", "the call lists responseModes [task] and is answered in streaming mode",
 		func(t *testing.T, e *editor) { e.sub(13, `"responseModes":["streaming"]`, `"responseModes":["task"]`) }},
+	{"S1905-FALLBACK-WARNING", "mode-fallback", "the call listing responseModes [streaming] is answered in task mode with neither the fallback-mode meta nor a status message saying so",
+		func(t *testing.T, e *editor) {
+			e.sub(15, `,"_meta":{"io.modelcontextprotocol/fallback-mode":"task"}`, ``)
+			e.sub(15, `"statusMessage":"none of the requested response modes is supported; falling back to task mode",`, ``)
+		}},
 	{"S1905-SEQNR", "streaming", "the first segment has seqNr 0",
 		func(t *testing.T, e *editor) { e.sub(18, `"seqNr":1`, `"seqNr":0`) }},
 	{"S1905-SEQNR-repeat", "streaming", "the second segment repeats seqNr 1 (with other content)",
@@ -191,7 +196,7 @@ var failFixtures = []failFixture{
 		}},
 	{"HTTP-ORIGIN", "isolation-session-origin", "a request with Origin http://evil.example is answered 200",
 		func(t *testing.T, e *editor) { e.rec(40).HTTP.Status = 200 }},
-	{"HTTP-SESSION", "isolation-session-origin", "a tasks/list without Mcp-Session-Id is answered 200, not 400",
+	{"HTTP-SESSION-MISSING", "isolation-session-origin", "a tasks/list without Mcp-Session-Id is answered 200, not 400",
 		func(t *testing.T, e *editor) { e.rec(35).HTTP.Status = 200 }},
 	{"HTTP-SESSION-terminated", "isolation-session-origin", "a request of a deleted session is answered 200, not 404",
 		func(t *testing.T, e *editor) { e.rec(48).HTTP.Status = 200 }},
@@ -227,7 +232,7 @@ var failFixtures = []failFixture{
 				`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+task+`","lastSeqNr":0}}`,
 				`{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"invalid params: lastSeqNr must be a positive integer (seqNr starts at 1), got 0"}}`)...)
 		}},
-	{"CLIENT-POLL-INTERVAL", "poll", "the client polls tasks/get 10ms after the previous one; pollInterval is 500ms",
+	{"CLIENT-TASKS-GET-INTERVAL", "poll", "the client polls tasks/get 10ms after the previous one; pollInterval is 500ms",
 		func(t *testing.T, e *editor) {
 			at := e.rec(22).Offset + 10*time.Millisecond
 			get := e.take(24, 29)

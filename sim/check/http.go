@@ -244,15 +244,18 @@ func isLoopbackName(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// checkSessionStatus: HTTP-SESSION (Transports › Streamable HTTP ›
-// Session Management; Sending Messages to the Server).
+// checkSessionStatus: HTTP-SESSION, the MUSTs of Transports › Streamable
+// HTTP › Session Management (404 after termination) and Sending Messages
+// to the Server (202), and HTTP-SESSION-MISSING, its SHOULD ("Servers
+// that require a session ID SHOULD respond to requests without an
+// MCP-Session-Id header (other than initialization) with HTTP 400").
 func (c *Checker) checkSessionStatus(ex *exchange, rec traces.Record) {
 	s := ex.sess
 	switch {
 	case ex.method == "POST" && ex.requests == 0 && ex.notes > 0 && ex.status < 400 && s.assigned:
 		c.judge("HTTP-SESSION", ex.status == 202, "a POST of notifications or responses only was answered "+itoa(uint64(ex.status))+", want 202", ex.rec, rec.Index)
 	case ex.sessionID == "" && ex.method == "POST" && ex.rpcMethod != "" && ex.rpcMethod != "initialize" && c.anyAssigned():
-		c.judge("HTTP-SESSION", ex.status == 400, "a "+ex.rpcMethod+" without Mcp-Session-Id was answered "+itoa(uint64(ex.status))+", want 400", ex.rec, rec.Index)
+		c.judge("HTTP-SESSION-MISSING", ex.status == 400, "a "+ex.rpcMethod+" without Mcp-Session-Id was answered "+itoa(uint64(ex.status))+", want 400", ex.rec, rec.Index)
 	case s.deleted && ex.sessionID != "" && ex.method != "DELETE" && ex.rec > s.deletedRec:
 		// Only a request sent after the DELETE was answered: one in
 		// flight with it may be served before the session ends.

@@ -10,10 +10,25 @@ const (
 	Transport Side = "transport"
 )
 
+// Keyword is the strength of the spec sentence a rule judges (RFC 2119,
+// as the spec uses it): a MUST (or MUST NOT) broken is FAIL, a SHOULD (or
+// SHOULD NOT) broken is WARN, FAIL under strict judging.
+type Keyword string
+
+// Keywords.
+const (
+	Must   Keyword = "MUST"
+	Should Keyword = "SHOULD"
+)
+
 // Rule is one entry of the rule catalog. IDs are stable: they are never
-// renamed, and new rules get new IDs.
+// renamed, and new rules get new IDs. A rule judges sentences of one
+// keyword: where a spec passage holds a MUST and a SHOULD, each is a rule
+// of its own.
 type Rule struct {
 	ID string `json:"id"`
+	// Keyword is MUST or SHOULD, as the spec sentence the rule judges says.
+	Keyword Keyword `json:"keyword"`
 	// Summary is the rule in one sentence.
 	Summary string `json:"summary"`
 	// Spec is where the rule's text is: the file under shared/spec and
@@ -33,35 +48,207 @@ const (
 
 // Catalog is every rule, in the order of DESIGN.md's catalog.
 var Catalog = []Rule{
-	{"TASK-STATUS-TRANSITION", "only legal status transitions; terminal is final; tasks begin working", specCore + ", Tasks › Behavior Requirements › Task Status Lifecycle", Server, "a task whose status was seen"},
-	{"TASK-NOT-FOUND", "an unknown or expired taskId in tasks/get, tasks/result or tasks/cancel is answered -32602", specCore + ", Tasks › Error Handling › Protocol Errors", Server, "a tasks/* request for a task id the server never gave out, in a session the trace saw begin"},
-	{"TASK-CANCEL-TERMINAL", "cancelling a task already terminal is answered -32602; a cancelled task stays cancelled", specCore + ", Tasks › Cancelling Tasks; Behavior Requirements › Task Cancellation", Server, "a tasks/cancel sent after the task was seen terminal"},
-	{"TASK-FIELDS", "a Task carries taskId, status, createdAt and lastUpdatedAt (ISO 8601) and ttl", specCore + ", Tasks › Data Types › Task", Server, "a Task object from the server"},
-	{"TASK-RESULT", "tasks/result of a terminal task returns the underlying result with related-task meta, the same every time", specCore + ", Tasks › Retrieving Task Results; Behavior Requirements › Result Retrieval; Data Types › Related Task Metadata", Server, "a tasks/result answered with a result"},
-	{"TASK-SURVIVES-REQUEST", "a task is not cancelled because the request or stream that created it ended", specCore + ", Tasks › Behavior Requirements › Task Status Lifecycle; Transports › Streamable HTTP › Sending Messages to the Server", Server, "a task whose creating stream ended before the task did"},
-	{"TASK-ISOLATION", "a task of one session is invisible to another session", specCore + ", Tasks › Security Considerations › Task Isolation and Access Control", Server, "a request in one session naming a task of another"},
-	{"TASK-ID-ENTROPY", "task ids are unguessable: not sequential, enough random characters", specCore + ", Tasks › Behavior Requirements › Task ID Requirements; Security Considerations", Server, "two task ids or more"},
-	{"S1905-MODE-SELECT", "the response mode is one the client listed (immediate > streaming > task), or task with the fallback warning", spec1905 + ", Capability Negotiation; Task Result Transmission", Server, "a tools/call with responseModes"},
-	{"S1905-SEQNR", "seqNr is positive, starts at 1, strictly increases and never repeats across initial response, SSE and tasks/result", spec1905 + ", Task Result Transmission › Case 3: Responding with Streaming Results", Server, "segments (partial-content) from the server"},
-	{"S1905-COMPLETE", "status stays working until isComplete: true, then completed; a failure ends with isError and isComplete true and status failed", spec1905 + ", Task Result Transmission › Case 3: Responding with Streaming Results", Server, "a streamed call that completed"},
-	{"S1905-RESUME", "tasks/result with lastSeqNr returns the segments after it; at or past the end an empty list with the right isComplete", spec1905 + ", Case 3 › Resuming Streaming", Server, "a tasks/result with lastSeqNr"},
-	{"S1905-LASTSEQNR-INVALID", "lastSeqNr <= 0 or not a number is answered -32602", spec1905 + ", Case 3 › Resuming Streaming", Server, "a tasks/result with an invalid lastSeqNr"},
-	{"S1905-MERGE", "tasks/result without lastSeqNr equals the merged segments, sorted, seqNr removed", spec1905 + ", Relationship to Existing Tasks Specification", Server, "a tasks/result of a task whose segments were seen"},
-	{"S1905-IMMEDIATE", "an immediate result uses content; its task, if any, is completed; tasks/result returns the same", spec1905 + ", Task Result Transmission › Case 1: Responding with Immediate Full Result", Server, "an immediate answer to a tools/call"},
-	{"S2679-SEQ", "seq starts at 0 and steps by exactly 1 per task", spec2679 + ", 1.2. Parameters; 1.3. Behavioral Requirements", Server, "partial notifications"},
-	{"S2679-AFTER-TERMINAL", "no partial notification after the task's terminal status on the same stream", spec2679 + ", 1.3. Behavioral Requirements; 4. Interaction with Existing Task Lifecycle", Server, "partial notifications and a terminal status on one stream"},
-	{"S2679-CONTENT", "a partial notification's content is a non-empty array", spec2679 + ", 1.2. Parameters", Server, "partial notifications"},
-	{"S2679-NEGOTIATION", "no partial notifications to a client that did not declare tasks.streaming.partial", spec2679 + ", 2.3. Negotiation Rules", Server, "a session whose initialize the trace saw"},
-	{"HTTP-EVENT-ID-UNIQUE", "SSE event ids are unique across all streams of a session", specCore + ", Transports › Streamable HTTP › Resumability and Redelivery", Transport, "SSE events with ids"},
-	{"HTTP-RESUME-SAME-STREAM", "a replay after Last-Event-ID carries only messages of the disconnected stream", specCore + ", Transports › Streamable HTTP › Resumability and Redelivery", Transport, "a GET with Last-Event-ID naming a seen event"},
-	{"HTTP-RESUME-COMPLETE", "a replay after Last-Event-ID carries every event the stream was seen to send after that id", specCore + ", Transports › Streamable HTTP › Resumability and Redelivery", Transport, "a POST stream cut before its response, then resumed"},
-	{"HTTP-NO-BROADCAST", "each message is sent on one stream only", specCore + ", Transports › Streamable HTTP › Multiple Connections", Transport, "messages on two streams or more"},
-	{"HTTP-ORIGIN", "a request with a foreign Origin is answered 403", specCore + ", Transports › Streamable HTTP › Security Warning", Transport, "a request whose Origin names another host"},
-	{"HTTP-SESSION", "a request without the session id gets 400, one for a terminated session 404, notifications and responses alone 202", specCore + ", Transports › Streamable HTTP › Session Management; Sending Messages to the Server", Transport, "a server that gave out a session id"},
-	{"CLIENT-DEDUP", "a client delivers each segment once, in order, whatever the duplicates on the wire", spec1905 + ", Client Implementation Guide › Handling Streaming Results", Client, "the client's delivered output (tasksim check --client-cmd)"},
-	{"CLIENT-RESUME", "after a lost stream the client resumes (Last-Event-ID, or lastSeqNr = the highest seqNr it received) and loses nothing", specCore + ", Transports › Streamable HTTP › Resumability and Redelivery; " + spec1905 + ", Case 3 › Resuming Streaming", Client, "a stream cut before its response"},
-	{"CLIENT-POLL-INTERVAL", "a polling client waits pollInterval between tasks/get of a task, and an SSE retry before reconnecting", specCore + ", Tasks › Getting Tasks; Transports › Streamable HTTP › Resumability and Redelivery", Client, "two tasks/get of one task, or a reconnect after a retry field"},
-	{"CLIENT-COMPLETE", "a client that reports success delivered the whole result the server sent: every segment, once, in order", spec1905 + ", Client Implementation Guide › Handling Streaming Results; Case 3 › Resuming Streaming", Client, "the client's delivered output and the scripted server's own record of the result (tasksim check --client-cmd)"},
+	{
+		ID: "TASK-STATUS-TRANSITION", Keyword: Must, Side: Server,
+		Summary: "only legal status transitions; terminal is final; tasks begin working",
+		Spec:    specCore + ", Tasks › Behavior Requirements › Task Status Lifecycle",
+		Needs:   "a task whose status was seen",
+	},
+	{
+		ID: "TASK-NOT-FOUND", Keyword: Must, Side: Server,
+		Summary: "an unknown or expired taskId in tasks/get, tasks/result or tasks/cancel is answered -32602",
+		Spec:    specCore + ", Tasks › Error Handling › Protocol Errors",
+		Needs:   "a tasks/* request for a task id the server never gave out, in a session the trace saw begin",
+	},
+	{
+		ID: "TASK-CANCEL-TERMINAL", Keyword: Must, Side: Server,
+		Summary: "cancelling a task already terminal is answered -32602; a cancelled task stays cancelled",
+		Spec:    specCore + ", Tasks › Cancelling Tasks; Behavior Requirements › Task Cancellation",
+		Needs:   "a tasks/cancel sent after the task was seen terminal",
+	},
+	{
+		ID: "TASK-FIELDS", Keyword: Must, Side: Server,
+		Summary: "a Task carries taskId, status, createdAt and lastUpdatedAt (ISO 8601) and ttl",
+		Spec:    specCore + ", Tasks › Data Types › Task",
+		Needs:   "a Task object from the server",
+	},
+	{
+		ID: "TASK-RESULT", Keyword: Must, Side: Server,
+		Summary: "tasks/result of a terminal task returns the underlying result with related-task meta, the same every time",
+		Spec:    specCore + ", Tasks › Retrieving Task Results; Behavior Requirements › Result Retrieval; Data Types › Related Task Metadata",
+		Needs:   "a tasks/result answered with a result",
+	},
+	{
+		ID: "TASK-SURVIVES-REQUEST", Keyword: Should, Side: Server,
+		Summary: "a task is not cancelled because the request or stream that created it ended",
+		Spec:    specCore + ", Tasks › Behavior Requirements › Task Status Lifecycle; Transports › Streamable HTTP › Sending Messages to the Server",
+		Needs:   "a task whose creating stream ended before the task did",
+	},
+	{
+		ID: "TASK-ISOLATION", Keyword: Must, Side: Server,
+		Summary: "a task of one session is invisible to another session",
+		Spec:    specCore + ", Tasks › Security Considerations › Task Isolation and Access Control",
+		Needs:   "a request in one session naming a task of another",
+	},
+	{
+		ID: "TASK-ID-ENTROPY", Keyword: Must, Side: Server,
+		Summary: "task ids are unguessable: not sequential, enough random characters",
+		Spec:    specCore + ", Tasks › Behavior Requirements › Task ID Requirements; Security Considerations",
+		Needs:   "two task ids or more",
+	},
+	{
+		ID: "S1905-MODE-SELECT", Keyword: Must, Side: Server,
+		Summary: "the response mode is one the client listed (immediate > streaming > task), or the task fallback",
+		Spec:    spec1905 + ", Capability Negotiation; Task Result Transmission",
+		Needs:   "a tools/call with responseModes",
+	},
+	{
+		ID: "S1905-FALLBACK-WARNING", Keyword: Should, Side: Server,
+		Summary: "a call answered in task mode though its responseModes did not list task carries the fallback warning",
+		Spec:    spec1905 + ", Capability Negotiation",
+		Needs:   "a tools/call answered in task mode that listed no task mode",
+	},
+	{
+		ID: "S1905-SEQNR", Keyword: Must, Side: Server,
+		Summary: "seqNr is positive, starts at 1, strictly increases and never repeats across initial response, SSE and tasks/result",
+		Spec:    spec1905 + ", Task Result Transmission › Case 3: Responding with Streaming Results",
+		Needs:   "segments (partial-content) from the server",
+	},
+	{
+		ID: "S1905-COMPLETE", Keyword: Must, Side: Server,
+		Summary: "status stays working until isComplete: true, then completed; a failure ends with isError and isComplete true and status failed",
+		Spec:    spec1905 + ", Task Result Transmission › Case 3: Responding with Streaming Results",
+		Needs:   "a streamed call that completed",
+	},
+	{
+		ID: "S1905-RESUME", Keyword: Must, Side: Server,
+		Summary: "tasks/result with lastSeqNr returns the segments after it; at or past the end an empty list with the right isComplete",
+		Spec:    spec1905 + ", Case 3 › Resuming Streaming",
+		Needs:   "a tasks/result with lastSeqNr",
+	},
+	{
+		ID: "S1905-LASTSEQNR-INVALID", Keyword: Must, Side: Server,
+		Summary: "lastSeqNr <= 0 or not a number is answered -32602",
+		Spec:    spec1905 + ", Case 3 › Resuming Streaming",
+		Needs:   "a tasks/result with an invalid lastSeqNr",
+	},
+	{
+		ID: "S1905-MERGE", Keyword: Must, Side: Server,
+		Summary: "tasks/result without lastSeqNr equals the merged segments, sorted, seqNr removed",
+		Spec:    spec1905 + ", Relationship to Existing Tasks Specification",
+		Needs:   "a tasks/result of a task whose segments were seen",
+	},
+	{
+		ID: "S1905-IMMEDIATE", Keyword: Must, Side: Server,
+		Summary: "an immediate result uses content; its task, if any, is completed; tasks/result returns the same",
+		Spec:    spec1905 + ", Task Result Transmission › Case 1: Responding with Immediate Full Result",
+		Needs:   "an immediate answer to a tools/call",
+	},
+	{
+		ID: "S2679-SEQ", Keyword: Must, Side: Server,
+		Summary: "seq starts at 0 and steps by exactly 1 per task",
+		Spec:    spec2679 + ", 1.2. Parameters; 1.3. Behavioral Requirements",
+		Needs:   "partial notifications",
+	},
+	{
+		ID: "S2679-AFTER-TERMINAL", Keyword: Must, Side: Server,
+		Summary: "no partial notification after the task's terminal status on the same stream",
+		Spec:    spec2679 + ", 1.3. Behavioral Requirements; 4. Interaction with Existing Task Lifecycle",
+		Needs:   "partial notifications and a terminal status on one stream",
+	},
+	{
+		ID: "S2679-CONTENT", Keyword: Must, Side: Server,
+		Summary: "a partial notification's content is a non-empty array",
+		Spec:    spec2679 + ", 1.2. Parameters",
+		Needs:   "partial notifications",
+	},
+	{
+		ID: "S2679-NEGOTIATION", Keyword: Should, Side: Server,
+		Summary: "no partial notifications to a client that did not declare tasks.streaming.partial",
+		Spec:    spec2679 + ", 2.3. Negotiation Rules",
+		Needs:   "a session whose initialize the trace saw",
+	},
+	{
+		ID: "HTTP-EVENT-ID-UNIQUE", Keyword: Must, Side: Transport,
+		Summary: "SSE event ids are unique across all streams of a session",
+		Spec:    specCore + ", Transports › Streamable HTTP › Resumability and Redelivery",
+		Needs:   "SSE events with ids",
+	},
+	{
+		ID: "HTTP-RESUME-SAME-STREAM", Keyword: Must, Side: Transport,
+		Summary: "a replay after Last-Event-ID carries only messages of the disconnected stream",
+		Spec:    specCore + ", Transports › Streamable HTTP › Resumability and Redelivery",
+		Needs:   "a GET with Last-Event-ID naming a seen event",
+	},
+	{
+		ID: "HTTP-RESUME-COMPLETE", Keyword: Should, Side: Transport,
+		Summary: "a replay after Last-Event-ID carries every event the stream was seen to send after that id",
+		Spec:    specCore + ", Transports › Streamable HTTP › Resumability and Redelivery; Sending Messages to the Server",
+		Needs:   "a POST stream cut before its response, then resumed",
+	},
+	{
+		ID: "HTTP-NO-BROADCAST", Keyword: Must, Side: Transport,
+		Summary: "each message is sent on one stream only",
+		Spec:    specCore + ", Transports › Streamable HTTP › Multiple Connections",
+		Needs:   "messages on two streams or more",
+	},
+	{
+		ID: "HTTP-ORIGIN", Keyword: Must, Side: Transport,
+		Summary: "a request with a foreign Origin is answered 403",
+		Spec:    specCore + ", Transports › Streamable HTTP › Security Warning",
+		Needs:   "a request whose Origin names another host",
+	},
+	{
+		ID: "HTTP-SESSION", Keyword: Must, Side: Transport,
+		Summary: "a request of a terminated session gets 404, notifications and responses alone 202",
+		Spec:    specCore + ", Transports › Streamable HTTP › Session Management; Sending Messages to the Server",
+		Needs:   "a server that gave out a session id",
+	},
+	{
+		ID: "HTTP-SESSION-MISSING", Keyword: Should, Side: Transport,
+		Summary: "a request without the session id, other than initialize, gets 400 from a server that gave one out",
+		Spec:    specCore + ", Transports › Streamable HTTP › Session Management",
+		Needs:   "a request without Mcp-Session-Id to a server that gave out a session id",
+	},
+	{
+		ID: "CLIENT-DEDUP", Keyword: Must, Side: Client,
+		Summary: "a client delivers no segment twice, whatever the duplicates on the wire",
+		Spec:    spec1905 + ", Client Implementation Guide › Handling Streaming Results",
+		Needs:   "the client's delivered output (tasksim check --client-cmd)",
+	},
+	{
+		ID: "CLIENT-RESUME", Keyword: Must, Side: Client,
+		Summary: "after a lost stream the client resumes (Last-Event-ID, or lastSeqNr = the highest seqNr it received) and loses nothing",
+		Spec:    specCore + ", Transports › Streamable HTTP › Resumability and Redelivery; " + spec1905 + ", Case 3 › Resuming Streaming",
+		Needs:   "a stream cut before its response",
+	},
+	{
+		ID: "CLIENT-POLL-INTERVAL", Keyword: Must, Side: Client,
+		Summary: "a client waits the SSE retry the server set before reconnecting",
+		Spec:    specCore + ", Transports › Streamable HTTP › Sending Messages to the Server; Resumability and Redelivery",
+		Needs:   "a reconnect after a retry field",
+	},
+	{
+		ID: "CLIENT-TASKS-GET-INTERVAL", Keyword: Should, Side: Client,
+		Summary: "a polling client waits pollInterval between tasks/get of a task",
+		Spec:    specCore + ", Tasks › Getting Tasks; Behavior Requirements › TTL and Resource Management",
+		Needs:   "two tasks/get of one task",
+	},
+	{
+		ID: "CLIENT-COMPLETE", Keyword: Must, Side: Client,
+		Summary: "a client that reports success delivered the whole result the server sent: every segment, once, in order",
+		Spec:    spec1905 + ", Client Implementation Guide › Handling Streaming Results; Case 3 › Resuming Streaming; Relationship to Existing Tasks Specification",
+		Needs:   "the client's delivered output and the scripted server's own record of the result (tasksim check --client-cmd)",
+	},
+}
+
+// Breach is the status of a broken rule: FAIL for a MUST; WARN for a
+// SHOULD, unless strict, which makes it FAIL too.
+func (r Rule) Breach(strict bool) Status {
+	if r.Keyword == Should && !strict {
+		return Warn
+	}
+	return Fail
 }
 
 // RuleByID returns the rule with id.

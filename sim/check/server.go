@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -152,14 +153,24 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 				c.ok("S1905-MODE-SELECT")
 			case mode == "task" && res.hasFallbackWarning():
 				c.ok("S1905-MODE-SELECT")
+				c.ok("S1905-FALLBACK-WARNING")
 			case mode == "task" && !lacks(r.modes, "immediate"):
 				// Immediate negotiated but the result not ready: task is
 				// the fallback of the decision process (Case 2), no
 				// warning needed.
 				c.ok("S1905-MODE-SELECT")
-			case mode == "task":
-				c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
+			case mode == "task" && len(s.serverModes) == 0:
+				// A server without SEP-1905 defaults to task (Backward
+				// Compatibility); it knows no warning to give.
+				c.ok("S1905-MODE-SELECT")
+			case mode == "task" && !slices.ContainsFunc(r.modes, func(m string) bool { return slices.Contains(s.serverModes, m) }):
+				// No common mode: the fallback the MUST asks for, without
+				// the warning the SHOULD asks for.
+				c.ok("S1905-MODE-SELECT")
+				c.fail("S1905-FALLBACK-WARNING", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
 			default:
+				// Outside the client's list, or task though the server
+				// declared a mode the client listed.
 				c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in "+mode+" mode", r.rec, rec.Index)
 			}
 		}

@@ -12,12 +12,17 @@ import (
 type Status string
 
 // Outcomes. SKIP means the trace never showed what the rule needs: it is
-// never counted as a pass.
+// never counted as a pass. WARN is a SHOULD rule broken (Rule.Breach):
+// reported with its evidence, not a failure unless judged strictly.
 const (
 	Pass Status = "PASS"
+	Warn Status = "WARN"
 	Fail Status = "FAIL"
 	Skip Status = "SKIP"
 )
+
+// Broken reports whether s is a rule broken: FAIL or WARN.
+func (s Status) Broken() bool { return s == Fail || s == Warn }
 
 // maxFindings caps the findings kept per rule; Failures counts them all.
 const maxFindings = 20
@@ -72,6 +77,26 @@ func (v *Verdict) Failed() bool {
 	return false
 }
 
+// Warned reports whether any rule is WARN.
+func (v *Verdict) Warned() bool {
+	for _, r := range v.Rules {
+		if r.Status == Warn {
+			return true
+		}
+	}
+	return false
+}
+
+// Strict makes every WARN a FAIL: a SHOULD broken fails the verdict
+// (--strict).
+func (v *Verdict) Strict() {
+	for i := range v.Rules {
+		if v.Rules[i].Status == Warn {
+			v.Rules[i].Status = Fail
+		}
+	}
+}
+
 // Result returns the result of rule id.
 func (v *Verdict) Result(id string) (RuleResult, bool) {
 	for _, r := range v.Rules {
@@ -82,12 +107,14 @@ func (v *Verdict) Result(id string) (RuleResult, bool) {
 	return RuleResult{}, false
 }
 
-// Counts returns how many rules passed, failed and were skipped.
-func (v *Verdict) Counts() (pass, fail, skip int) {
+// Counts returns how many rules passed, warned, failed and were skipped.
+func (v *Verdict) Counts() (pass, warn, fail, skip int) {
 	for _, r := range v.Rules {
 		switch r.Status {
 		case Pass:
 			pass++
+		case Warn:
+			warn++
 		case Fail:
 			fail++
 		default:
@@ -97,7 +124,8 @@ func (v *Verdict) Counts() (pass, fail, skip int) {
 	return
 }
 
-// WriteText writes one line per rule, then the findings of failed rules.
+// WriteText writes one line per rule, then the findings of failed and
+// warned rules.
 func (v *Verdict) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, r := range v.Rules {
@@ -108,17 +136,17 @@ func (v *Verdict) WriteText(w io.Writer) error {
 				fmt.Fprintf(&b, ", %d excused by faults", r.Excused)
 			}
 			b.WriteByte('\n')
-		case Fail:
-			fmt.Fprintf(&b, "FAIL  %-24s %d of %d checked\n", r.Rule.ID, r.Failures, r.Checked)
+		case Fail, Warn:
+			fmt.Fprintf(&b, "%s  %-24s %d of %d checked\n", r.Status, r.Rule.ID, r.Failures, r.Checked)
 		default:
 			fmt.Fprintf(&b, "SKIP  %-24s not observed: needs %s\n", r.Rule.ID, r.Why)
 		}
 	}
 	for _, r := range v.Rules {
-		if r.Status != Fail {
+		if !r.Status.Broken() {
 			continue
 		}
-		fmt.Fprintf(&b, "\n%s (%s): %s\n  spec: %s\n", r.Rule.ID, r.Rule.Side, r.Rule.Summary, r.Rule.Spec)
+		fmt.Fprintf(&b, "\n%s (%s, %s): %s\n  spec: %s\n", r.Rule.ID, r.Rule.Side, r.Rule.Keyword, r.Rule.Summary, r.Rule.Spec)
 		for _, f := range r.Findings {
 			fmt.Fprintf(&b, "  records %s: %s\n", joinRecords(f.Records), f.Message)
 		}
@@ -126,8 +154,8 @@ func (v *Verdict) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  ... and %d more\n", r.Failures-len(r.Findings))
 		}
 	}
-	pass, fail, skip := v.Counts()
-	fmt.Fprintf(&b, "\n%d rules: %d passed, %d failed, %d skipped (%d records", len(v.Rules), pass, fail, skip, v.Records)
+	pass, warn, fail, skip := v.Counts()
+	fmt.Fprintf(&b, "\n%d rules: %d passed, %d warned, %d failed, %d skipped (%d records", len(v.Rules), pass, warn, fail, skip, v.Records)
 	if v.Faults > 0 {
 		fmt.Fprintf(&b, ", %d faults", v.Faults)
 	}
@@ -140,6 +168,21 @@ func (v *Verdict) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Evidence is findings, one line each, as reports print them.
+func Evidence(findings []Finding) string {
+	var b strings.Builder
+	for _, f := range findings {
+		fmt.Fprintf(&b, "records %s: %s\n", joinRecords(f.Records), f.Message)
+	}
+	return b.String()
+}
+
+// WarnText is what a JUnit report says of a WARN: the SHOULD broken,
+// where the spec says it, and the evidence.
+func WarnText(r Rule, evidence string) string {
+	return "WARN: SHOULD broken (not a failure; FAIL under --strict): " + r.Summary + " (" + r.Spec + ")\n" + evidence
 }
 
 func joinRecords(rs []uint64) string {
@@ -162,7 +205,9 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 
 // WriteJUnit writes a JUnit XML report: one testsuite named name, with a
 // testcase per rule; failures carry their evidence, skipped rules their
-// reason. GitHub and GitLab render it.
+// reason. A WARN is a passing testcase whose system-out says WARN and
+// holds the evidence, so that CI shows it without failing. GitHub and
+// GitLab render it.
 func (v *Verdict) WriteJUnit(w io.Writer, name string) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -185,6 +230,7 @@ func (v *Verdict) WriteJUnitSuite(w io.Writer, name string) error {
 		Classname string   `xml:"classname,attr"`
 		Failure   *failure `xml:"failure,omitempty"`
 		Skipped   *skipped `xml:"skipped,omitempty"`
+		SystemOut string   `xml:"system-out,omitempty"`
 	}
 	type testsuite struct {
 		XMLName  xml.Name   `xml:"testsuite"`
@@ -200,11 +246,9 @@ func (v *Verdict) WriteJUnitSuite(w io.Writer, name string) error {
 		switch r.Status {
 		case Fail:
 			s.Failures++
-			var b strings.Builder
-			for _, f := range r.Findings {
-				fmt.Fprintf(&b, "records %s: %s\n", joinRecords(f.Records), f.Message)
-			}
-			tc.Failure = &failure{Message: r.Rule.Summary + " (" + r.Rule.Spec + ")", Text: b.String()}
+			tc.Failure = &failure{Message: r.Rule.Summary + " (" + r.Rule.Spec + ")", Text: Evidence(r.Findings)}
+		case Warn:
+			tc.SystemOut = WarnText(r.Rule, Evidence(r.Findings))
 		case Skip:
 			s.Skipped++
 			tc.Skipped = &skipped{Message: "not observed: needs " + r.Why}
