@@ -248,7 +248,7 @@ func taskSurvivesAnswer(e *Env) error {
 }
 
 func scenarioOrigin(e *Env) error {
-	s := &rawSession{e: e, hc: noRedirects, proto: mcp.LatestProtocolVersion}
+	s := &rawSession{e: e, hc: e.httpClient(), proto: mcp.LatestProtocolVersion}
 	resp, err := s.post(s.request("initialize", map[string]any{
 		"protocolVersion": mcp.LatestProtocolVersion, "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "tasksim-check", "version": "dev"},
