@@ -2,8 +2,11 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -74,11 +77,11 @@ func (b *boundBody) Close() error {
 	return err
 }
 
-// trackedTransport hands every connection it opens to track, so that a cut
-// can close it.
+// trackedTransport hands every connection it opens to track, and uses the
+// connection track returns.
 type trackedTransport struct {
 	inner mcp.Transport
-	track func(mcp.Conn)
+	track func(mcp.Conn) mcp.Conn
 }
 
 func (t trackedTransport) Connect(ctx context.Context) (mcp.Conn, error) {
@@ -86,8 +89,59 @@ func (t trackedTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.track(c)
-	return c, nil
+	return t.track(c), nil
+}
+
+// unanswered keeps the requests sent on the scenario's connections that
+// got no answer yet, so that a scenario cut by its timeout says what it
+// waited for.
+type unanswered struct {
+	mu      sync.Mutex
+	pending map[pendingKey]string // the request's method
+}
+
+type pendingKey struct {
+	conn int
+	id   string
+}
+
+// watch returns c noting, as connection n, each request written and each
+// answer read.
+func (u *unanswered) watch(n int, c mcp.Conn) mcp.Conn {
+	return mcp.Decorate(c, mcp.ConnFuncs{
+		Write: func(ctx context.Context, inner mcp.Conn, msg *mcp.Message) error {
+			if msg.Kind() == mcp.KindRequest {
+				u.mu.Lock()
+				if u.pending == nil {
+					u.pending = map[pendingKey]string{}
+				}
+				u.pending[pendingKey{n, msg.ID.String()}] = msg.Method
+				u.mu.Unlock()
+			}
+			return inner.Write(ctx, msg)
+		},
+		Read: func(ctx context.Context, inner mcp.Conn) (*mcp.Message, error) {
+			msg, err := inner.Read(ctx)
+			if err == nil && msg.Kind() == mcp.KindResponse && !mcp.MoreToFollow(msg.Result) {
+				u.mu.Lock()
+				delete(u.pending, pendingKey{n, msg.ID.String()})
+				u.mu.Unlock()
+			}
+			return msg, err
+		},
+	})
+}
+
+// String lists the requests without an answer, "" if none.
+func (u *unanswered) String() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var out []string
+	for k, method := range u.pending {
+		out = append(out, fmt.Sprintf("%s (id %s, connection %d)", method, k.id, k.conn))
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
 }
 
 // waitFor waits for done, at most d; it reports whether done came.

@@ -56,6 +56,7 @@ type Env struct {
 	mu       sync.Mutex
 	conns    uint64
 	opened   []mcp.Conn // every connection of the scenario, for cut
+	waiting  unanswered
 	sessions []*client.Session
 	applied  []string
 	asserts  map[string]*RuleOutcome
@@ -158,10 +159,12 @@ func (e *Env) httpClient() *http.Client {
 	return e.hc
 }
 
-func (e *Env) track(c mcp.Conn) {
+// track keeps c for cut and watches its requests.
+func (e *Env) track(c mcp.Conn) mcp.Conn {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.opened = append(e.opened, c)
+	return e.waiting.watch(len(e.opened), c)
 }
 
 // closeAll closes every session, all at once.
@@ -185,8 +188,7 @@ func (e *Env) cut() {
 		e.cutHard()
 	}
 	e.mu.Lock()
-	cs := e.opened
-	e.opened = nil
+	cs := slices.Clone(e.opened)
 	e.mu.Unlock()
 	for _, c := range cs {
 		go c.Close()
@@ -247,7 +249,7 @@ func probeTarget(parent context.Context, target Target, timeout time.Duration) (
 		return nil, fmt.Errorf("%w: no target", ErrUnreachable)
 	}
 	var conn mcp.Conn
-	t = trackedTransport{inner: t, track: func(c mcp.Conn) { conn = c }}
+	t = trackedTransport{inner: t, track: func(c mcp.Conn) mcp.Conn { conn = c; return c }}
 	s, err := client.New(nil).Connect(ctx, t)
 	if err != nil && parent.Err() != nil {
 		// Interrupted, not the target's fault.
@@ -373,6 +375,9 @@ func runScenario(parent context.Context, sc *Scenario, target Target, o *SuiteOp
 		r.Status, r.Why = check.Fail, runErr.Error()
 		if ctx.Err() != nil && parent.Err() == nil {
 			r.Why = fmt.Sprintf("timed out after %s: %v", o.Timeout, runErr)
+			if w := e.waiting.String(); w != "" {
+				r.Why += "; no answer to " + w
+			}
 		}
 	case len(r.Failed()) > 0:
 		r.Status = check.Fail
