@@ -118,24 +118,13 @@ func scenarioHTTPResume(e *Env) error {
 	if lastA == "" {
 		return e.Skip("the server's events carry no ids: streams cannot be resumed")
 	}
-	// Stream B goes on, on its own connection, to its end.
-	stB := newEventStream(respB)
-	for i := 0; i < maxEvents; i++ {
-		if _, _, err := stB.next(); err != nil {
-			break
-		}
-	}
 	// Resume from the first response's event, not the last one read: the
 	// replay must repeat what followed it, on this stream alone.
-	respR, err := s.get(firstA)
-	if err != nil {
+	stR, err := s.resumeAfterB(respB, firstA)
+	if stR == nil || err != nil {
 		return err
 	}
-	defer respR.Body.Close()
-	if !e.Expect("HTTP-RESUME-COMPLETE", isEventStream(respR), "GET with Last-Event-ID %s answered HTTP %d %s", firstA, respR.StatusCode, respR.Header.Get("Content-Type")) {
-		return nil
-	}
-	stR := newEventStream(respR)
+	defer stR.close()
 	complete := false
 	prev := int64(-1)
 	for i := 0; i < maxEvents && !complete; i++ {
@@ -164,6 +153,30 @@ func scenarioHTTPResume(e *Env) error {
 	}
 	e.Expect("HTTP-RESUME-COMPLETE", complete, "the replay after Last-Event-ID %s ended without request %d's final response", firstA, idA)
 	return nil
+}
+
+// resumeAfterB reads stream B (respB), which goes on on its own
+// connection, to its end, then resumes stream A after event lastID. A
+// GET answered without an event stream is an HTTP-RESUME-COMPLETE
+// finding, and returns no stream.
+func (s *rawSession) resumeAfterB(respB *http.Response, lastID string) (*eventStream, error) {
+	if isEventStream(respB) {
+		stB := newEventStream(respB)
+		for i := 0; i < maxEvents; i++ {
+			if _, _, err := stB.next(); err != nil {
+				break
+			}
+		}
+	}
+	respR, err := s.get(lastID)
+	if err != nil {
+		return nil, err
+	}
+	if !s.e.Expect("HTTP-RESUME-COMPLETE", isEventStream(respR), "GET with Last-Event-ID %s answered HTTP %d %s", lastID, respR.StatusCode, respR.Header.Get("Content-Type")) {
+		respR.Body.Close()
+		return nil, nil
+	}
+	return newEventStream(respR), nil
 }
 
 // baseCall is a tools/call of tc without SEP-1905, with progressToken
@@ -256,23 +269,11 @@ func httpResumeBase(e *Env) error {
 		}
 	}
 	stA.close() // cut stream A before its response
-	if isEventStream(respB) {
-		stB := newEventStream(respB)
-		for i := 0; i < maxEvents; i++ {
-			if _, _, err := stB.next(); err != nil {
-				break
-			}
-		}
-	}
-	respR, err := s.get(firstA)
-	if err != nil {
+	stR, err := s.resumeAfterB(respB, firstA)
+	if stR == nil || err != nil {
 		return err
 	}
-	defer respR.Body.Close()
-	if !e.Expect("HTTP-RESUME-COMPLETE", isEventStream(respR), "GET with Last-Event-ID %s answered HTTP %d %s", firstA, respR.StatusCode, respR.Header.Get("Content-Type")) {
-		return nil
-	}
-	stR := newEventStream(respR)
+	defer stR.close()
 	complete := false
 	for i := 0; i < maxEvents && !complete; i++ {
 		_, m, err := stR.next()
