@@ -194,7 +194,8 @@ var tsTaskServerWant = peerWant{
 		"http-origin":          {"HTTP-ORIGIN": fail},
 		"http-session":         {"HTTP-SESSION": pass},
 	},
-	skipped:  noSEPs,
+	// Resumption is base Streamable HTTP; this server keeps no events.
+	skipped:  append([][2]string{{"http-resume", "carry no ids to resume from"}}, noSEPs...),
 	findings: map[string]string{"http-origin HTTP-ORIGIN": "Origin http://evil.example was answered 200, want 403"},
 }
 
@@ -243,13 +244,17 @@ func TestCheckServerEverything(t *testing.T) {
 			"task-id-entropy":      {"TASK-ID-ENTROPY": pass},
 			"sep1905-old-client":   {"S1905-MODE-SELECT": pass},
 			"task-survives-stream": {"TASK-SURVIVES-REQUEST": pass},
-			"http-origin":          {"HTTP-ORIGIN": fail},
-			"http-session":         {"HTTP-SESSION": fail},
+			// Resumption is base Streamable HTTP: its event store replays
+			// other streams' events (modelcontextprotocol/servers#4087).
+			"http-resume":  {"HTTP-RESUME-SAME-STREAM": fail, "HTTP-RESUME-COMPLETE": pass, "HTTP-EVENT-ID-UNIQUE": pass, "HTTP-NO-BROADCAST": pass},
+			"http-origin":  {"HTTP-ORIGIN": fail},
+			"http-session": {"HTTP-SESSION": fail},
 		},
 		skipped: append([][2]string{{"task-ttl", "keeps tasks 5m0s at least"}}, noSEPs...),
 		findings: map[string]string{
-			"http-origin HTTP-ORIGIN":   "Origin http://evil.example was answered 200, want 403",
-			"http-session HTTP-SESSION": "tools/list in a terminated session answered HTTP 400, want 404",
+			"http-resume HTTP-RESUME-SAME-STREAM": "of another stream",
+			"http-origin HTTP-ORIGIN":             "Origin http://evil.example was answered 200, want 403",
+			"http-session HTTP-SESSION":           "tools/list in a terminated session answered HTTP 400, want 404",
 		},
 	})
 	assertCoverage(t, got, sim.CoverageOptions{HTTP: true})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net"
+	"net/http"
 	"net/url"
 	"os/exec"
 	"slices"
@@ -48,9 +49,14 @@ type Env struct {
 
 	httpURL string // the recording proxy's endpoint (HTTP targets)
 	pipe    *recorder.Pipeline
+	// hc sends every HTTP request of the scenario; each ends on cut.
+	hc      *http.Client
+	cutHard context.CancelFunc
 
 	mu       sync.Mutex
 	conns    uint64
+	opened   []mcp.Conn // every connection of the scenario, for cut
+	waiting  unanswered
 	sessions []*client.Session
 	applied  []string
 	leftOut  []string
@@ -110,7 +116,7 @@ func (e *Env) Connect(opts *client.Options, faultSpecs ...string) (*client.Sessi
 	id := e.conns
 	e.mu.Unlock()
 	if e.HTTP() {
-		t = &streamhttp.ClientTransport{URL: e.httpURL, HTTPClient: noRedirects}
+		t = &streamhttp.ClientTransport{URL: e.httpURL, HTTPClient: e.httpClient()}
 	} else {
 		inner := e.target.Dial
 		if inner == nil {
@@ -120,7 +126,7 @@ func (e *Env) Connect(opts *client.Options, faultSpecs ...string) (*client.Sessi
 				stderr = io.Discard
 			}
 			inner = func() mcp.Transport {
-				return &stdio.CommandTransport{Command: cmd[0], Args: cmd[1:], Stderr: stderr}
+				return &stdio.CommandTransport{Command: cmd[0], Args: cmd[1:], Stderr: stderr, GracePeriod: stdioGrace}
 			}
 		}
 		side := traces.SideWire
@@ -144,6 +150,7 @@ func (e *Env) Connect(opts *client.Options, faultSpecs ...string) (*client.Sessi
 		})
 		t = faultTransport{inner: t, set: set}
 	}
+	t = trackedTransport{inner: t, track: e.track}
 	s, err := client.New(opts).Connect(e.Ctx, t)
 	if err != nil {
 		return nil, err
@@ -154,13 +161,47 @@ func (e *Env) Connect(opts *client.Options, faultSpecs ...string) (*client.Sessi
 	return s, nil
 }
 
+// httpClient is the client of every HTTP request of the scenario.
+func (e *Env) httpClient() *http.Client {
+	if e.hc == nil {
+		return noRedirects
+	}
+	return e.hc
+}
+
+// track keeps c for cut and watches its requests.
+func (e *Env) track(c mcp.Conn) mcp.Conn {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.opened = append(e.opened, c)
+	return e.waiting.watch(len(e.opened), c)
+}
+
+// closeAll closes every session, all at once.
 func (e *Env) closeAll() {
 	e.mu.Lock()
 	ss := e.sessions
 	e.sessions = nil
 	e.mu.Unlock()
+	var wg sync.WaitGroup
 	for _, s := range ss {
-		s.Close()
+		wg.Go(func() { s.Close() })
+	}
+	wg.Wait()
+}
+
+// cut ends what the scenario still waits on: every HTTP request it began
+// and every connection it opened (a stdio server is asked to end, then
+// killed). It does not wait for the closes.
+func (e *Env) cut() {
+	if e.cutHard != nil {
+		e.cutHard()
+	}
+	e.mu.Lock()
+	cs := slices.Clone(e.opened)
+	e.mu.Unlock()
+	for _, c := range cs {
+		go c.Close()
 	}
 }
 
@@ -200,6 +241,8 @@ type probeInfo struct {
 func probeTarget(parent context.Context, target Target, timeout time.Duration) (*probeInfo, error) {
 	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
+	hard, cut := context.WithCancel(context.Background())
+	defer cut()
 	var t mcp.Transport
 	switch {
 	case target.HTTP():
@@ -207,14 +250,16 @@ func probeTarget(parent context.Context, target Target, timeout time.Duration) (
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("%w: %q is not an http:// URL", ErrUnreachable, target.URL)
 		}
-		t = &streamhttp.ClientTransport{URL: target.URL, HTTPClient: noRedirects, NoStandaloneStream: true}
+		t = &streamhttp.ClientTransport{URL: target.URL, HTTPClient: boundedClient(hard), NoStandaloneStream: true}
 	case target.Dial != nil:
 		t = target.Dial()
 	case len(target.Command) > 0:
-		t = &stdio.CommandTransport{Command: target.Command[0], Args: target.Command[1:], Stderr: io.Discard}
+		t = &stdio.CommandTransport{Command: target.Command[0], Args: target.Command[1:], Stderr: io.Discard, GracePeriod: stdioGrace}
 	default:
 		return nil, fmt.Errorf("%w: no target", ErrUnreachable)
 	}
+	var conn mcp.Conn
+	t = trackedTransport{inner: t, track: func(c mcp.Conn) mcp.Conn { conn = c; return c }}
 	s, err := client.New(nil).Connect(ctx, t)
 	if err != nil && parent.Err() != nil {
 		// Interrupted, not the target's fault.
@@ -236,7 +281,9 @@ func probeTarget(parent context.Context, target Target, timeout time.Duration) (
 		}
 		return nil, fmt.Errorf("%w %s: not an MCP server: %v", ErrUnreachable, target, err)
 	}
-	defer s.Close()
+	// Closing (a cancel notice, the DELETE, a stdio server's exit) gets
+	// closeGrace; a target that holds it longer is cut off.
+	defer endWithin(closedChan, func() { cut(); go conn.Close() }, func() { s.Close() })
 	p := &probeInfo{init: s.InitializeResult()}
 	tools, err := s.ListTools(ctx)
 	if err != nil && parent.Err() != nil {
@@ -247,6 +294,16 @@ func probeTarget(parent context.Context, target Target, timeout time.Duration) (
 	}
 	p.tools = tools
 	return p, nil
+}
+
+// runGuarded runs sc, a panic becoming its error.
+func runGuarded(sc *Scenario, e *Env) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("scenario panicked: %v", p)
+		}
+	}()
+	return sc.Run(e)
 }
 
 // runScenario runs sc with a fresh recorder writing to tracePath.
@@ -271,7 +328,10 @@ func runScenario(parent context.Context, sc *Scenario, target Target, o *SuiteOp
 	}
 	ctx, cancel := context.WithTimeout(parent, o.Timeout)
 	defer cancel()
-	e := &Env{Ctx: ctx, target: target, seed: o.Seed, probe: probe, tools: tools, asserts: map[string]*RuleOutcome{}}
+	hard, cutHard := context.WithCancel(context.Background())
+	defer cutHard()
+	e := &Env{Ctx: ctx, target: target, seed: o.Seed, probe: probe, tools: tools, asserts: map[string]*RuleOutcome{},
+		hc: boundedClient(hard), cutHard: cutHard}
 	var stopProxy func()
 	if target.HTTP() {
 		u, _ := url.Parse(target.URL)
@@ -290,21 +350,25 @@ func runScenario(parent context.Context, sc *Scenario, target Target, o *SuiteOp
 		e.pipe = recorder.NewPipeline(w, nil)
 		stopProxy = func() { e.pipe.Close() }
 	}
-	runErr := func() (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("scenario panicked: %v", p)
-			}
-		}()
-		return sc.Run(e)
-	}()
-	e.closeAll()
+	// Each step past the timeout is bounded (suite_bound.go): the
+	// scenario's return, then the close of its sessions.
+	var runErr, err1 error
+	if endWithin(ctx.Done(), e.cut, func() { err1 = runGuarded(sc, e) }) {
+		runErr = err1
+	} else {
+		runErr = fmt.Errorf("the scenario did not return within %s of its end, even with every connection to the target cut", 2*closeGrace)
+	}
+	if !endWithin(closedChan, e.cut, e.closeAll) && runErr == nil {
+		runErr = fmt.Errorf("closing the scenario's sessions did not end within %s, even with every connection to the target cut", 2*closeGrace)
+	}
 	stopProxy()
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("trace: %w", err)
 	}
-	r.Faults = e.applied
-	r.LeftOut = e.leftOut
+	e.mu.Lock() // a scenario left behind may still be at work
+	r.Faults = slices.Clone(e.applied)
+	r.LeftOut = slices.Clone(e.leftOut)
+	e.mu.Unlock()
 	v, verr := judgeTrace(tracePath, check.Server, check.Transport)
 	if verr != nil && runErr == nil {
 		runErr = verr
@@ -322,6 +386,9 @@ func runScenario(parent context.Context, sc *Scenario, target Target, o *SuiteOp
 		r.Status, r.Why = check.Fail, runErr.Error()
 		if ctx.Err() != nil && parent.Err() == nil {
 			r.Why = fmt.Sprintf("timed out after %s: %v", o.Timeout, runErr)
+			if w := e.waiting.String(); w != "" {
+				r.Why += "; no answer to " + w
+			}
 		}
 	case len(r.Failed()) > 0:
 		r.Status = check.Fail
@@ -379,11 +446,15 @@ func mergeOutcomes(declared []string, v *check.Verdict, e *Env) []RuleOutcome {
 			}
 		}
 	}
+	e.mu.Lock()
 	for _, id := range e.order {
 		if !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
+	e.mu.Unlock()
+	e.mu.Lock() // a scenario left behind may still be at work
+	defer e.mu.Unlock()
 	out := make([]RuleOutcome, 0, len(ids))
 	for _, id := range ids {
 		o := RuleOutcome{ID: id, Status: check.Skip, Why: "not observed"}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -55,7 +56,17 @@ func isEventStream(resp *http.Response) bool {
 	return resp.StatusCode == http.StatusOK && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 }
 
+// scenarioHTTPResume cuts a stream that answers a request and resumes it
+// with GET and Last-Event-ID while another stream of the session runs
+// (2025-11-25 Transports › Streamable HTTP › Resumability and
+// Redelivery: the server "MUST NOT replay messages that would have been
+// delivered on a different stream"). Resumption is base Streamable HTTP:
+// a server with SEP-1905 streaming is cut between segments, any other
+// between any two events of a call answered as an event stream with ids.
 func scenarioHTTPResume(e *Env) error {
+	if e.needModes(mcp.ModeStreaming) != nil {
+		return httpResumeBase(e)
+	}
 	tc, err := e.need(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming}})
 	if err != nil {
 		return err
@@ -107,24 +118,13 @@ func scenarioHTTPResume(e *Env) error {
 	if lastA == "" {
 		return e.Skip("the server's events carry no ids: streams cannot be resumed")
 	}
-	// Stream B goes on, on its own connection, to its end.
-	stB := newEventStream(respB)
-	for i := 0; i < maxEvents; i++ {
-		if _, _, err := stB.next(); err != nil {
-			break
-		}
-	}
 	// Resume from the first response's event, not the last one read: the
 	// replay must repeat what followed it, on this stream alone.
-	respR, err := s.get(firstA)
-	if err != nil {
+	stR, err := s.resumeAfterB(respB, firstA)
+	if stR == nil || err != nil {
 		return err
 	}
-	defer respR.Body.Close()
-	if !e.Expect("HTTP-RESUME-COMPLETE", isEventStream(respR), "GET with Last-Event-ID %s answered HTTP %d %s", firstA, respR.StatusCode, respR.Header.Get("Content-Type")) {
-		return nil
-	}
-	stR := newEventStream(respR)
+	defer stR.close()
 	complete := false
 	prev := int64(-1)
 	for i := 0; i < maxEvents && !complete; i++ {
@@ -153,6 +153,147 @@ func scenarioHTTPResume(e *Env) error {
 		}
 	}
 	e.Expect("HTTP-RESUME-COMPLETE", complete, "the replay after Last-Event-ID %s ended without request %d's final response", firstA, idA)
+	return nil
+}
+
+// resumeAfterB reads stream B (respB), which goes on on its own
+// connection, to its end, then resumes stream A after event lastID. A
+// GET answered without an event stream is an HTTP-RESUME-COMPLETE
+// finding, and returns no stream.
+func (s *rawSession) resumeAfterB(respB *http.Response, lastID string) (*eventStream, error) {
+	if isEventStream(respB) {
+		stB := newEventStream(respB)
+		for i := 0; i < maxEvents; i++ {
+			if _, _, err := stB.next(); err != nil {
+				break
+			}
+		}
+	}
+	respR, err := s.get(lastID)
+	if err != nil {
+		return nil, err
+	}
+	if !s.e.Expect("HTTP-RESUME-COMPLETE", isEventStream(respR), "GET with Last-Event-ID %s answered HTTP %d %s", lastID, respR.StatusCode, respR.Header.Get("Content-Type")) {
+		respR.Body.Close()
+		return nil, nil
+	}
+	return newEventStream(respR), nil
+}
+
+// baseCall is a tools/call of tc without SEP-1905, with progressToken
+// token: task-augmented only where the tool requires it, which the server
+// must then declare (Tasks › Capabilities: a client MUST NOT use task
+// augmentation the server did not declare).
+func (s *rawSession) baseCall(tc toolChoice, token string) ([]byte, int64, error) {
+	params := map[string]any{"name": tc.name, "arguments": tc.argsFor(6, 60, -1), "_meta": map[string]any{"progressToken": token}}
+	if i := slices.IndexFunc(s.e.probe.tools, func(t mcp.Tool) bool { return t.Name == tc.name }); i >= 0 {
+		if x := s.e.probe.tools[i].Execution; x != nil && x.TaskSupport == mcp.TaskSupportRequired {
+			if !s.e.probe.init.Capabilities.Tasks.ToolCall() {
+				return nil, 0, s.e.Skip("tool %s requires a task and the server declares no tasks.requests.tools.call", tc.name)
+			}
+			params["task"] = map[string]any{}
+		}
+	}
+	return s.request(mcp.MethodToolsCall, params), s.nextID, nil
+}
+
+// progressToken returns the progressToken of a progress notification.
+func progressToken(m *mcp.Message) (string, bool) {
+	if m.Method != "notifications/progress" {
+		return "", false
+	}
+	var p struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(m.Params, &p) != nil || p.Token == nil {
+		return "", false
+	}
+	var str string
+	if json.Unmarshal(p.Token, &str) == nil {
+		return str, true
+	}
+	return string(p.Token), true
+}
+
+// httpResumeBase is http-resume without SEP-1905: two calls whose answers
+// are event streams; stream A is cut after its first event with an id,
+// before its response, stream B read to its end; then A is resumed from
+// that event. The replay must carry A's response and nothing of B (its
+// response, its progress notifications).
+func httpResumeBase(e *Env) error {
+	tc, err := e.needStream()
+	if err != nil {
+		return err
+	}
+	s, err := e.rawSession(nil)
+	if err != nil {
+		return err
+	}
+	const tokenA, tokenB = "tasksim-resume-a", "tasksim-resume-b"
+	bodyA, idA, err := s.baseCall(tc, tokenA)
+	if err != nil {
+		return err
+	}
+	respA, err := s.post(bodyA, nil)
+	if err != nil {
+		return err
+	}
+	bodyB, idB, _ := s.baseCall(tc, tokenB)
+	respB, err := s.post(bodyB, nil)
+	if err != nil {
+		respA.Body.Close()
+		return err
+	}
+	defer respB.Body.Close()
+	if !isEventStream(respA) {
+		respA.Body.Close()
+		return e.Skip("the server answered tools/call with HTTP %d %s, not an event stream: no stream to resume", respA.StatusCode, respA.Header.Get("Content-Type"))
+	}
+	stA := newEventStream(respA)
+	firstA := ""
+	for i := 0; i < maxEvents && firstA == ""; i++ {
+		ev, m, err := stA.next()
+		if err != nil {
+			stA.close()
+			return e.Skip("stream A ended before an event with an id and more to come (%v): the server's events carry no ids to resume from", err)
+		}
+		final := m != nil && m.Kind() == mcp.KindResponse && !mcp.MoreToFollow(m.Result)
+		switch {
+		case final && ev.HasID:
+			stA.close()
+			return e.Skip("stream A carried its response in its first event with an id: nothing left to resume")
+		case final:
+			stA.close()
+			return e.Skip("stream A carried its response before any event with an id: the server's events carry no ids to resume from")
+		case ev.HasID:
+			firstA = ev.ID
+		}
+	}
+	stA.close() // cut stream A before its response
+	stR, err := s.resumeAfterB(respB, firstA)
+	if stR == nil || err != nil {
+		return err
+	}
+	defer stR.close()
+	complete := false
+	for i := 0; i < maxEvents && !complete; i++ {
+		_, m, err := stR.next()
+		if err != nil {
+			break
+		}
+		if m == nil {
+			continue
+		}
+		if tok, ok := progressToken(m); ok {
+			e.Expect("HTTP-RESUME-SAME-STREAM", tok == tokenA, "the replay of stream A (request %d) carries progress of token %s (stream B's is %s)", idA, tok, tokenB)
+		}
+		if m.Kind() == mcp.KindResponse {
+			mine := m.ID.String() == strconv.FormatInt(idA, 10)
+			e.Expect("HTTP-RESUME-SAME-STREAM", mine, "the replay of stream A (request %d) carries the response to request %s (stream B is %d)", idA, m.ID, idB)
+			complete = mine && !mcp.MoreToFollow(m.Result)
+		}
+	}
+	e.Expect("HTTP-RESUME-COMPLETE", complete, "the replay after Last-Event-ID %s ended without request %d's response", firstA, idA)
 	return nil
 }
 
@@ -254,7 +395,7 @@ func taskSurvivesAnswer(e *Env) error {
 }
 
 func scenarioOrigin(e *Env) error {
-	s := &rawSession{e: e, hc: noRedirects, proto: mcp.LatestProtocolVersion}
+	s := &rawSession{e: e, hc: e.httpClient(), proto: mcp.LatestProtocolVersion}
 	resp, err := s.post(s.request("initialize", map[string]any{
 		"protocolVersion": mcp.LatestProtocolVersion, "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "tasksim-check", "version": "dev"},

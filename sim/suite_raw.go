@@ -24,7 +24,7 @@ type rawSession struct {
 }
 
 func (e *Env) rawSession(caps map[string]any) (*rawSession, error) {
-	s := &rawSession{e: e, hc: noRedirects, proto: mcp.LatestProtocolVersion}
+	s := &rawSession{e: e, hc: e.httpClient(), proto: mcp.LatestProtocolVersion}
 	if caps == nil {
 		caps = map[string]any{"tasks": map[string]any{"responses": map[string]any{"modes": []string{"immediate", "streaming", "task"}}, "streaming": map[string]any{"partial": map[string]any{}}}}
 	}
@@ -72,7 +72,24 @@ func (s *rawSession) post(body []byte, hdr map[string]string) (*http.Response, e
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	s.headers(req, hdr)
-	return s.hc.Do(req)
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		// Say what waited: a scenario cut by its timeout ends here.
+		return nil, fmt.Errorf("POST %s: no answer: %w", bodyMethod(body), err)
+	}
+	return resp, nil
+}
+
+// bodyMethod names the JSON-RPC message in body: its method, or
+// "a response".
+func bodyMethod(body []byte) string {
+	var m struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.Method == "" {
+		return "a response"
+	}
+	return m.Method
 }
 
 func (s *rawSession) headers(req *http.Request, hdr map[string]string) {
@@ -100,7 +117,11 @@ func (s *rawSession) get(lastEventID string) (*http.Response, error) {
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
-	return s.hc.Do(req)
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("GET (Last-Event-ID %q): no answer: %w", lastEventID, err)
+	}
+	return resp, nil
 }
 
 func (s *rawSession) delete() (*http.Response, error) {
@@ -109,7 +130,11 @@ func (s *rawSession) delete() (*http.Response, error) {
 		return nil, err
 	}
 	s.headers(req, nil)
-	return s.hc.Do(req)
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("DELETE: no answer: %w", err)
+	}
+	return resp, nil
 }
 
 // call sends a request and returns its one answer (JSON or the last
@@ -123,7 +148,11 @@ func (s *rawSession) call(method string, params any) (*mcp.Message, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s: HTTP %d", method, resp.StatusCode)
 	}
-	return readAnswer(resp)
+	m, err := readAnswer(resp)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the answer: %w", method, err)
+	}
+	return m, nil
 }
 
 // readAnswer returns the response in a JSON body or the last response of
