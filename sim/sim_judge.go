@@ -31,8 +31,9 @@ func judge(trace []byte) (*check.Verdict, error) {
 // in-process run over HTTP (header labels sim=in-process and
 // transport=http, as Run writes them) they are SKIP with the reason,
 // whatever the merge showed, so that the verdict does not depend on the
-// scheduler; stdio runs (one stream) judge them. Any other trace gets no
-// options.
+// scheduler; stdio runs (one stream) judge them. S1905-COMPLETE keeps
+// judging, but never takes two messages of the merge for the server's
+// order (check.Options.Merged). Any other trace gets no options.
 func CheckOptions(h traces.Header) *check.Options {
 	if label(h, "sim") != "in-process" || label(h, "transport") != TransportHTTP {
 		return &check.Options{SendOrder: check.SendOrderOf(h)}
@@ -41,7 +42,7 @@ func CheckOptions(h traces.Header) *check.Options {
 	for _, id := range orderRules {
 		skip[id] = "the order of messages on each HTTP stream, which an in-process run merges into one per session (runs over stdio judge this rule)"
 	}
-	return &check.Options{Skip: skip, SendOrder: check.SendOrderOf(h)}
+	return &check.Options{Skip: skip, Merged: true, SendOrder: check.SendOrderOf(h)}
 }
 
 // orderRules judge the order of messages on one stream.

@@ -21,7 +21,8 @@ func byHand(t *testing.T, trace []byte) *check.Verdict {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, client := check.New(nil), check.New(nil)
+	opts := &check.Options{Merged: CheckOptions(rd.Header()).Merged}
+	server, client := check.New(opts), check.New(opts)
 	var n uint64
 	for rec, err := range rd.Records() {
 		if err != nil {

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -62,6 +63,39 @@ func scenarioFallback(e *Env) error {
 	e.Expect("S1905-MODE-SELECT", res.Complete, "a call that fell back did not complete")
 	e.Expect("S1905-MODE-SELECT", res.Answer == client.AnswerImmediate || res.Answer == client.AnswerTask || res.Answer == client.AnswerStreaming,
 		"a call with responseModes [immediate] answered %s", res.Answer)
+	return fallbackWarning(e, tc)
+}
+
+// fallbackWarning offers only response modes the server does not declare:
+// it MUST fall back to task mode and SHOULD say so (SEP-1905, Capability
+// Negotiation), which the checker judges (S1905-FALLBACK-WARNING). A
+// server that declares immediate and streaming leaves no such mode: the
+// step is left out, with the reason.
+func fallbackWarning(e *Env, tc toolChoice) error {
+	have := e.probe.init.Capabilities.Tasks.ResponseModes()
+	var lacks []mcp.ResponseMode
+	for _, m := range []mcp.ResponseMode{mcp.ModeImmediate, mcp.ModeStreaming} {
+		if !slices.Contains(have, m) {
+			lacks = append(lacks, m)
+		}
+	}
+	if len(lacks) == 0 {
+		e.LeaveOut("a call offering only modes the server lacks", "the server declares immediate and streaming")
+		return nil
+	}
+	s, err := e.Connect(&client.Options{Modes: lacks[:1]})
+	if err != nil {
+		return err
+	}
+	mode := client.ModeImmediate
+	if lacks[0] == mcp.ModeStreaming {
+		mode = client.ModeStreaming
+	}
+	res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(1, 10, -1), Mode: mode})
+	if err != nil {
+		return fmt.Errorf("call offering only %s, which the server lacks: %w", lacks[0], err)
+	}
+	e.Expect("S1905-MODE-SELECT", res.Answer == client.AnswerTask, "a call offering only %s, which the server does not declare, answered %s, want task (the fallback)", lacks[0], res.Answer)
 	return nil
 }
 

@@ -195,6 +195,7 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 	t.mu.Lock()
 	t.expiry = o.Clock.AfterFunc(ttl, t.expire)
 	t.mu.Unlock()
+	defer t.firstAnswerSent()
 	c := &Call{clock: o.Clock, emit: t.emit, progress: t.sendProgress}
 	start := func() {
 		go func() {
@@ -505,6 +506,32 @@ func (t *task) ended() {
 	if t.owner.srv.opts.NoStatusNotifications {
 		return
 	}
+	t.mu.Lock()
+	if !t.answered {
+		t.statusHeld = true
+		t.mu.Unlock()
+		return
+	}
+	t.mu.Unlock()
+	t.sendStatus()
+}
+
+// firstAnswerSent runs when the creating request's handler has sent its
+// first answer (or given up): a status notification held until then goes
+// out now (task.answered).
+func (t *task) firstAnswerSent() {
+	t.mu.Lock()
+	t.answered = true
+	held := t.statusHeld
+	t.statusHeld = false
+	t.mu.Unlock()
+	if held {
+		t.sendStatus()
+	}
+}
+
+// sendStatus sends the task's status notification.
+func (t *task) sendStatus() {
 	n, err := mcp.NewNotification(mcp.NotificationTaskStatus, mcp.TaskStatusParams{Task: t.snapshot()})
 	if err == nil {
 		_ = t.owner.out.Send(t.owner.ctx, n)

@@ -57,6 +57,13 @@ type task struct {
 	// request is the creating request's answer while it is still open, for
 	// routing progress notifications.
 	request mcp.Replier
+	// answered: the creating request's first answer was sent. Until then
+	// a terminal status notification is held (statusHeld) and sent once
+	// it is: a client never hears of a task's end before the answer
+	// that names the task, and a streamed call's completed never comes
+	// before the response with isComplete: true (SEP-1905, Case 3: "The
+	// task status MUST remain working until isComplete: true is sent").
+	answered, statusHeld bool
 }
 
 // ids makes task ids from one reader, which need not be safe for

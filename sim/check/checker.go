@@ -25,6 +25,10 @@ type Options struct {
 	// record order. A proxy, which sees each connection pass on its own,
 	// does not.
 	SendOrder bool
+	// Merged says each connection's records merge several streams in
+	// the order they arrived (an in-process run over Streamable HTTP):
+	// two messages on one recorded stream are then in no proven order.
+	Merged bool
 	// Skip makes these rules SKIP, whatever the trace shows, with what
 	// they would need (worded as Rule.Needs): for a recording that cannot
 	// show what they judge (an in-process connection that merged a
