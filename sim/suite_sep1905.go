@@ -70,7 +70,7 @@ func scenarioFallback(e *Env) error {
 // it MUST fall back to task mode and SHOULD say so (SEP-1905, Capability
 // Negotiation), which the checker judges (S1905-FALLBACK-WARNING). A
 // server that declares immediate and streaming leaves no such mode: the
-// step is left out, with the reason.
+// rule is then SKIP, its need unmet.
 func fallbackWarning(e *Env, tc toolChoice) error {
 	have := e.probe.init.Capabilities.Tasks.ResponseModes()
 	var lacks []mcp.ResponseMode
@@ -80,8 +80,7 @@ func fallbackWarning(e *Env, tc toolChoice) error {
 		}
 	}
 	if len(lacks) == 0 {
-		e.LeaveOut("a call offering only modes the server lacks", "the server declares immediate and streaming")
-		return nil
+		return nil // S1905-FALLBACK-WARNING stays SKIP: nothing to offer
 	}
 	s, err := e.Connect(&client.Options{Modes: lacks[:1]})
 	if err != nil {
