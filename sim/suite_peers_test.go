@@ -1,17 +1,16 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/clock"
@@ -40,63 +39,6 @@ func runOne(t *testing.T, target Target, o SuiteOptions) map[string]*ScenarioRes
 	return out
 }
 
-// cancelWhenAnswered makes h behave as mark3labs/mcp-go#897 does: a task
-// created by a tools/call is cancelled as soon as the HTTP request that
-// created it has been answered.
-func cancelWhenAnswered(h http.Handler) http.Handler {
-	taskID := regexp.MustCompile(`"taskId":"([^"]+)"`)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			h.ServeHTTP(w, r)
-			return
-		}
-		var body bytes.Buffer
-		r.Body = readTee{r.Body, &body}
-		tw := &teeWriter{ResponseWriter: w}
-		h.ServeHTTP(tw, r)
-		if !strings.Contains(body.String(), `"tools/call"`) {
-			return
-		}
-		m := taskID.FindSubmatch(tw.buf.Bytes())
-		if m == nil {
-			return
-		}
-		cancel, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "gone-with-request", "method": mcp.MethodTasksCancel, "params": map[string]any{"taskId": string(m[1])}})
-		req := httptest.NewRequest(http.MethodPost, r.URL.String(), bytes.NewReader(cancel))
-		req.Header = r.Header.Clone()
-		h.ServeHTTP(httptest.NewRecorder(), req)
-	})
-}
-
-type readTee struct {
-	r interface{ Read([]byte) (int, error) }
-	w *bytes.Buffer
-}
-
-func (t readTee) Read(p []byte) (int, error) {
-	n, err := t.r.Read(p)
-	t.w.Write(p[:n])
-	return n, err
-}
-
-func (t readTee) Close() error { return nil }
-
-type teeWriter struct {
-	http.ResponseWriter
-	buf bytes.Buffer
-}
-
-func (w *teeWriter) Write(p []byte) (int, error) {
-	w.buf.Write(p)
-	return w.ResponseWriter.Write(p)
-}
-
-func (w *teeWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
 // TestSuiteTaskSurvivesWithoutStreaming: against a server without
 // SEP-1905, task-survives-stream judges the task whose creating request
 // was answered with its CreateTaskResult: PASS on the reference server,
@@ -107,15 +49,26 @@ func TestSuiteTaskSurvivesWithoutStreaming(t *testing.T) {
 		name string
 		wrap func(http.Handler) http.Handler
 		want check.Status
+		// foreign: a server whose tools are not slow_text, the slow one
+		// named as check --slow-tool does.
+		foreign bool
 	}{
-		{"task outlives its request", func(h http.Handler) http.Handler { return h }, check.Pass},
-		{"task cancelled with its request", cancelWhenAnswered, check.Warn},
+		{"task outlives its request", func(h http.Handler) http.Handler { return h }, check.Pass, false},
+		{"task cancelled with its request", plant.CancelWithRequest, check.Warn, false},
+		{"task of another tool outlives its request", func(h http.Handler) http.Handler { return h }, check.Pass, true},
+		{"task of another tool cancelled with its request", plant.CancelWithRequest, check.Warn, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := streamhttp.NewHandler(server.New(&server.Options{NoModes: true, NoPartial: true}), nil)
+			opts := &server.Options{NoModes: true, NoPartial: true}
+			so := SuiteOptions{Scenarios: []string{"task-survives-stream"}}
+			if tc.foreign {
+				opts.Tools = plant.ForeignTools()
+				so.Slow = ToolSpec{Name: plant.ToolLongJob, Args: `{"steps":{{chunks}},"totalMs":{{durationMs}}}`}
+			}
+			h := streamhttp.NewHandler(server.New(opts), nil)
 			hs := httptest.NewServer(tc.wrap(h))
 			t.Cleanup(hs.Close)
-			got := runOne(t, Target{URL: hs.URL + "/mcp"}, SuiteOptions{Scenarios: []string{"task-survives-stream"}})["task-survives-stream"]
+			got := runOne(t, Target{URL: hs.URL + "/mcp"}, so)["task-survives-stream"]
 			o, _ := got.Rule("TASK-SURVIVES-REQUEST")
 			if got.Status != tc.want || o.Status != tc.want || o.Checked == 0 {
 				t.Fatalf("%s (%s), TASK-SURVIVES-REQUEST %s with %d checked, want %s", got.Status, got.Why, o.Status, o.Checked, tc.want)
