@@ -477,7 +477,7 @@ func TestCheckMCPGo(t *testing.T) {
 				"http-origin HTTP-ORIGIN":           "Origin http://evil.example was answered 200, want 403",
 				"http-session HTTP-SESSION":         "tools/list in a terminated session answered HTTP 200, want 404",
 				"http-session HTTP-SESSION-MISSING": "a tools/list without Mcp-Session-Id was answered 404, want 400",
-				"task-isolation TASK-ISOLATION":     "went to session",
+				"task-isolation TASK-ISOLATION":     "notifications/tasks/status about task",
 			}),
 		})
 		assertCoverage(t, got, sim.CoverageOptions{Tasks: true, HTTP: true})
