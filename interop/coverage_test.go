@@ -23,7 +23,7 @@ var coverageFloor = map[string]float64{
 	"TestCheckServerEverything":            15.0 / 15,
 	"TestCheckGoSDKEverythingServer/http":  1.0 / 7,
 	"TestCheckGoSDKEverythingServer/stdio": 0.0 / 1,
-	"TestCheckMCPGo/http":                  11.0 / 15,
+	"TestCheckMCPGo/http":                  15.0 / 15,
 	"TestCheckMCPGo/stdio":                 8.0 / 8,
 	"TestCheckTSv2Server/no-tool":          3.0 / 7,
 	"TestCheckTSv2Server/tool":             3.0 / 7,

@@ -443,7 +443,7 @@ func mcpgoFindings(more map[string]string) map[string]string {
 		// the Server): WARN.
 		"task-survives-stream TASK-SURVIVES-REQUEST": `ended cancelled ("context canceled") after the request that created it was answered`,
 	}
-	for _, sc := range []string{"task-lifecycle", "task-isolation", "task-id-entropy", "sep1905-old-client", "task-survives-stream"} {
+	for _, sc := range []string{"task-lifecycle", "task-isolation", "task-id-entropy", "sep1905-old-client", "task-survives-stream", "http-resume"} {
 		out[sc+" TASK-FIELDS"] = "lacks or mangles ttl"
 	}
 	for k, v := range more {
@@ -461,6 +461,10 @@ func TestCheckMCPGo(t *testing.T) {
 		ran := mcpgoBase()
 		ran["task-survives-stream"] = map[string]string{"TASK-SURVIVES-REQUEST": warn, "TASK-FIELDS": fail}
 		ran["http-origin"] = map[string]string{"HTTP-ORIGIN": fail}
+		// Its tools/call answers are JSON: http-resume cuts and resumes
+		// the standalone GET stream, where its task status notifications
+		// go; the replay holds that stream's events alone.
+		ran["http-resume"] = map[string]string{"HTTP-RESUME-SAME-STREAM": pass, "HTTP-RESUME-COMPLETE": pass, "HTTP-EVENT-ID-UNIQUE": pass, "HTTP-NO-BROADCAST": pass, "TASK-FIELDS": fail}
 		// A request without Mcp-Session-Id gets 404 where the spec says
 		// SHOULD 400 (Session Management): WARN.
 		ran["http-session"] = map[string]string{"HTTP-SESSION": fail, "HTTP-SESSION-MISSING": warn}
@@ -472,7 +476,7 @@ func TestCheckMCPGo(t *testing.T) {
 		assertVerdicts(t, got, code, peerWant{
 			tool:    "mcpgo_optional",
 			ran:     ran,
-			skipped: append([][2]string{{"http-resume", "answered tools/call with HTTP 200 application/json, not an event stream"}}, noSEPs...),
+			skipped: noSEPs,
 			findings: mcpgoFindings(map[string]string{
 				"http-origin HTTP-ORIGIN":           "Origin http://evil.example was answered 200, want 403",
 				"http-session HTTP-SESSION":         "tools/list in a terminated session answered HTTP 200, want 404",
