@@ -26,6 +26,16 @@
 // an Authorization header of exactly that value, or is refused with 401: a
 // client that loads the server proves the header reached it.
 //
+// With env TS_EVENT_STORE set (HTTP only), each session's transport keeps
+// its events in an event store (the SDK's EventStore interface, storeEvent /
+// replayEventsAfter), so its SSE events carry ids and a stream cut by the
+// client can be resumed with Last-Event-ID (2025-11-25 Transports ›
+// Streamable HTTP › Resumability and Redelivery). The store is written
+// plainly rather than copied from the SDK's examples, whose
+// InMemoryEventStore orders events of one millisecond at random and cannot
+// resume the standalone GET stream: ids here are the stream's id and a
+// counter, and a replay is every later event of that stream in order.
+//
 // Logs go to stderr only (stdout carries the protocol in --stdio mode).
 
 import { createServer } from 'node:http';
@@ -38,6 +48,36 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 
 const POLL_MS = Number(process.env.TS_TASK_POLL_MS || 100);
+
+// eventStore is an EventStore of one session: events by stream, in order;
+// an event id is "<n>.<streamId>", n counting over the whole session, so
+// ids are unique across its streams.
+function eventStore() {
+  const byStream = new Map(); // streamId -> [{id, message}]
+  const streamOf = new Map(); // event id -> streamId
+  let n = 0;
+  return {
+    async storeEvent(streamId, message) {
+      const id = `${++n}.${streamId}`;
+      if (!byStream.has(streamId)) byStream.set(streamId, []);
+      byStream.get(streamId).push({ id, message });
+      streamOf.set(id, streamId);
+      return id;
+    },
+    async getStreamIdForEventId(eventId) {
+      return streamOf.get(eventId);
+    },
+    async replayEventsAfter(lastEventId, { send }) {
+      const streamId = streamOf.get(lastEventId);
+      if (streamId === undefined) throw new Error(`unknown event id ${lastEventId}`);
+      const events = byStream.get(streamId);
+      for (const ev of events.slice(events.findIndex(e => e.id === lastEventId) + 1)) {
+        await send(ev.id, ev.message);
+      }
+      return streamId;
+    }
+  };
+}
 const REQUIRE_AUTH = process.env.TS_REQUIRE_AUTH || '';
 
 function log(...args) {
@@ -170,6 +210,7 @@ async function serveHTTP(port) {
         }
         const transport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
+          eventStore: process.env.TS_EVENT_STORE ? eventStore() : undefined,
           onsessioninitialized: id => {
             sessions.set(id, transport);
             log('session', id);

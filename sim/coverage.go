@@ -9,11 +9,15 @@ import (
 )
 
 // CoverageOptions say which rules of the catalog apply to a target: the
-// server rules always; the transport rules when it speaks Streamable HTTP
-// (they judge HTTP exchanges, which a stdio target has none of); the
-// rules of SEP-1905 (S1905-*) and SEP-2679 (S2679-*) only when the server
-// declares that extension. Client rules never apply to a server.
+// task rules (TASK-*) when the server declares the tasks capability, as
+// for an extension (2025-11-25 Tasks › Capabilities: a server without it
+// creates no task, so no task rule has evidence to judge); the transport
+// rules when it speaks Streamable HTTP (they judge HTTP exchanges, which a
+// stdio target has none of); the rules of SEP-1905 (S1905-*) and SEP-2679
+// (S2679-*) only when the server declares that extension. Client rules
+// never apply to a server.
 type CoverageOptions struct {
+	Tasks   bool
 	HTTP    bool
 	SEP1905 bool
 	SEP2679 bool
@@ -60,6 +64,8 @@ func (o CoverageOptions) applies(r check.Rule) bool {
 		return false
 	case r.Side == check.Transport:
 		return o.HTTP
+	case strings.HasPrefix(r.ID, "TASK-"):
+		return o.Tasks
 	case strings.HasPrefix(r.ID, "S1905-"):
 		return o.SEP1905
 	case strings.HasPrefix(r.ID, "S2679-"):

@@ -49,25 +49,32 @@ func TestCoverage(t *testing.T) {
 	}{
 		{
 			name:       "http without extensions",
-			o:          CoverageOptions{HTTP: true},
+			o:          CoverageOptions{Tasks: true, HTTP: true},
 			applicable: count(server) + count(transport) - count(sep("S1905-")) - count(sep("S2679-")),
 			judged:     []string{"TASK-FIELDS", "HTTP-ORIGIN", "HTTP-SESSION"},
 			notApplic:  []string{"S1905-SEQNR", "S2679-SEQ", "CLIENT-DEDUP", "CLIENT-RESUME"},
 		},
 		{
 			name:       "stdio without extensions",
-			o:          CoverageOptions{},
+			o:          CoverageOptions{Tasks: true},
 			applicable: count(server) - count(sep("S1905-")) - count(sep("S2679-")),
 			judged:     []string{"TASK-FIELDS"},
 			notApplic:  []string{"HTTP-ORIGIN", "HTTP-SESSION", "S1905-SEQNR", "CLIENT-DEDUP"},
 		},
 		{
 			name:         "http with SEP-1905",
-			o:            CoverageOptions{HTTP: true, SEP1905: true},
+			o:            CoverageOptions{Tasks: true, HTTP: true, SEP1905: true},
 			applicable:   count(server) + count(transport) - count(sep("S2679-")),
 			judged:       []string{"TASK-FIELDS", "S1905-SEQNR", "HTTP-ORIGIN", "HTTP-SESSION"},
 			inApplicable: []string{"S1905-MODE-SELECT", "S1905-IMMEDIATE"},
 			notApplic:    []string{"S2679-SEQ", "CLIENT-DEDUP"},
+		},
+		{
+			name:       "http without tasks",
+			o:          CoverageOptions{HTTP: true},
+			applicable: count(transport),
+			judged:     []string{"HTTP-ORIGIN", "HTTP-SESSION"},
+			notApplic:  []string{"TASK-FIELDS", "TASK-ISOLATION", "S1905-SEQNR", "CLIENT-DEDUP"},
 		},
 	}
 	for _, c := range cases {

@@ -39,7 +39,7 @@ func ServerScenarios() []*Scenario {
 			Rules: []string{"S2679-SEQ", "S2679-CONTENT", "S2679-AFTER-TERMINAL"}, Run: scenarioPartials},
 		{Name: "sep2679-negotiation", Summary: "no partial notifications to a client that did not declare tasks.streaming.partial",
 			Rules: []string{"S2679-NEGOTIATION"}, Run: scenarioPartialNegotiation},
-		{Name: "http-resume", Summary: "a POST stream with event ids cut before its response while another streams, resumed with Last-Event-ID: only its events, none lost (base Streamable HTTP; with SEP-1905, cut between segments)",
+		{Name: "http-resume", Summary: "a POST stream with event ids cut before its response while another streams, resumed with Last-Event-ID: only its events, none lost (base Streamable HTTP; with SEP-1905, cut between segments; with calls answered as JSON, the GET stream cut and resumed while tasks run)",
 			Rules: []string{"HTTP-RESUME-SAME-STREAM", "HTTP-RESUME-COMPLETE", "HTTP-EVENT-ID-UNIQUE", "HTTP-NO-BROADCAST"}, HTTPOnly: true, Run: scenarioHTTPResume},
 		{Name: "task-survives-stream", Summary: "a task goes on to completion after the stream that created it is closed (without SEP-1905 streaming or over stdio: after its request was answered)",
 			Rules: []string{"TASK-SURVIVES-REQUEST"}, Run: scenarioTaskSurvives},

@@ -247,7 +247,7 @@ func httpResumeBase(e *Env) error {
 	defer respB.Body.Close()
 	if !isEventStream(respA) {
 		respA.Body.Close()
-		return e.Skip("the server answered tools/call with HTTP %d %s, not an event stream: no stream to resume", respA.StatusCode, respA.Header.Get("Content-Type"))
+		return httpResumeGET(e, s, fmt.Sprintf("the server answered tools/call with HTTP %d %s, not an event stream", respA.StatusCode, respA.Header.Get("Content-Type")))
 	}
 	stA := newEventStream(respA)
 	firstA := ""

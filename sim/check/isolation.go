@@ -19,7 +19,8 @@ import (
 // about a task the trace has not seen created yet is held against its
 // session when the creation comes (observeTask): over two connections a
 // leaked notification can be recorded before the answer that creates the
-// task in its own session.
+// task in its own session, and before the same notification on the
+// owner's stream, so until then no session is blamed.
 func (c *Checker) checkTaskMessage(s *session, rec traces.Record, w *wireMsg) {
 	if rec.RPC == nil || rec.RPC.TaskID == "" {
 		return
@@ -41,7 +42,13 @@ func (c *Checker) checkTaskMessage(s *session, rec traces.Record, w *wireMsg) {
 		// this session; a creation in another moves it (leaked below).
 		t = c.task(s, id, rec)
 		if w.Method != "" {
-			t.leakedTo, t.leakedToRec = s, rec.Index
+			t.unowned = append(t.unowned, sighting{s, rec.Index, describeMessage(w)})
+		}
+	case t.createdBy == nil && len(t.unowned) > 0:
+		// Seen in two sessions before either created it: which one
+		// leaked is known at the creation (taskCreated).
+		if t.sess != s {
+			t.unowned = append(t.unowned, sighting{s, rec.Index, describeMessage(w)})
 		}
 	case t.sess != s:
 		c.fail("TASK-ISOLATION", describeMessage(w)+" about task "+id+" of session "+t.sess.id+" went to session "+s.id, t.rec, rec.Index)
@@ -53,14 +60,20 @@ func (c *Checker) checkTaskMessage(s *session, rec traces.Record, w *wireMsg) {
 // taskCreated moves t, first seen in a message of another session, to s,
 // the session whose tools/call created it: that message was a leak.
 func (c *Checker) taskCreated(t *task, s *session, rec traces.Record) {
-	if t.sess == s {
-		t.leakedTo = nil
-		return
+	for _, l := range t.unowned {
+		if l.sess != s {
+			c.fail("TASK-ISOLATION", l.what+" about task "+t.id+" of session "+s.id+" went to session "+l.sess.id+" before the task was created", l.rec, rec.Index)
+		}
 	}
-	if t.leakedTo != nil {
-		c.fail("TASK-ISOLATION", "a message about task "+t.id+" of session "+s.id+" went to session "+t.leakedTo.id+" before the task was created", t.leakedToRec, rec.Index)
-	}
-	t.sess, t.leakedTo = s, nil
+	t.sess, t.unowned = s, nil
+}
+
+// sighting is a message about a task seen in a session before the task's
+// creation: a leak unless that session creates it.
+type sighting struct {
+	sess *session
+	rec  uint64
+	what string
 }
 
 // multiSession reports whether the trace has two sessions or more: only

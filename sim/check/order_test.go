@@ -2,6 +2,7 @@ package check
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tasksim/tasksim/traces"
@@ -96,4 +97,41 @@ func TestResumeCompleteNoResponse(t *testing.T) {
 	if got := statusOf(t, v, "HTTP-RESUME-COMPLETE"); got == Fail {
 		t.Errorf("HTTP-RESUME-COMPLETE FAIL on a response never sent:\n%s", verdictText(v))
 	}
+}
+
+// TestIsolationLeakBeforeOwnStream: mcp-go v1.2.1 sends a task's
+// notifications/tasks/status to every session's GET stream (a real
+// trace of `tasksim check --scenario task-isolation`): the copy on the
+// other session's stream (record 32) is recorded before the copy on the
+// owner's (record 33), both before the answer that creates the task in
+// the owner's session (record 35). Exactly one leak, blamed on the
+// session that did not create the task, the finding naming the message.
+func TestIsolationLeakBeforeOwnStream(t *testing.T) {
+	recs := readFixture(t, filepath.Join("testdata", "mcpgo-isolation.jsonl"))
+	v := judgeRecords(t, recs, nil)
+	r, ok := v.Result("TASK-ISOLATION")
+	if !ok || r.Status != Fail {
+		t.Fatalf("TASK-ISOLATION %v, want FAIL:\n%s", r.Status, verdictText(v))
+	}
+	owner, other := sessionOf(t, recs, 35), sessionOf(t, recs, 32)
+	want := "notifications/tasks/status about task " + recs[35].RPC.TaskID + " of session " + owner + " went to session " + other + " before the task was created"
+	if len(r.Findings) != 1 || r.Findings[0].Message != want {
+		t.Errorf("findings %+v, want exactly %q", r.Findings, want)
+	}
+}
+
+// sessionOf is the Mcp-Session-Id of the exchange of record i.
+func sessionOf(t *testing.T, recs []traces.Record, i int) string {
+	t.Helper()
+	for _, r := range recs {
+		if r.Exchange == recs[i].Exchange && r.HTTP != nil {
+			for _, h := range r.HTTP.Header {
+				if strings.EqualFold(h.Name, "Mcp-Session-Id") {
+					return h.Value
+				}
+			}
+		}
+	}
+	t.Fatalf("no session id for record %d", i)
+	return ""
 }

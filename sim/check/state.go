@@ -180,10 +180,9 @@ type task struct {
 	// completeRec is 1 + the record of the first response with
 	// isComplete: true for the task.
 	completeRec uint64
-	// leakedTo is a session other than the task's that was sent a
-	// message about it before the task's creation was seen.
-	leakedTo    *session
-	leakedToRec uint64
+	// unowned are the messages about the task seen before its creation,
+	// each in its session: a leak unless that session creates it.
+	unowned []sighting
 }
 
 // eventSeen is one SSE event id and the record that first carried it.

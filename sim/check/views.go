@@ -222,6 +222,9 @@ func (k *cloner) task(t *task) *task {
 		d.segRecs = maps.Clone(t.segRecs)
 		d.received = maps.Clone(t.received)
 		d.completedOn = k.stream(t.completedOn)
-		d.leakedTo = k.session(t.leakedTo)
+		d.unowned = nil
+		for _, l := range t.unowned {
+			d.unowned = append(d.unowned, sighting{k.session(l.sess), l.rec, l.what})
+		}
 	})
 }
