@@ -37,13 +37,16 @@ type checkJSON struct {
 			ID       string `json:"id"`
 			Status   string `json:"status"`
 			Checked  int    `json:"checked"`
-			Findings []struct {
-				Message string `json:"message"`
-			} `json:"findings"`
+			Findings []finding `json:"findings"`
 		} `json:"rules"`
 	} `json:"scenarios"`
 	// suite is the same document read as the run's result.
 	suite sim.SuiteResult
+}
+
+// finding is one finding of a rule in `tasksim check --json`.
+type finding struct {
+	Message string `json:"message"`
 }
 
 // peerWant is what tasksim check says of one peer.
@@ -62,6 +65,10 @@ type peerWant struct {
 	// partial gives, by scenario, what its "partial, left out: ..." must
 	// contain: a step it could not run against this peer.
 	partial map[string]string
+	// racy gives, by "scenario RULE", a rule the peer breaks only in some
+	// runs (a race inside the peer, not in the judge), and the text its
+	// findings must then contain: PASS, absent or FAIL are all accepted.
+	racy map[string]string
 }
 
 const (
@@ -147,7 +154,14 @@ func assertVerdicts(t *testing.T, got *checkJSON, code int, want peerWant) {
 		}
 		failed = failed || wantStatus == fail
 		partial := want.partial[sc.Name]
+		racyFail := false
+		for _, r := range sc.Rules {
+			if _, ok := want.racy[sc.Name+" "+r.ID]; ok && r.Status == fail {
+				racyFail = true
+			}
+		}
 		switch {
+		case racyFail && sc.Status == fail:
 		case sc.Status != wantStatus:
 			t.Errorf("%s: %s (%s), want %s", sc.Name, sc.Status, sc.Why, wantStatus)
 		case partial == "" && sc.Why != "":
@@ -159,6 +173,12 @@ func assertVerdicts(t *testing.T, got *checkJSON, code int, want peerWant) {
 		for _, r := range sc.Rules {
 			ids = append(ids, r.ID)
 			w, ok := rules[r.ID]
+			if text, racy := want.racy[sc.Name+" "+r.ID]; racy {
+				if r.Status == fail && !slices.ContainsFunc(r.Findings, func(f finding) bool { return strings.Contains(f.Message, text) }) {
+					t.Errorf("%s: rule %s fails with findings %+v, want them to say %q", sc.Name, r.ID, r.Findings, text)
+				}
+				continue
+			}
 			switch {
 			case !ok:
 				t.Errorf("%s: rule %s %s, not in the table", sc.Name, r.ID, r.Status)
@@ -495,6 +515,10 @@ func TestCheckMCPGo(t *testing.T) {
 			ran:      ran,
 			skipped:  append([][2]string{{"http-*", "Streamable HTTP only"}}, noSEPs...),
 			findings: mcpgoFindings(nil),
+			// Its task dies with the request (mcp-go#897); in some runs
+			// the task's cancelled status goes out on stdout before the
+			// CreateTaskResult that says working (docs/interop.md).
+			racy: map[string]string{"task-id-entropy TASK-STATUS-TRANSITION": "went from cancelled to working"},
 		})
 		assertCoverage(t, got, sim.CoverageOptions{Tasks: true})
 	})
