@@ -140,6 +140,11 @@ type request struct {
 	seqs      []int64
 	mode      string
 	task      *task
+	// modeDue: the first answer was task mode where both sides declare
+	// this higher mode; judged by finishModes unless a later response
+	// to the request shows that mode after all.
+	modeDue    string
+	modeDueRec uint64
 }
 
 // task is what the history shows of one task.
