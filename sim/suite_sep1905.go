@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,40 @@ func scenarioModes(e *Env) error {
 		// picked; here any answer that completes will do.
 		e.Expect("S1905-MODE-SELECT", m == client.ModeImmediate || res.Answer == want[m] || res.Fallback, "asked responseModes [%s], answered %s without the fallback warning", m, res.Answer)
 		e.Expect("S1905-MODE-SELECT", res.Complete, "%s call did not complete", m)
+	}
+	return nil
+}
+
+// scenarioModePriority offers several responseModes at once, in more than
+// one order: the server picks by priority, immediate > streaming > task,
+// among the modes both sides support (SEP-1905, Capability Negotiation;
+// the order of the client's list does not matter). Where both declare
+// streaming and the offer lacks immediate, streaming is the only right
+// answer. With immediate offered too, any of the three may be: immediate
+// is a MAY, and without a ready result the server falls back to streaming
+// or task by what it "can determine" of the tool (Task Result
+// Transmission, step 2); the checker judges what is definite of it.
+func scenarioModePriority(e *Env) error {
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming, mcp.ModeTask}}, nil)
+	if err != nil {
+		return err
+	}
+	offers := [][]mcp.ResponseMode{
+		{mcp.ModeStreaming, mcp.ModeTask},
+		{mcp.ModeTask, mcp.ModeStreaming},
+	}
+	if slices.Contains(e.probe.init.Capabilities.Tasks.ResponseModes(), mcp.ModeImmediate) {
+		offers = append(offers, []mcp.ResponseMode{mcp.ModeTask, mcp.ModeStreaming, mcp.ModeImmediate})
+	}
+	for _, modes := range offers {
+		res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(3, 10, -1), ResponseModes: modes})
+		if err != nil {
+			return fmt.Errorf("call offering responseModes %v: %w", modes, err)
+		}
+		if !slices.Contains(modes, mcp.ModeImmediate) {
+			e.Expect("S1905-MODE-SELECT", res.Answer == client.AnswerStreaming, "offered responseModes %v, both sides declaring streaming, the call was answered %s", modes, res.Answer)
+		}
+		e.Expect("S1905-MODE-SELECT", res.Complete, "the call offering responseModes %v did not complete", modes)
 	}
 	return nil
 }
