@@ -22,6 +22,9 @@ func TestSuitePlantedServerDecorators(t *testing.T) {
 	}{
 		{name: "task notifications leaked to every session", wrap: plant.LeakTaskNotifications, want: "TASK-ISOLATION"},
 		{name: "seqNr repeated", wrap: plant.RepeatSeqNr, want: "S1905-SEQNR"},
+		{name: "isComplete never sent", wrap: plant.NoIsComplete, want: "S1905-COMPLETE"},
+		{name: "completed before the last segment", wrap: plant.CompleteEarly, want: "S1905-COMPLETE"},
+		{name: "mode order ignored", wrap: plant.LastModeOnly, want: "S1905-MODE-SELECT"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
