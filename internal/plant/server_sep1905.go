@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/tasksim/tasksim/mcp"
 )
@@ -164,4 +165,103 @@ func withResult(msg *mcp.Message, res map[string]json.RawMessage) *mcp.Message {
 	out := *msg
 	out.Result = raw
 	return &out
+}
+
+// LateStatus is no bug: a legal variant of a correct server, for tests
+// that a verdict holds on it. Its task status moves to completed a while
+// after the response with isComplete: true, as SEP-1905 allows ("The task
+// status MUST remain working until isComplete: true is sent, after which
+// it MUST transition to completed": after, not with). The response with
+// isComplete: true carries no task; until the client next asks tasks/get
+// of the task, which is answered working, tasks/result with lastSeqNr
+// says isComplete: false and the completed status notification waits.
+// Then the status is completed.
+func LateStatus(inner mcp.Endpoint) mcp.Endpoint {
+	var mu sync.Mutex
+	late := map[string][]func(){} // task id -> the held notifications, sent once the status moved
+	moved := func(id string) {
+		mu.Lock()
+		held, ok := late[id]
+		delete(late, id)
+		mu.Unlock()
+		if ok {
+			for _, send := range held {
+				send()
+			}
+		}
+	}
+	isLate := func(id string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		_, ok := late[id]
+		return ok
+	}
+	return &endpoint{
+		inner: inner,
+		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
+			if r == nil {
+				next(msg, r)
+				return
+			}
+			id := jsonString(decodeObject(msg.Params)["taskId"])
+			switch {
+			case msg.Method == mcp.MethodToolsCall:
+				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
+					if m == nil || !isSegmentResponse(m) {
+						return next.Reply(ctx, m, final)
+					}
+					res := decodeObject(m.Result)
+					task := decodeObject(res["task"])
+					if res == nil || string(res["isComplete"]) != "true" || task == nil || string(task["status"]) != `"completed"` {
+						return next.Reply(ctx, m, final)
+					}
+					mu.Lock()
+					late[jsonString(task["taskId"])] = nil
+					mu.Unlock()
+					delete(res, "task")
+					return next.Reply(ctx, withResult(m, res), final)
+				}}
+			case msg.Method == mcp.MethodTasksGet && isLate(id):
+				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
+					if res := decodeObject(m.Result); res != nil && string(res["status"]) == `"completed"` {
+						res["status"] = json.RawMessage(`"working"`)
+						m = withResult(m, res)
+					}
+					err := next.Reply(ctx, m, final)
+					moved(id)
+					return err
+				}}
+			case msg.Method == mcp.MethodTasksResult && isLate(id) && len(decodeObject(msg.Params)["lastSeqNr"]) > 0:
+				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
+					if res := decodeObject(m.Result); res != nil && string(res["isComplete"]) == "true" {
+						res["isComplete"] = json.RawMessage("false")
+						delete(res, "content")
+						m = withResult(m, res)
+					}
+					return next.Reply(ctx, m, final)
+				}}
+			}
+			next(msg, r)
+		},
+		send: func(ctx context.Context, msg *mcp.Message, self mcp.Outbox) error {
+			if msg.Method == mcp.NotificationTaskStatus {
+				id := jsonString(decodeObject(msg.Params)["taskId"])
+				mu.Lock()
+				if held, ok := late[id]; ok {
+					late[id] = append(held, func() { _ = self.Send(context.WithoutCancel(ctx), msg) })
+					mu.Unlock()
+					return nil
+				}
+				mu.Unlock()
+			}
+			return self.Send(ctx, msg)
+		},
+	}
+}
+
+// jsonString decodes a JSON string, "" when raw is none.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
 }

@@ -188,7 +188,12 @@ func (c *Checker) resumeAnswer(st *stream, r *request, t *task, rec traces.Recor
 		}
 		first = false
 	}
-	if len(res.PartialContent) == 0 && t != nil && t.isComplete && k >= t.maxSeqNr {
+	// At or past the end, isComplete: true is due only once the client
+	// had seen the task terminal before it asked: just after the stream's
+	// isComplete: true the status may still be moving ("after which it
+	// MUST transition to completed", SEP-1905 Case 3), and a server may
+	// rightly say isComplete: false until it has.
+	if len(res.PartialContent) == 0 && t != nil && t.isComplete && r.terminalBefore != "" && k >= t.maxSeqNr {
 		c.judge("S1905-RESUME", res.IsComplete != nil && *res.IsComplete, "tasks/result with lastSeqNr "+strconv.FormatInt(k, 10)+" at the end of a complete task did not say isComplete: true", r.rec, rec.Index)
 	}
 	c.segments(st.sess, st, r, t, rec, res)
