@@ -54,3 +54,31 @@ func TestModePriority(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeEndWhileStatusMoves: tasks/result with lastSeqNr at the end of
+// a stream that said isComplete: true may say isComplete: false while the
+// status is still moving (SEP-1905 Case 3: completed comes after
+// isComplete: true); once the client had seen the task terminal before it
+// asked, isComplete: false is an S1905-RESUME failure.
+func TestResumeEndWhileStatusMoves(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		seenDone bool
+		want     Status
+	}{
+		{"status not yet seen terminal", false, Pass},
+		{"status seen terminal before the request", true, Fail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := fixtureEditor(t, "streaming-results")
+			if !tc.seenDone {
+				e.re(16, `"task":\{[^}]*\},`, ``) // the final response names no status
+			}
+			e.sub(31, `"isComplete":true`, `"isComplete":false`)
+			v := judgeRecords(t, e.recs, nil)
+			if got := statusOf(t, v, "S1905-RESUME"); got != tc.want {
+				t.Errorf("S1905-RESUME %s, want %s:\n%s", got, tc.want, verdictText(v))
+			}
+		})
+	}
+}
