@@ -53,6 +53,9 @@ func (c *Checker) checkTaskMessage(s *session, rec traces.Record, w *wireMsg) {
 // taskCreated moves t, first seen in a message of another session, to s,
 // the session whose tools/call created it: that message was a leak.
 func (c *Checker) taskCreated(t *task, s *session, rec traces.Record) {
+	if t.earlySeq != nil {
+		t.nextSeq, t.earlySeq = t.earlySeq[s.id], nil
+	}
 	if t.sess == s {
 		t.leakedTo = nil
 		return

@@ -164,7 +164,10 @@ type task struct {
 	isComplete bool
 	isError    bool
 	// nextSeq is the SEP-2679 seq expected next.
-	nextSeq    int64
+	nextSeq int64
+	// earlySeq: the seq expected next in each session, before the
+	// answer that creates the task names its owner.
+	earlySeq   map[string]int64
 	seqStarted bool
 	cancelled  bool // a tasks/cancel was sent
 	// creatorCut: the stream that created the task broke while it ran.
