@@ -17,6 +17,8 @@ func ServerScenarios() []*Scenario {
 			Rules: []string{"S1905-LASTSEQNR-INVALID", "TASK-NOT-FOUND"}, Run: scenarioInvalidParams},
 		{Name: "sep1905-modes", Summary: "each response mode the server offers, asked alone, is the one answered",
 			Rules: []string{"S1905-MODE-SELECT"}, Run: scenarioModes},
+		{Name: "sep1905-mode-priority", Summary: "several responseModes offered at once, in either order: the server picks streaming over task, immediate over both",
+			Rules: []string{"S1905-MODE-SELECT"}, Run: scenarioModePriority},
 		{Name: "sep1905-immediate", Summary: "a quick call asked immediate: content at once, task completed, tasks/result the same",
 			Rules: []string{"S1905-IMMEDIATE", "S1905-MODE-SELECT"}, Run: scenarioImmediate},
 		{Name: "sep1905-fallback", Summary: "a slow call asked immediate falls back (to task with the fallback warning)",

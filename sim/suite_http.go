@@ -44,6 +44,13 @@ func answerInfo(m *mcp.Message) (taskID string, final bool) {
 	return taskID, r.PartialContent == nil && r.Task == nil || r.Content != nil
 }
 
+// terminalAnswer reports whether response m carries a task in a terminal
+// status.
+func terminalAnswer(m *mcp.Message) bool {
+	var r mcp.ToolCallResponse
+	return m.Error == nil && json.Unmarshal(m.Result, &r) == nil && r.Task != nil && r.Task.Status.IsTerminal()
+}
+
 func notificationTask(m *mcp.Message) string {
 	var p struct {
 		TaskID string `json:"taskId"`
@@ -138,6 +145,11 @@ func scenarioHTTPResume(e *Env) error {
 			e.Expect("HTTP-RESUME-SAME-STREAM", m.ID.String() == strconv.FormatInt(idA, 10), "the replay of stream A (request %d) carries the response to request %s (stream B is %d)", idA, m.ID, idB)
 			if m.ID.String() == strconv.FormatInt(idA, 10) {
 				_, complete = answerInfo(m)
+				// A response carrying the task's terminal status is the
+				// server's last answer to the call, come through whatever
+				// its isComplete says: isComplete: false beside a terminal
+				// status is S1905-COMPLETE's finding, not a lost event.
+				complete = complete || terminalAnswer(m)
 				// The replay goes on where the cut left: no segment of
 				// stream A is missing.
 				for _, n := range seqNrs(m) {

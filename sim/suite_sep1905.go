@@ -50,6 +50,40 @@ func scenarioModes(e *Env) error {
 	return nil
 }
 
+// scenarioModePriority offers several responseModes at once, in more than
+// one order: the server picks by priority, immediate > streaming > task,
+// among the modes both sides support (SEP-1905, Capability Negotiation;
+// the order of the client's list does not matter). Where both declare
+// streaming and the offer lacks immediate, streaming is the only right
+// answer. With immediate offered too, any of the three may be: immediate
+// is a MAY, and without a ready result the server falls back to streaming
+// or task by what it "can determine" of the tool (Task Result
+// Transmission, step 2); the checker judges what is definite of it.
+func scenarioModePriority(e *Env) error {
+	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeStreaming, mcp.ModeTask}}, nil)
+	if err != nil {
+		return err
+	}
+	offers := [][]mcp.ResponseMode{
+		{mcp.ModeStreaming, mcp.ModeTask},
+		{mcp.ModeTask, mcp.ModeStreaming},
+	}
+	if slices.Contains(e.probe.init.Capabilities.Tasks.ResponseModes(), mcp.ModeImmediate) {
+		offers = append(offers, []mcp.ResponseMode{mcp.ModeTask, mcp.ModeStreaming, mcp.ModeImmediate})
+	}
+	for _, modes := range offers {
+		res, err := s.CallTool(e.Ctx, client.CallOptions{Name: tc.name, Args: tc.argsFor(3, 10, -1), ResponseModes: modes})
+		if err != nil {
+			return fmt.Errorf("call offering responseModes %v: %w", modes, err)
+		}
+		if !slices.Contains(modes, mcp.ModeImmediate) {
+			e.Expect("S1905-MODE-SELECT", res.Answer == client.AnswerStreaming, "offered responseModes %v, both sides declaring streaming, the call was answered %s", modes, res.Answer)
+		}
+		e.Expect("S1905-MODE-SELECT", res.Complete, "the call offering responseModes %v did not complete", modes)
+	}
+	return nil
+}
+
 func scenarioFallback(e *Env) error {
 	tc, s, err := e.setup(needs{modes: []mcp.ResponseMode{mcp.ModeImmediate}, slow: "a call too slow to answer at once"}, &client.Options{Modes: []mcp.ResponseMode{mcp.ModeImmediate}})
 	if err != nil {
@@ -208,6 +242,15 @@ func scenarioResume(e *Env) error {
 	if res.TaskID == "" || res.Segments < 2 {
 		return e.Skip("the stream made %d segments and task %q: too few to resume in the middle", res.Segments, res.TaskID)
 	}
+	// The stream said isComplete: true, but the status may still be
+	// moving: it "MUST transition to completed" after isComplete: true is
+	// sent (SEP-1905, Case 3), not with it, and until then tasks/result
+	// with lastSeqNr may rightly say isComplete: false. Asked at once,
+	// the verdict would depend on which came first; wait for the terminal
+	// status the spec guarantees.
+	if _, err := e.awaitTerminal(s, res.TaskID, res.Task); err != nil {
+		return err
+	}
 	last := int64(res.Segments)
 	for _, after := range []int64{1, last, last + 3} {
 		r, err := s.TaskResult(e.Ctx, res.TaskID, after)
@@ -359,8 +402,45 @@ func scenarioFailureStreaming(e *Env) error {
 		return fmt.Errorf("streaming call failing after 2 chunks: %w", err)
 	}
 	e.Expect("S1905-COMPLETE", res.IsError, "a tool failing mid-stream gave a result without isError")
-	if res.Task != nil {
-		e.Expect("S1905-COMPLETE", res.Task.Status == mcp.StatusFailed, "a tool failing mid-stream left its task %s", res.Task.Status)
+	if res.TaskID != "" {
+		// The status moves to failed after isComplete: true, not with it
+		// (SEP-1905, Case 3): wait for it rather than read it at once.
+		task, err := e.awaitTerminal(s, res.TaskID, res.Task)
+		if err != nil {
+			return err
+		}
+		e.Expect("S1905-COMPLETE", task.Status == mcp.StatusFailed, "a tool failing mid-stream left its task %s", task.Status)
 	}
 	return nil
 }
+
+// awaitTerminal returns task id's terminal state: known's when it is
+// terminal already, else by polling tasks/get at the task's pollInterval
+// (kept within 10 ms..1 s), bounded by the scenario's ctx and
+// maxTerminalPolls.
+func (e *Env) awaitTerminal(s *client.Session, id string, known *mcp.Task) (*mcp.Task, error) {
+	if known != nil && known.Status.IsTerminal() {
+		return known, nil
+	}
+	for range maxTerminalPolls {
+		task, err := s.GetTask(e.Ctx, id)
+		if err != nil {
+			return nil, fmt.Errorf("tasks/get of task %s, waiting for its terminal status: %w", id, err)
+		}
+		if task.Status.IsTerminal() {
+			return task, nil
+		}
+		wait := 100 * time.Millisecond
+		if task.PollInterval != nil {
+			wait = time.Duration(*task.PollInterval) * time.Millisecond
+		}
+		if err := e.wait(min(max(wait, 10*time.Millisecond), time.Second)); err != nil {
+			return nil, fmt.Errorf("task %s not terminal: %w", id, err)
+		}
+	}
+	return nil, fmt.Errorf("task %s not terminal after %d polls of tasks/get", id, maxTerminalPolls)
+}
+
+// maxTerminalPolls bounds awaitTerminal's polls; the scenario's timeout
+// bounds their time.
+const maxTerminalPolls = 600

@@ -3,6 +3,8 @@ package plant
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"sync"
 
 	"github.com/tasksim/tasksim/mcp"
 )
@@ -28,4 +30,238 @@ func RepeatSeqNr(inner mcp.Endpoint) mcp.Endpoint {
 // partial-content.
 func isSegmentResponse(msg *mcp.Message) bool {
 	return msg.Kind() == mcp.KindResponse && bytes.Contains(msg.Result, []byte(`"partial-content"`))
+}
+
+// NoIsComplete never sends isComplete: true on a SEP-1905 stream: the
+// response that ends the stream says isComplete: false, though the task
+// completes (S1905-COMPLETE: "The task status MUST remain working until
+// isComplete: true is sent"; the Server Implementation Guide's "Set
+// isComplete: true in the final streaming response"). Answers to
+// tasks/result are left as they are: only the call's stream lacks it.
+func NoIsComplete(inner mcp.Endpoint) mcp.Endpoint {
+	return callReplies(inner, func(ctx context.Context, msg *mcp.Message, final bool, next mcp.Replier) error {
+		if isSegmentResponse(msg) {
+			if res := decodeObject(msg.Result); res != nil && string(res["isComplete"]) == "true" {
+				res["isComplete"] = json.RawMessage("false")
+				msg = withResult(msg, res)
+			}
+		}
+		return next.Reply(ctx, msg, final)
+	})
+}
+
+// CompleteEarly says the task is completed before its stream is: just
+// before the response with isComplete: true that carries the last
+// segments, it sends notifications/tasks/status completed on the same
+// stream (S1905-COMPLETE: "The task status MUST remain working until
+// isComplete: true is sent"). One stream carries both, so its order is the
+// server's, whoever recorded it.
+func CompleteEarly(inner mcp.Endpoint) mcp.Endpoint {
+	return callReplies(inner, func(ctx context.Context, msg *mcp.Message, final bool, next mcp.Replier) error {
+		if n := earlyCompleted(msg); n != nil {
+			if err := next.Reply(ctx, n, false); err != nil {
+				return err
+			}
+		}
+		return next.Reply(ctx, msg, final)
+	})
+}
+
+// earlyCompleted returns the status notification CompleteEarly sends
+// before msg, or nil when msg is not a final streaming response of a
+// completed task.
+func earlyCompleted(msg *mcp.Message) *mcp.Message {
+	if !isSegmentResponse(msg) {
+		return nil
+	}
+	res := decodeObject(msg.Result)
+	if res == nil || string(res["isComplete"]) != "true" {
+		return nil
+	}
+	task := decodeObject(res["task"])
+	if task == nil || string(task["status"]) != `"completed"` {
+		return nil
+	}
+	// Not byte for byte the notification the server sends after the
+	// stream, which would be the same message on two streams
+	// (HTTP-NO-BROADCAST's).
+	task["statusMessage"] = json.RawMessage(`"completed before the last segment"`)
+	n, err := mcp.NewNotification(mcp.NotificationTaskStatus, task)
+	if err != nil {
+		return nil
+	}
+	return n
+}
+
+// LastModeOnly ignores the order SEP-1905 gives the modes a client
+// offers: of a tools/call's task.responseModes it keeps only the last, so
+// that [streaming, task] is answered in task mode where both sides
+// support streaming (S1905-MODE-SELECT: "If there are multiple supported
+// modes, the server MUST prioritize them in the following order:
+// immediate, streaming, task").
+func LastModeOnly(inner mcp.Endpoint) mcp.Endpoint {
+	return &endpoint{
+		inner: inner,
+		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
+			if msg.Method == mcp.MethodToolsCall {
+				msg = lastModeOnly(msg)
+			}
+			next(msg, r)
+		},
+	}
+}
+
+func lastModeOnly(msg *mcp.Message) *mcp.Message {
+	params := decodeObject(msg.Params)
+	task := decodeObject(params["task"])
+	var modes []json.RawMessage
+	if task == nil || json.Unmarshal(task["responseModes"], &modes) != nil || len(modes) < 2 {
+		return msg
+	}
+	task["responseModes"], _ = json.Marshal(modes[len(modes)-1:])
+	params["task"], _ = json.Marshal(task)
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return msg
+	}
+	out := *msg
+	out.Params = raw
+	return &out
+}
+
+// callReplies decorates the replier of every tools/call with reply.
+func callReplies(inner mcp.Endpoint, reply func(ctx context.Context, msg *mcp.Message, final bool, next mcp.Replier) error) mcp.Endpoint {
+	return &endpoint{
+		inner: inner,
+		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
+			if msg.Method == mcp.MethodToolsCall && r != nil {
+				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
+					if m == nil {
+						return next.Reply(ctx, m, final)
+					}
+					return reply(ctx, m, final, next)
+				}}
+			}
+			next(msg, r)
+		},
+	}
+}
+
+// decodeObject decodes a JSON object, nil when raw is none.
+func decodeObject(raw json.RawMessage) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// withResult returns a copy of msg with res as its result.
+func withResult(msg *mcp.Message, res map[string]json.RawMessage) *mcp.Message {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return msg
+	}
+	out := *msg
+	out.Result = raw
+	return &out
+}
+
+// LateStatus is no bug: a legal variant of a correct server, for tests
+// that a verdict holds on it. Its task status moves to completed a while
+// after the response with isComplete: true, as SEP-1905 allows ("The task
+// status MUST remain working until isComplete: true is sent, after which
+// it MUST transition to completed": after, not with). The response with
+// isComplete: true carries no task; until the client next asks tasks/get
+// of the task, which is answered working, tasks/result with lastSeqNr
+// says isComplete: false and the completed status notification waits.
+// Then the status is completed.
+func LateStatus(inner mcp.Endpoint) mcp.Endpoint {
+	var mu sync.Mutex
+	late := map[string][]func(){} // task id -> the held notifications, sent once the status moved
+	moved := func(id string) {
+		mu.Lock()
+		held, ok := late[id]
+		delete(late, id)
+		mu.Unlock()
+		if ok {
+			for _, send := range held {
+				send()
+			}
+		}
+	}
+	isLate := func(id string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		_, ok := late[id]
+		return ok
+	}
+	return &endpoint{
+		inner: inner,
+		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
+			if r == nil {
+				next(msg, r)
+				return
+			}
+			id := jsonString(decodeObject(msg.Params)["taskId"])
+			switch {
+			case msg.Method == mcp.MethodToolsCall:
+				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
+					if m == nil || !isSegmentResponse(m) {
+						return next.Reply(ctx, m, final)
+					}
+					res := decodeObject(m.Result)
+					task := decodeObject(res["task"])
+					if res == nil || string(res["isComplete"]) != "true" || task == nil || string(task["status"]) != `"completed"` {
+						return next.Reply(ctx, m, final)
+					}
+					mu.Lock()
+					late[jsonString(task["taskId"])] = nil
+					mu.Unlock()
+					delete(res, "task")
+					return next.Reply(ctx, withResult(m, res), final)
+				}}
+			case msg.Method == mcp.MethodTasksGet && isLate(id):
+				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
+					if res := decodeObject(m.Result); res != nil && string(res["status"]) == `"completed"` {
+						res["status"] = json.RawMessage(`"working"`)
+						m = withResult(m, res)
+					}
+					err := next.Reply(ctx, m, final)
+					moved(id)
+					return err
+				}}
+			case msg.Method == mcp.MethodTasksResult && isLate(id) && len(decodeObject(msg.Params)["lastSeqNr"]) > 0:
+				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
+					if res := decodeObject(m.Result); res != nil && string(res["isComplete"]) == "true" {
+						res["isComplete"] = json.RawMessage("false")
+						delete(res, "content")
+						m = withResult(m, res)
+					}
+					return next.Reply(ctx, m, final)
+				}}
+			}
+			next(msg, r)
+		},
+		send: func(ctx context.Context, msg *mcp.Message, self mcp.Outbox) error {
+			if msg.Method == mcp.NotificationTaskStatus {
+				id := jsonString(decodeObject(msg.Params)["taskId"])
+				mu.Lock()
+				if held, ok := late[id]; ok {
+					late[id] = append(held, func() { _ = self.Send(context.WithoutCancel(ctx), msg) })
+					mu.Unlock()
+					return nil
+				}
+				mu.Unlock()
+			}
+			return self.Send(ctx, msg)
+		},
+	}
+}
+
+// jsonString decodes a JSON string, "" when raw is none.
+func jsonString(raw json.RawMessage) string {
+	var s string
+	_ = json.Unmarshal(raw, &s)
+	return s
 }

@@ -71,6 +71,11 @@ type CallOptions struct {
 	Args any
 	// Mode is how to call; "" means ModeTask.
 	Mode Mode
+	// ResponseModes, when set, is the task.responseModes list sent
+	// instead of the one mode Mode names: SEP-1905 ("Capability
+	// Negotiation") lets a client offer several, of which the server
+	// picks by priority. The answer is followed whatever its shape.
+	ResponseModes []mcp.ResponseMode
 	// TTL is the task lifetime asked for; 0 asks for none (the server's
 	// default).
 	TTL time.Duration
@@ -236,10 +241,12 @@ func (c *call) params(args json.RawMessage) mcp.CallToolParams {
 	if len(c.s.opts.Modes) > 0 {
 		// SEP-1905, "Capability Negotiation": the client MUST list the
 		// modes it accepts in the request.
-		switch c.mode {
-		case ModeImmediate:
+		switch {
+		case len(c.o.ResponseModes) > 0:
+			p.Task.ResponseModes = c.o.ResponseModes
+		case c.mode == ModeImmediate:
 			p.Task.ResponseModes = []mcp.ResponseMode{mcp.ModeImmediate}
-		case ModeStreaming:
+		case c.mode == ModeStreaming:
 			p.Task.ResponseModes = []mcp.ResponseMode{mcp.ModeStreaming}
 		default:
 			p.Task.ResponseModes = []mcp.ResponseMode{mcp.ModeTask}

@@ -294,6 +294,21 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 		// Case 2: CreateTaskResult. A fallback is announced in the meta
 		// and the status message (SEP-1905, "Capability Negotiation").
 		t.mu.Lock()
+		if dec.Negotiated == mcp.ModeImmediate && t.status.IsTerminal() {
+			// The tool, started for the immediate window, ended since:
+			// the result is ready, so Case 1 after all. A CreateTaskResult
+			// would show a task created in a terminal status ("Tasks MUST
+			// begin in the working status", 2025-11-25 Tasks › Task Status
+			// Lifecycle).
+			res, rpcErr := t.resultLocked()
+			t.mu.Unlock()
+			if rpcErr != nil {
+				replyError(ss.ctx, r, id, rpcErr)
+				return
+			}
+			reply(ss.ctx, r, id, res)
+			return
+		}
 		res := mcp.CreateTaskResult{Task: t.snapshotLocked()}
 		if dec.Fallback {
 			res.Meta = mcp.Meta{mcp.MetaFallbackMode: string(mcp.ModeTask)}

@@ -501,6 +501,7 @@ func (c *Checker) finish() {
 		c.finishSession(s)
 	}
 	c.finishComplete()
+	c.finishModes()
 	c.checkIDEntropy()
 }
 

@@ -80,6 +80,10 @@ var failFixtures = []failFixture{
 			e.sub(15, `,"_meta":{"io.modelcontextprotocol/fallback-mode":"task"}`, ``)
 			e.sub(15, `"statusMessage":"none of the requested response modes is supported; falling back to task mode",`, ``)
 		}},
+	{"S1905-MODE-SELECT-priority", "poll", "the call lists responseModes [streaming, task], both sides declare streaming, and it is answered in task mode to the end",
+		func(t *testing.T, e *editor) {
+			e.sub(13, `"responseModes":["task"]`, `"responseModes":["streaming","task"]`)
+		}},
 	{"S1905-SEQNR", "streaming", "the first segment has seqNr 0",
 		func(t *testing.T, e *editor) { e.sub(18, `"seqNr":1`, `"seqNr":0`) }},
 	{"S1905-SEQNR-repeat", "streaming", "the second segment repeats seqNr 1 (with other content)",

@@ -60,6 +60,9 @@ func (c *Checker) checkTaskMessage(s *session, rec traces.Record, w *wireMsg) {
 // taskCreated moves t, first seen in a message of another session, to s,
 // the session whose tools/call created it: that message was a leak.
 func (c *Checker) taskCreated(t *task, s *session, rec traces.Record) {
+	if t.earlySeq != nil {
+		t.nextSeq, t.earlySeq = t.earlySeq[s.id], nil
+	}
 	for _, l := range t.unowned {
 		if l.sess != s {
 			c.fail("TASK-ISOLATION", l.what+" about task "+t.id+" of session "+s.id+" went to session "+l.sess.id+" before the task was created", l.rec, rec.Index)

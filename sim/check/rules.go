@@ -98,7 +98,7 @@ var Catalog = []Rule{
 	},
 	{
 		ID: "S1905-MODE-SELECT", Keyword: Must, Side: Server,
-		Summary: "the response mode is one the client listed (immediate > streaming > task), or the task fallback",
+		Summary: "the response mode is one the client listed and the server declares, the first of immediate > streaming > task that both support, or the task fallback",
 		Spec:    spec1905 + ", Capability Negotiation; Task Result Transmission",
 		Needs:   "a tools/call with responseModes",
 	},

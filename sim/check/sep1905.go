@@ -1,6 +1,8 @@
 package check
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -186,7 +188,12 @@ func (c *Checker) resumeAnswer(st *stream, r *request, t *task, rec traces.Recor
 		}
 		first = false
 	}
-	if len(res.PartialContent) == 0 && t != nil && t.isComplete && k >= t.maxSeqNr {
+	// At or past the end, isComplete: true is due only once the client
+	// had seen the task terminal before it asked: just after the stream's
+	// isComplete: true the status may still be moving ("after which it
+	// MUST transition to completed", SEP-1905 Case 3), and a server may
+	// rightly say isComplete: false until it has.
+	if len(res.PartialContent) == 0 && t != nil && t.isComplete && r.terminalBefore != "" && k >= t.maxSeqNr {
 		c.judge("S1905-RESUME", res.IsComplete != nil && *res.IsComplete, "tasks/result with lastSeqNr "+strconv.FormatInt(k, 10)+" at the end of a complete task did not say isComplete: true", r.rec, rec.Index)
 	}
 	c.segments(st.sess, st, r, t, rec, res)
@@ -276,5 +283,31 @@ func (c *Checker) finishComplete() {
 		if judged {
 			c.fail("S1905-COMPLETE", "task "+t.id+" completed, but the stream answering request "+r.id+" ended without a response with isComplete: true, and none came after", t.completedRec-1, root.cutRec)
 		}
+	}
+}
+
+// finishModes judges the calls answered in task mode where streaming was
+// due (modeSelect). A streaming answer MUST keep its task working until
+// isComplete: true is sent, as a response to the call (Case 3), on the
+// stream the client keeps reading; a task the client saw end with no
+// streaming response to its call at all was answered in task mode. A call
+// whose task the client never saw end, or whose stream a fault touched,
+// is not judged: the rest may have come unseen.
+func (c *Checker) finishModes() {
+	var due []*request
+	for _, s := range c.sessions {
+		for _, r := range s.requests {
+			if r.modeDue != "" {
+				due = append(due, r)
+			}
+		}
+	}
+	slices.SortFunc(due, func(a, b *request) int { return cmp.Compare(a.rec, b.rec) })
+	for _, r := range due {
+		t := r.task
+		if t == nil || !isTerminal(t.status) || r.ex == nil || c.faulted(r.ex.stream, t.id) {
+			continue
+		}
+		c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+", the server declares "+r.modeDue+" too, and it was answered in task mode: task "+t.id+" ended "+t.status+" with no "+r.modeDue+" response to the call", r.rec, r.modeDueRec, t.statusRec)
 	}
 }

@@ -24,7 +24,7 @@ func (c *Checker) partial(s *session, st *stream, rec traces.Record, w *wireMsg)
 	// A partial can arrive (on the GET stream) before the answer that
 	// creates its task (on the POST stream).
 	t := c.task(s, p.TaskID, rec)
-	if t.sess != s {
+	if t.sess != s && t.createdBy != nil {
 		return
 	}
 	faulted := c.faulted(st, t.id)
@@ -41,10 +41,24 @@ func (c *Checker) partial(s *session, st *stream, rec traces.Record, w *wireMsg)
 		c.fail("S2679-SEQ", "partial notification of task "+t.id+" has seq "+abbrev(string(p.Seq))+"; want an integer", rec.Index)
 		return
 	}
-	want := t.nextSeq
+	next := &t.nextSeq
+	if t.createdBy == nil {
+		// Before the answer that creates the task its owner is unknown:
+		// a partial may be its own (the GET stream can pass first) or
+		// leaked to another session (TASK-ISOLATION's). Each session's
+		// sequence is kept apart until the creation says whose it is
+		// (taskCreated).
+		if t.earlySeq == nil {
+			t.earlySeq = map[string]int64{}
+		}
+		n := t.earlySeq[s.id]
+		next = &n
+		defer func() { t.earlySeq[s.id] = n }()
+	}
+	want := *next
 	c.judgeExcusable("S2679-SEQ", faulted, seq == want, "partial notification of task "+t.id+" has seq "+strconv.FormatInt(seq, 10)+", want "+strconv.FormatInt(want, 10), rec.Index)
 	if seq >= want {
-		t.nextSeq = seq + 1
+		*next = seq + 1
 	}
 }
 

@@ -145,34 +145,14 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 	}
 	if r.mode == "" {
 		r.mode = mode
-		// S1905-MODE-SELECT (SEP-1905, Capability Negotiation): the mode is
-		// one the client listed, or task with the fallback warning.
-		if len(r.modes) > 0 && mode != "plain" {
-			switch {
-			case !lacks(r.modes, mode):
-				c.ok("S1905-MODE-SELECT")
-			case mode == "task" && res.hasFallbackWarning():
-				c.ok("S1905-MODE-SELECT")
-				c.ok("S1905-FALLBACK-WARNING")
-			case mode == "task" && !lacks(r.modes, "immediate"):
-				// Immediate negotiated but the result not ready: task is
-				// the fallback of the decision process (Case 2), no
-				// warning needed.
-				c.ok("S1905-MODE-SELECT")
-			case mode == "task" && len(s.serverModes) == 0:
-				// A server without SEP-1905 defaults to task (Backward
-				// Compatibility); it knows no warning to give.
-				c.ok("S1905-MODE-SELECT")
-			case mode == "task" && !slices.ContainsFunc(r.modes, func(m string) bool { return slices.Contains(s.serverModes, m) }):
-				// No common mode: the fallback the MUST asks for, without
-				// the warning the SHOULD asks for.
-				c.ok("S1905-MODE-SELECT")
-				c.fail("S1905-FALLBACK-WARNING", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
-			default:
-				// Outside the client's list, or task though the server
-				// declared a mode the client listed.
-				c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+" and was answered in "+mode+" mode", r.rec, rec.Index)
-			}
+		c.modeSelect(s, r, rec, mode, res)
+	} else if r.mode == "task" && mode == "streaming" {
+		// Initial response option 2 of Case 3: the task alone, the
+		// segments in further responses to the same request.
+		r.mode = "streaming"
+		if r.modeDue != "" {
+			r.modeDue = ""
+			c.ok("S1905-MODE-SELECT")
 		}
 	}
 	var t *task
@@ -198,6 +178,60 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 	}
 	if mode == "streaming" {
 		c.segments(s, st, r, t, rec, res)
+	}
+}
+
+// modeSelect judges S1905-MODE-SELECT on the first answer to a call that
+// listed responseModes (SEP-1905, Capability Negotiation and Task Result
+// Transmission): the mode is one the client listed and the server
+// declares, picked by the priority immediate > streaming > task, or task
+// as a fallback. Only what is definite fails:
+//
+//   - immediate listed by both: any of the three may be right. Immediate
+//     is a MAY; without a ready result the server falls back to streaming
+//     when it "can determine" the results come incrementally, otherwise to
+//     task — a judgment the wire does not show;
+//   - streaming listed by both and immediate not: streaming is the
+//     negotiated mode, and task is wrong. But a streaming answer may begin
+//     with the task alone (Initial Response Options, 2) and send its
+//     segments in further responses to the same request, so a task answer
+//     is judged at the end (finishModes);
+//   - a mode the server did not declare, when it declared some, or one the
+//     client did not list (other than task), is wrong at once.
+func (c *Checker) modeSelect(s *session, r *request, rec traces.Record, mode string, res *wireResult) {
+	if len(r.modes) == 0 || mode == "plain" {
+		return
+	}
+	both := func(m string) bool { return !lacks(r.modes, m) && len(s.serverModes) > 0 && !lacks(s.serverModes, m) }
+	listed := "the call listed responseModes " + strings.Join(r.modes, ",")
+	switch {
+	case mode != "task" && lacks(r.modes, mode):
+		c.fail("S1905-MODE-SELECT", listed+" and was answered in "+mode+" mode", r.rec, rec.Index)
+	case mode != "task" && len(s.serverModes) > 0 && lacks(s.serverModes, mode):
+		c.fail("S1905-MODE-SELECT", listed+" and was answered in "+mode+" mode, which the server does not declare (tasks.responses.modes "+strings.Join(s.serverModes, ",")+")", r.rec, rec.Index)
+	case mode == "task" && both("streaming") && !both("immediate"):
+		r.modeDue, r.modeDueRec = "streaming", rec.Index
+	case mode != "task" || !lacks(r.modes, "task"):
+		c.ok("S1905-MODE-SELECT")
+	case res.hasFallbackWarning():
+		c.ok("S1905-MODE-SELECT")
+		c.ok("S1905-FALLBACK-WARNING")
+	case !lacks(r.modes, "immediate"):
+		// Immediate negotiated but the result not ready: task is the
+		// fallback of the decision process (Case 2), no warning needed.
+		c.ok("S1905-MODE-SELECT")
+	case len(s.serverModes) == 0:
+		// A server without SEP-1905 defaults to task (Backward
+		// Compatibility); it knows no warning to give.
+		c.ok("S1905-MODE-SELECT")
+	case !slices.ContainsFunc(r.modes, func(m string) bool { return slices.Contains(s.serverModes, m) }):
+		// No common mode: the fallback the MUST asks for, without the
+		// warning the SHOULD asks for.
+		c.ok("S1905-MODE-SELECT")
+		c.fail("S1905-FALLBACK-WARNING", listed+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
+	default:
+		// Task though the server declared a mode the client listed.
+		c.fail("S1905-MODE-SELECT", listed+" and was answered in task mode, though the server declares one of them", r.rec, rec.Index)
 	}
 }
 

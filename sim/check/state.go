@@ -140,6 +140,11 @@ type request struct {
 	seqs      []int64
 	mode      string
 	task      *task
+	// modeDue: the first answer was task mode where both sides declare
+	// this higher mode; judged by finishModes unless a later response
+	// to the request shows that mode after all.
+	modeDue    string
+	modeDueRec uint64
 }
 
 // task is what the history shows of one task.
@@ -159,7 +164,10 @@ type task struct {
 	isComplete bool
 	isError    bool
 	// nextSeq is the SEP-2679 seq expected next.
-	nextSeq    int64
+	nextSeq int64
+	// earlySeq: the seq expected next in each session, before the
+	// answer that creates the task names its owner.
+	earlySeq   map[string]int64
 	seqStarted bool
 	cancelled  bool // a tasks/cancel was sent
 	// creatorCut: the stream that created the task broke while it ran.

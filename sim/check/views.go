@@ -221,6 +221,7 @@ func (k *cloner) task(t *task) *task {
 		d.segments = maps.Clone(t.segments)
 		d.segRecs = maps.Clone(t.segRecs)
 		d.received = maps.Clone(t.received)
+		d.earlySeq = maps.Clone(t.earlySeq)
 		d.completedOn = k.stream(t.completedOn)
 		d.unowned = nil
 		for _, l := range t.unowned {
