@@ -454,6 +454,20 @@ func mcpgoBase() map[string]map[string]string {
 	}
 }
 
+// mcpgoRacy: its task dies with the request (mcp-go#897), and in some
+// runs its cancelled status notification goes out before the
+// CreateTaskResult that says working, on one stream (stdout, or the POST
+// stream answering the tools/call).
+// TASK-STATUS-TRANSITION rightly fails then, in whichever scenario made
+// the task (docs/interop.md, Findings).
+func mcpgoRacy() map[string]string {
+	out := map[string]string{}
+	for _, sc := range []string{"task-lifecycle", "task-ttl", "task-isolation", "task-id-entropy", "sep1905-old-client", "task-survives-stream", "http-resume"} {
+		out[sc+" TASK-STATUS-TRANSITION"] = "went from cancelled to working"
+	}
+	return out
+}
+
 // mcpgoFindings are what the mcp-go task server's failing rules say on
 // either transport, and more.
 func mcpgoFindings(more map[string]string) map[string]string {
@@ -503,6 +517,7 @@ func TestCheckMCPGo(t *testing.T) {
 				"http-session HTTP-SESSION-MISSING": "a tools/list without Mcp-Session-Id was answered 404, want 400",
 				"task-isolation TASK-ISOLATION":     "notifications/tasks/status about task",
 			}),
+			racy: mcpgoRacy(),
 		})
 		assertCoverage(t, got, sim.CoverageOptions{Tasks: true, HTTP: true})
 	})
@@ -515,10 +530,7 @@ func TestCheckMCPGo(t *testing.T) {
 			ran:      ran,
 			skipped:  append([][2]string{{"http-*", "Streamable HTTP only"}}, noSEPs...),
 			findings: mcpgoFindings(nil),
-			// Its task dies with the request (mcp-go#897); in some runs
-			// the task's cancelled status goes out on stdout before the
-			// CreateTaskResult that says working (docs/interop.md).
-			racy: map[string]string{"task-id-entropy TASK-STATUS-TRANSITION": "went from cancelled to working"},
+			racy:     mcpgoRacy(),
 		})
 		assertCoverage(t, got, sim.CoverageOptions{Tasks: true})
 	})
