@@ -521,13 +521,13 @@ func (t *task) ended() {
 	if t.owner.srv.opts.NoStatusNotifications {
 		return
 	}
-	t.mu.Lock()
+	t.statusMu.Lock()
 	if !t.answered {
 		t.statusHeld = true
-		t.mu.Unlock()
+		t.statusMu.Unlock()
 		return
 	}
-	t.mu.Unlock()
+	t.statusMu.Unlock()
 	t.sendStatus()
 }
 
@@ -535,11 +535,11 @@ func (t *task) ended() {
 // first answer (or given up): a status notification held until then goes
 // out now (task.answered).
 func (t *task) firstAnswerSent() {
-	t.mu.Lock()
+	t.statusMu.Lock()
 	t.answered = true
 	held := t.statusHeld
 	t.statusHeld = false
-	t.mu.Unlock()
+	t.statusMu.Unlock()
 	if held {
 		t.sendStatus()
 	}

@@ -63,6 +63,9 @@ type task struct {
 	// that names the task, and a streamed call's completed never comes
 	// before the response with isComplete: true (SEP-1905, Case 3: "The
 	// task status MUST remain working until isComplete: true is sent").
+	// Guarded by statusMu, not mu: the creating request's handler marks
+	// its answer while the tool may hold mu in a send.
+	statusMu             sync.Mutex
 	answered, statusHeld bool
 }
 
