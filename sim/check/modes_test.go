@@ -82,3 +82,32 @@ func TestResumeEndWhileStatusMoves(t *testing.T) {
 		})
 	}
 }
+
+// TestFallbackWarningPlaces: the fallback warning may be in the
+// fallback-mode meta or in the created task's statusMessage (SEP-1905,
+// Capability Negotiation); either one is enough, neither is a WARN.
+func TestFallbackWarningPlaces(t *testing.T) {
+	const meta, msg = `,"_meta":{"io.modelcontextprotocol/fallback-mode":"task"}`, `"statusMessage":"none of the requested response modes is supported; falling back to task mode",`
+	cases := []struct {
+		name string
+		cut  []string
+		want Status
+	}{
+		{"both", nil, Pass},
+		{"statusMessage only", []string{meta}, Pass},
+		{"meta only", []string{msg}, Pass},
+		{"neither", []string{meta, msg}, Warn},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := fixtureEditor(t, "mode-fallback")
+			for _, s := range tc.cut {
+				e.sub(15, s, ``)
+			}
+			v := judgeRecords(t, e.recs, nil)
+			if got := statusOf(t, v, "S1905-FALLBACK-WARNING"); got != tc.want {
+				t.Errorf("S1905-FALLBACK-WARNING %s, want %s:\n%s", got, tc.want, verdictText(v))
+			}
+		})
+	}
+}

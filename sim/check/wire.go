@@ -150,6 +150,7 @@ type wireTask struct {
 	LastUpdatedAt *string          `json:"lastUpdatedAt"`
 	TTL           *json.RawMessage `json:"ttl"`
 	PollInterval  *float64         `json:"pollInterval"`
+	StatusMessage *string          `json:"statusMessage"`
 }
 
 func (t *wireTask) id() string {
@@ -331,6 +332,8 @@ func (t *wireTask) member(name, v []byte) {
 		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
 			t.PollInterval = &f
 		}
+	case `"statusMessage"`:
+		t.StatusMessage = str()
 	}
 }
 
@@ -374,7 +377,14 @@ func jsonBool(v []byte) *bool {
 // relatedTask returns the related-task meta's taskId of a result.
 func (r *wireResult) relatedTask() string { return r.related }
 
-func (r *wireResult) hasFallbackWarning() bool { return r.fallback }
+// hasFallbackWarning reports whether a task-mode answer says it fell back:
+// in the fallback-mode meta, or in the created task's statusMessage
+// (SEP-1905, Capability Negotiation: "The warning MAY be included in the
+// _meta field of the response ... or in a statusMessage field if a task
+// is created").
+func (r *wireResult) hasFallbackWarning() bool {
+	return r.fallback || r.Task != nil && r.Task.StatusMessage != nil && *r.Task.StatusMessage != ""
+}
 
 type wireParams struct {
 	TaskID    string          `json:"taskId"`
