@@ -81,3 +81,37 @@ func BenchmarkAppendEvent(b *testing.B) {
 		dst, _ = sse.AppendEvent(dst[:0], e)
 	}
 }
+
+// BenchmarkSplitter cuts one encoded event per iteration, written in
+// pieces of 512 bytes as a proxy passes a stream on, into blocks.
+func BenchmarkSplitter(b *testing.B) {
+	for _, bc := range benchEvents {
+		b.Run(bc.name, func(b *testing.B) {
+			enc, err := sse.AppendEvent(nil, bc.event)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sp := sse.NewSplitter()
+			blocks := 0
+			emit := func(block []byte, fields bool) error {
+				blocks++
+				return nil
+			}
+			tail := func(bool) error { return nil }
+			b.SetBytes(int64(len(enc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				for p := enc; len(p) > 0; {
+					n := min(len(p), 512)
+					if err := sp.Write(p[:n], emit, tail); err != nil {
+						b.Fatal(err)
+					}
+					p = p[n:]
+				}
+			}
+			if blocks != b.N {
+				b.Fatalf("%d blocks from %d events", blocks, b.N)
+			}
+		})
+	}
+}
