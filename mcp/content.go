@@ -43,15 +43,35 @@ type ContentBlock struct {
 // TextBlock returns a text content block.
 func TextBlock(text string) ContentBlock { return ContentBlock{Type: ContentText, Text: text} }
 
+// contentMember is a member ContentBlock has a field for: its name and
+// where it goes (a *string, a *json.RawMessage, or anything
+// json.Unmarshal fills).
+type contentMember struct {
+	name  string
+	field func(c *ContentBlock) any
+}
+
+var (
+	memberText        = contentMember{"text", func(c *ContentBlock) any { return &c.Text }}
+	memberData        = contentMember{"data", func(c *ContentBlock) any { return &c.Data }}
+	memberMimeType    = contentMember{"mimeType", func(c *ContentBlock) any { return &c.MimeType }}
+	memberURI         = contentMember{"uri", func(c *ContentBlock) any { return &c.URI }}
+	memberName        = contentMember{"name", func(c *ContentBlock) any { return &c.Name }}
+	memberTitle       = contentMember{"title", func(c *ContentBlock) any { return &c.Title }}
+	memberDescription = contentMember{"description", func(c *ContentBlock) any { return &c.Description }}
+	memberSize        = contentMember{"size", func(c *ContentBlock) any { return &c.Size }}
+	memberResource    = contentMember{"resource", func(c *ContentBlock) any { return &c.Resource }}
+)
+
 // contentKeysByType lists the members ContentBlock has fields for. Which of them
 // a block carries depends on its type; a member that does not belong to the
 // block's type is kept in Extra.
-var contentKeysByType = map[string][]string{
-	ContentText:         {"text"},
-	ContentImage:        {"data", "mimeType"},
-	ContentAudio:        {"data", "mimeType"},
-	ContentResourceLink: {"uri", "name", "title", "description", "mimeType", "size"},
-	ContentResource:     {"resource"},
+var contentKeysByType = map[string][]contentMember{
+	ContentText:         {memberText},
+	ContentImage:        {memberData, memberMimeType},
+	ContentAudio:        {memberData, memberMimeType},
+	ContentResourceLink: {memberURI, memberName, memberTitle, memberDescription, memberMimeType, memberSize},
+	ContentResource:     {memberResource},
 }
 
 // MarshalJSON implements json.Marshaler.
@@ -202,63 +222,43 @@ func (c *ContentBlock) decodeMembers(members map[string]json.RawMessage) error {
 		return fmt.Errorf("content block: type: %w", err)
 	}
 	delete(members, "type")
-	take := func(k string, into any) error {
-		v, ok := members[k]
-		if !ok {
-			return nil
-		}
-		var err error
-		if s, ok := into.(*string); ok {
-			err = decodeString(v, s)
-		} else {
-			err = json.Unmarshal(v, into)
-		}
-		if err != nil {
-			return fmt.Errorf("content block %s: %s: %w", c.Type, k, err)
-		}
-		delete(members, k)
-		return nil
-	}
-	takeRaw := func(k string, into *json.RawMessage) {
-		if v, ok := members[k]; ok {
-			*into = slices.Clone(v)
-			delete(members, k)
-		}
-	}
-	for _, k := range contentKeysByType[c.Type] {
-		var err error
-		switch k {
-		case "text":
-			err = take(k, &c.Text)
-		case "data":
-			err = take(k, &c.Data)
-		case "mimeType":
-			err = take(k, &c.MimeType)
-		case "uri":
-			err = take(k, &c.URI)
-		case "name":
-			err = take(k, &c.Name)
-		case "title":
-			err = take(k, &c.Title)
-		case "description":
-			err = take(k, &c.Description)
-		case "size":
-			err = take(k, &c.Size)
-		case "resource":
-			takeRaw(k, &c.Resource)
-		}
-		if err != nil {
+	for _, f := range contentKeysByType[c.Type] {
+		if err := c.take(members, f.name, f.field(c)); err != nil {
 			return err
 		}
 	}
-	takeRaw("annotations", &c.Annotations)
-	takeRaw("_meta", &c.Meta)
+	_ = c.take(members, "annotations", &c.Annotations) // raw: never fails
+	_ = c.take(members, "_meta", &c.Meta)
 	if len(members) > 0 {
 		c.Extra = make(map[string]json.RawMessage, len(members))
 		for k, v := range members {
 			c.Extra[k] = slices.Clone(v)
 		}
 	}
+	return nil
+}
+
+// take moves the member k, when present, from members into the field
+// into: a *string is decoded as a JSON string, a *json.RawMessage gets a
+// copy of the raw value, anything else is filled by json.Unmarshal.
+func (c *ContentBlock) take(members map[string]json.RawMessage, k string, into any) error {
+	v, ok := members[k]
+	if !ok {
+		return nil
+	}
+	var err error
+	switch into := into.(type) {
+	case *string:
+		err = decodeString(v, into)
+	case *json.RawMessage:
+		*into = slices.Clone(v)
+	default:
+		err = json.Unmarshal(v, into)
+	}
+	if err != nil {
+		return fmt.Errorf("content block %s: %s: %w", c.Type, k, err)
+	}
+	delete(members, k)
 	return nil
 }
 

@@ -276,37 +276,15 @@ func DecodeMessageOwned(data []byte) (*Message, error) {
 
 func decodeMessage(data []byte, owned bool) (*Message, error) {
 	data = bytes.TrimSpace(data)
-	if len(data) == 0 {
-		return nil, Errorf(CodeParseError, "parse error: empty message")
-	}
-	// 2025-11-25 Base Protocol, Transports: "JSON-RPC messages MUST be
-	// UTF-8 encoded". encoding/json would replace invalid bytes by U+FFFD,
-	// so an id "\xc3(" would be answered as "\ufffd(", which no client
-	// can match: refuse the message instead.
-	if !utf8.Valid(data) {
-		return nil, Errorf(CodeParseError, "parse error: not UTF-8")
-	}
-	if data[0] != '{' {
-		if !json.Valid(data) {
-			return nil, Errorf(CodeParseError, "parse error: not JSON")
-		}
-		if data[0] == '[' {
-			return nil, Errorf(CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported")
-		}
-		return nil, Errorf(CodeInvalidRequest, "invalid request: a message must be a JSON object")
-	}
-	// Not a struct: encoding/json matches struct fields
-	// case-insensitively. envelopeMembers reads the six names exactly, in
-	// one pass over valid JSON; for invalid JSON, json.Unmarshal says what
-	// is wrong.
-	if !json.Valid(data) {
-		var members map[string]json.RawMessage
-		err := json.Unmarshal(data, &members)
-		return nil, Errorf(CodeParseError, "parse error: %v", err)
+	if err := checkObjectText(data); err != nil {
+		return nil, err
 	}
 	if !owned {
 		data = bytes.Clone(data) // the message's members are slices of it
 	}
+	// Not a struct: encoding/json matches struct fields
+	// case-insensitively. envelopeMembers reads the six names exactly, in
+	// one pass over valid JSON.
 	members := envelopeMembers(data)
 	m := &Message{}
 	rawID, hasID := members.get("id")
@@ -326,42 +304,94 @@ func decodeMessage(data []byte, owned bool) (*Message, error) {
 	rawError, hasError := members.get("error")
 	switch {
 	case hasMethod:
-		if method == "" {
-			return m, Errorf(CodeInvalidRequest, "invalid request: empty method")
-		}
-		if hasResult || hasError {
-			return m, Errorf(CodeInvalidRequest, "invalid request: a request cannot carry result or error")
-		}
-		if m.ID.IsNull() {
-			return m, Errorf(CodeInvalidRequest, "invalid request: request id must not be null")
-		}
-		m.Method = method
-		if p, _ := members.get("params"); len(p) > 0 && !bytes.Equal(p, []byte("null")) {
-			if c := p[0]; c != '{' && c != '[' {
-				return m, Errorf(CodeInvalidRequest, "invalid request: params must be an object or an array")
-			}
-			m.Params = p
-		}
+		err = m.decodeRequest(method, &members, hasResult || hasError)
 	case hasResult && hasError:
-		return m, Errorf(CodeInvalidRequest, "invalid response: both result and error")
+		err = Errorf(CodeInvalidRequest, "invalid response: both result and error")
 	case hasResult:
-		if !hasID || m.ID.IsNull() {
-			return m, Errorf(CodeInvalidRequest, "invalid response: missing id")
-		}
-		m.Result = rawResult
+		err = m.decodeResult(rawResult, hasID)
 	case hasError:
-		e, err := decodeError(rawError)
-		if err != nil {
-			return m, Errorf(CodeInvalidRequest, "invalid response: error object: %v", err)
-		}
-		if !hasID {
-			m.ID = NullID
-		}
-		m.Error = e
+		err = m.decodeErrorResponse(rawError, hasID)
 	default:
-		return m, Errorf(CodeInvalidRequest, "invalid request: no method, result or error")
+		err = Errorf(CodeInvalidRequest, "invalid request: no method, result or error")
 	}
-	return m, nil
+	return m, err
+}
+
+// checkObjectText refuses, with the error a server answers with, text that
+// is not one JSON object in UTF-8.
+func checkObjectText(data []byte) error {
+	if len(data) == 0 {
+		return Errorf(CodeParseError, "parse error: empty message")
+	}
+	// 2025-11-25 Base Protocol, Transports: "JSON-RPC messages MUST be
+	// UTF-8 encoded". encoding/json would replace invalid bytes by U+FFFD,
+	// so an id "\xc3(" would be answered as "\ufffd(", which no client
+	// can match: refuse the message instead.
+	if !utf8.Valid(data) {
+		return Errorf(CodeParseError, "parse error: not UTF-8")
+	}
+	if data[0] != '{' {
+		if !json.Valid(data) {
+			return Errorf(CodeParseError, "parse error: not JSON")
+		}
+		if data[0] == '[' {
+			return Errorf(CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported")
+		}
+		return Errorf(CodeInvalidRequest, "invalid request: a message must be a JSON object")
+	}
+	// For invalid JSON, json.Unmarshal says what is wrong.
+	if !json.Valid(data) {
+		var members map[string]json.RawMessage
+		err := json.Unmarshal(data, &members)
+		return Errorf(CodeParseError, "parse error: %v", err)
+	}
+	return nil
+}
+
+// decodeRequest fills in a request or notification named method (not
+// absent); withAnswer says the message also carries a result or an error.
+func (m *Message) decodeRequest(method string, members *envelope, withAnswer bool) error {
+	if method == "" {
+		return Errorf(CodeInvalidRequest, "invalid request: empty method")
+	}
+	if withAnswer {
+		return Errorf(CodeInvalidRequest, "invalid request: a request cannot carry result or error")
+	}
+	if m.ID.IsNull() {
+		return Errorf(CodeInvalidRequest, "invalid request: request id must not be null")
+	}
+	m.Method = method
+	if p, _ := members.get("params"); len(p) > 0 && !bytes.Equal(p, []byte("null")) {
+		if c := p[0]; c != '{' && c != '[' {
+			return Errorf(CodeInvalidRequest, "invalid request: params must be an object or an array")
+		}
+		m.Params = p
+	}
+	return nil
+}
+
+// decodeResult fills in a successful response; hasID says the message
+// has an "id" member.
+func (m *Message) decodeResult(raw json.RawMessage, hasID bool) error {
+	if !hasID || m.ID.IsNull() {
+		return Errorf(CodeInvalidRequest, "invalid response: missing id")
+	}
+	m.Result = raw
+	return nil
+}
+
+// decodeErrorResponse fills in an error response; one without an id
+// answers a request whose id could not be read (null).
+func (m *Message) decodeErrorResponse(raw json.RawMessage, hasID bool) error {
+	e, err := decodeError(raw)
+	if err != nil {
+		return Errorf(CodeInvalidRequest, "invalid response: error object: %v", err)
+	}
+	if !hasID {
+		m.ID = NullID
+	}
+	m.Error = e
+	return nil
 }
 
 // stringMember returns the string value of the member key, ok false when
