@@ -76,15 +76,9 @@ func (s *Splitter) piece(p []byte, end bool) error {
 // The bytes of an oversize block go to the Oversize function instead of
 // emit. Write stops at the first error of emit, tail or Oversize.
 func (s *Splitter) Write(p []byte, emit func(block []byte, fields bool) error, tail func(lf bool) error) error {
-	if len(p) > 0 && s.tailLF {
-		s.tailLF, s.afterCR = false, false
-		lf := p[0] == '\n'
-		if lf {
-			p = p[1:]
-		}
-		if err := tail(lf); err != nil {
-			return err
-		}
+	p, err := s.takeTail(p, tail)
+	if err != nil {
+		return err
 	}
 	start := 0
 	for i := 0; i < len(p); i++ {
@@ -96,15 +90,7 @@ func (s *Splitter) Write(p []byte, emit func(block []byte, fields bool) error, t
 			}
 		}
 		if c != '\r' && c != '\n' {
-			if s.lineStart && c != ':' {
-				s.fields = true
-			}
-			s.lineStart = false
-			if j := bytes.IndexAny(p[i+1:], "\r\n"); j >= 0 {
-				i += j
-			} else {
-				i = len(p) - 1
-			}
+			i = s.skipLine(p, i)
 			continue
 		}
 		if !s.lineStart {
@@ -113,42 +99,89 @@ func (s *Splitter) Write(p []byte, emit func(block []byte, fields bool) error, t
 			continue
 		}
 		// A blank line ends the block.
-		end := i + 1
-		size := len(s.block) + end - start
-		if c == '\r' {
-			if end == len(p) {
-				s.tailLF = true
-			} else if p[end] == '\n' {
-				end++
-				i++
-			}
-		}
-		fields := s.fields
-		s.fields = false
-		var err error
-		switch {
-		case s.over:
-			s.over = false
-			err = s.piece(p[start:end], true)
-		case size > s.max():
-			// Complete, but too long to take whole: it passes as
-			// pieces all the same.
-			if err = s.piece(s.block, false); err == nil {
-				err = s.piece(p[start:end], true)
-			}
-		case len(s.block) == 0:
-			err = emit(p[start:end], fields)
-		default:
-			s.gather(p[start:end])
-			err = emit(s.block, fields)
-		}
-		s.block = s.block[:0]
-		start = end
+		size := len(s.block) + i + 1 - start
+		end := s.blankLineEnd(p, i)
+		err := s.endBlock(p[start:end], size, emit)
+		start, i = end, end-1
 		if err != nil {
 			return err
 		}
 	}
-	rest := p[start:]
+	return s.keep(p[start:])
+}
+
+// takeTail settles the LF a block that ended a write on a CR awaits: it
+// calls tail and returns p without that LF.
+func (s *Splitter) takeTail(p []byte, tail func(lf bool) error) ([]byte, error) {
+	if len(p) == 0 || !s.tailLF {
+		return p, nil
+	}
+	s.tailLF, s.afterCR = false, false
+	lf := p[0] == '\n'
+	if lf {
+		p = p[1:]
+	}
+	return p, tail(lf)
+}
+
+// skipLine reads the line that starts or goes on with p[i], not a line
+// ending, and returns the index of its last byte in p.
+func (s *Splitter) skipLine(p []byte, i int) int {
+	if s.lineStart && p[i] != ':' {
+		s.fields = true
+	}
+	s.lineStart = false
+	if j := bytes.IndexAny(p[i+1:], "\r\n"); j >= 0 {
+		return i + j
+	}
+	return len(p) - 1
+}
+
+// blankLineEnd returns the index after the blank line whose CR or LF is
+// p[i]: after the LF of a CRLF. A CR that ends p leaves the LF to the
+// next write.
+func (s *Splitter) blankLineEnd(p []byte, i int) int {
+	end := i + 1
+	if p[i] == '\r' {
+		if end == len(p) {
+			s.tailLF = true
+		} else if p[end] == '\n' {
+			end++
+		}
+	}
+	return end
+}
+
+// endBlock passes on the complete block, whose bytes in this write are
+// last (up to and with its blank line) and which has size bytes in all:
+// to emit, or as pieces when it is oversize.
+func (s *Splitter) endBlock(last []byte, size int, emit func(block []byte, fields bool) error) error {
+	fields := s.fields
+	s.fields = false
+	var err error
+	switch {
+	case s.over:
+		s.over = false
+		err = s.piece(last, true)
+	case size > s.max():
+		// Complete, but too long to take whole: it passes as
+		// pieces all the same.
+		if err = s.piece(s.block, false); err == nil {
+			err = s.piece(last, true)
+		}
+	case len(s.block) == 0:
+		err = emit(last, fields)
+	default:
+		s.gather(last)
+		err = emit(s.block, fields)
+	}
+	s.block = s.block[:0]
+	return err
+}
+
+// keep holds rest, the start of a block that the write does not end, or
+// passes it on as pieces once the block is oversize.
+func (s *Splitter) keep(rest []byte) error {
 	switch {
 	case s.over:
 		return s.piece(rest, false)
