@@ -2,8 +2,11 @@ package faults
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tasksim/tasksim/traces"
 )
 
 // Selector is the part of a spec every fault shares: which messages it is
@@ -54,35 +57,36 @@ func parseSelector(p *Params) Selector {
 // matches reports whether m is addressed, before the probability draw and
 // the count.
 func (s *Selector) matches(m *Msg) bool {
+	return s.matchesPlace(m) && s.matchesRPC(m.RPC)
+}
+
+// matchesPlace looks at where m is: its stream, method and position.
+func (s *Selector) matchesPlace(m *Msg) bool {
 	if s.Stream != "" && s.Stream != m.Stream {
 		return false
 	}
 	if s.Method != "" && s.Method != m.Method() && s.Method != m.ReqMethod {
 		return false
 	}
-	if s.Nth >= 0 && int64(m.N) != s.Nth {
+	return s.Nth < 0 || int64(m.N) == s.Nth
+}
+
+// matchesRPC looks at what the message says, rpc (nil: not JSON-RPC): its
+// id, task and sequence numbers.
+func (s *Selector) matchesRPC(rpc *traces.RPCFields) bool {
+	if s.ID == "" && s.Task == "" && s.SeqNr < 0 && s.Seq < 0 {
+		return true
+	}
+	switch {
+	case rpc == nil:
 		return false
-	}
-	rpc := m.RPC
-	if s.ID != "" && (rpc == nil || !sameID(rpc.ID, s.ID)) {
+	case s.ID != "" && !sameID(rpc.ID, s.ID):
 		return false
-	}
-	if s.Task != "" && (rpc == nil || rpc.TaskID != s.Task) {
+	case s.Task != "" && rpc.TaskID != s.Task:
 		return false
-	}
-	if s.SeqNr >= 0 {
-		if rpc == nil {
-			return false
-		}
-		found := false
-		for _, n := range rpc.SeqNrs {
-			found = found || n == s.SeqNr
-		}
-		if !found {
-			return false
-		}
-	}
-	if s.Seq >= 0 && (rpc == nil || !rpc.HasSeq || rpc.Seq != s.Seq) {
+	case s.SeqNr >= 0 && !slices.Contains(rpc.SeqNrs, s.SeqNr):
+		return false
+	case s.Seq >= 0 && (!rpc.HasSeq || rpc.Seq != s.Seq):
 		return false
 	}
 	return true
