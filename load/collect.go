@@ -119,67 +119,13 @@ func (r *runner) result(scheduleEnd, end time.Time, interrupted bool) *Result {
 	case interrupted:
 		res.Stopped = StopInterrupted
 	}
-	for _, t := range r.targets {
-		ti := TargetInfo{URL: t.URL, Label: t.Label, CPUMeasured: t.CPU != nil && t.cpuErr == nil}
-		if ti.CPUMeasured {
-			ti.CPUMs = ms(t.cpu)
-		}
-		for _, i := range t.modes {
-			ti.Modes = append(ti.Modes, r.modes[i].spec.Name)
-		}
-		res.Targets = append(res.Targets, ti)
-	}
+	res.Targets = r.targetInfos()
 	elapsed := end.Sub(r.start).Seconds()
 	var lagAll = newHistogram(iLag)
-	for i, m := range r.modes {
-		h, c := r.total[i], &r.totalCount[i]
-		mr := ModeResult{
-			Name: m.spec.Name, Kind: m.spec.Kind, PollIntervalMs: ms(m.spec.PollInterval),
-			Started: m.started.Load(), Completed: c.completed, Failed: c.failed, Errors: c.errors, ErrorSamples: c.errorSamples, Answers: c.answers,
-			PeakInFlight: m.peak.Load(),
-			TTFP:         statsOf(h[iTTFP], c.sum[iTTFP], UnitMs, 1e6),
-			TTR:          statsOf(h[iTTR], c.sum[iTTR], UnitMs, 1e6),
-			Discovery:    statsOf(h[iDiscovery], c.sum[iDiscovery], UnitMs, 1e6),
-			Lag:          statsOf(h[iLag], c.sum[iLag], UnitMs, 1e6),
-			Requests:     statsOf(h[iRequests], c.sum[iRequests], UnitRequests, 1),
-			Wire:         m.wire,
-			Segments:     c.segments, Partials: c.partials, Duplicates: c.duplicates, Gaps: c.gaps, DataLoss: c.dataLoss,
-			Resumes: c.resumes, StreamsLost: c.streamsLost, NegativeDiscovery: c.negativeDiscovery, Clipped: c.clipped,
-			DiscoveryFromLastUpdated: c.discoveryUpdated,
-		}
-		lagAll.Merge(h[iLag])
-		if ended := c.completed + c.failed; ended > 0 {
-			mr.Wire.RequestsPerTask = round3(float64(m.wire.HTTPRequests) / float64(ended))
-			mr.Wire.BytesPerTask = round3(float64(m.wire.BytesSent+m.wire.BytesReceived) / float64(ended))
-		}
-		if elapsed > 0 {
-			mr.PartialsPerSec = round3(float64(c.partials) / elapsed)
-			mr.SegmentsPerSec = round3(float64(c.segments) / elapsed)
-		}
-		for _, iv := range r.intervals {
-			if d := (iv.EndMs - iv.StartMs) / 1000; d >= 0.5 { // a short last interval would exaggerate
-				mr.PeakPartialsPerSec = max(mr.PeakPartialsPerSec, round3(float64(iv.Modes[i].Partials)/d))
-				mr.PeakSegmentsPerSec = max(mr.PeakSegmentsPerSec, round3(float64(iv.Modes[i].Segments)/d))
-			}
-		}
-		if t := m.target; t.CPU != nil && t.cpuErr == nil {
-			var ended int64
-			for _, j := range t.modes {
-				ended += r.totalCount[j].completed + r.totalCount[j].failed
-			}
-			cpu := &ServerCPU{TotalMs: ms(t.cpu), Shared: len(t.modes) > 1}
-			if ended > 0 {
-				cpu.PerTaskMs = round3(float64(t.cpu) / 1e6 / float64(ended))
-			}
-			mr.ServerCPU = cpu
-		}
-		if c.clipped > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d values above the histograms' range (1 h, 10^7 requests) were recorded as the largest", m.spec.Name, c.clipped))
-		}
-		if c.negativeDiscovery > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%s: %d results arrived before the server's completion time: the clocks differ (discovery delay needs the server's clock to agree with this one)", m.spec.Name, c.negativeDiscovery))
-		}
-		res.Modes = append(res.Modes, mr)
+	for i := range r.modes {
+		lagAll.Merge(r.total[i][iLag])
+		res.Modes = append(res.Modes, r.modeResult(i, elapsed))
+		res.Warnings = append(res.Warnings, r.modeWarnings(i)...)
 	}
 	for _, t := range r.targets {
 		if t.CPU != nil && t.cpuErr != nil {
@@ -194,6 +140,86 @@ func (r *runner) result(scheduleEnd, end time.Time, interrupted bool) *Result {
 		}
 	}
 	return res
+}
+
+// targetInfos describes the targets: their URLs, modes and CPU.
+func (r *runner) targetInfos() []TargetInfo {
+	var infos []TargetInfo
+	for _, t := range r.targets {
+		ti := TargetInfo{URL: t.URL, Label: t.Label, CPUMeasured: t.CPU != nil && t.cpuErr == nil}
+		if ti.CPUMeasured {
+			ti.CPUMs = ms(t.cpu)
+		}
+		for _, i := range t.modes {
+			ti.Modes = append(ti.Modes, r.modes[i].spec.Name)
+		}
+		infos = append(infos, ti)
+	}
+	return infos
+}
+
+// modeResult is mode i's figures over the run, elapsed seconds long.
+func (r *runner) modeResult(i int, elapsed float64) ModeResult {
+	m, h, c := r.modes[i], r.total[i], &r.totalCount[i]
+	mr := ModeResult{
+		Name: m.spec.Name, Kind: m.spec.Kind, PollIntervalMs: ms(m.spec.PollInterval),
+		Started: m.started.Load(), Completed: c.completed, Failed: c.failed, Errors: c.errors, ErrorSamples: c.errorSamples, Answers: c.answers,
+		PeakInFlight: m.peak.Load(),
+		TTFP:         statsOf(h[iTTFP], c.sum[iTTFP], UnitMs, 1e6),
+		TTR:          statsOf(h[iTTR], c.sum[iTTR], UnitMs, 1e6),
+		Discovery:    statsOf(h[iDiscovery], c.sum[iDiscovery], UnitMs, 1e6),
+		Lag:          statsOf(h[iLag], c.sum[iLag], UnitMs, 1e6),
+		Requests:     statsOf(h[iRequests], c.sum[iRequests], UnitRequests, 1),
+		Wire:         m.wire,
+		Segments:     c.segments, Partials: c.partials, Duplicates: c.duplicates, Gaps: c.gaps, DataLoss: c.dataLoss,
+		Resumes: c.resumes, StreamsLost: c.streamsLost, NegativeDiscovery: c.negativeDiscovery, Clipped: c.clipped,
+		DiscoveryFromLastUpdated: c.discoveryUpdated,
+	}
+	if ended := c.completed + c.failed; ended > 0 {
+		mr.Wire.RequestsPerTask = round3(float64(m.wire.HTTPRequests) / float64(ended))
+		mr.Wire.BytesPerTask = round3(float64(m.wire.BytesSent+m.wire.BytesReceived) / float64(ended))
+	}
+	if elapsed > 0 {
+		mr.PartialsPerSec = round3(float64(c.partials) / elapsed)
+		mr.SegmentsPerSec = round3(float64(c.segments) / elapsed)
+	}
+	for _, iv := range r.intervals {
+		if d := (iv.EndMs - iv.StartMs) / 1000; d >= 0.5 { // a short last interval would exaggerate
+			mr.PeakPartialsPerSec = max(mr.PeakPartialsPerSec, round3(float64(iv.Modes[i].Partials)/d))
+			mr.PeakSegmentsPerSec = max(mr.PeakSegmentsPerSec, round3(float64(iv.Modes[i].Segments)/d))
+		}
+	}
+	if t := m.target; t.CPU != nil && t.cpuErr == nil {
+		mr.ServerCPU = r.serverCPU(t)
+	}
+	return mr
+}
+
+// serverCPU is the CPU target t used, measured, over the tasks of its
+// modes.
+func (r *runner) serverCPU(t *targetRun) *ServerCPU {
+	var ended int64
+	for _, j := range t.modes {
+		ended += r.totalCount[j].completed + r.totalCount[j].failed
+	}
+	cpu := &ServerCPU{TotalMs: ms(t.cpu), Shared: len(t.modes) > 1}
+	if ended > 0 {
+		cpu.PerTaskMs = round3(float64(t.cpu) / 1e6 / float64(ended))
+	}
+	return cpu
+}
+
+// modeWarnings are the warnings mode i's totals call for.
+func (r *runner) modeWarnings(i int) []string {
+	name, c := r.modes[i].spec.Name, &r.totalCount[i]
+	var w []string
+	if c.clipped > 0 {
+		w = append(w, fmt.Sprintf("%s: %d values above the histograms' range (1 h, 10^7 requests) were recorded as the largest", name, c.clipped))
+	}
+	if c.negativeDiscovery > 0 {
+		w = append(w, fmt.Sprintf("%s: %d results arrived before the server's completion time: the clocks differ (discovery delay needs the server's clock to agree with this one)", name, c.negativeDiscovery))
+	}
+	return w
 }
 
 // wireSoFar is the mode's sessions' wire counters since the schedule

@@ -120,6 +120,28 @@ func (c Config) WithDefaults() Config {
 
 // Validate reports the first thing wrong with c (after WithDefaults).
 func (c Config) Validate() error {
+	if err := c.validateSchedule(); err != nil {
+		return err
+	}
+	if err := c.validateLimits(); err != nil {
+		return err
+	}
+	if err := c.validateTool(); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, m := range c.Modes {
+		if seen[m.Name] {
+			return fmt.Errorf("mode %s given twice", m.Name)
+		}
+		seen[m.Name] = true
+	}
+	return nil
+}
+
+// validateSchedule checks the modes and the schedule: the model, its rate
+// or concurrency, and its length.
+func (c Config) validateSchedule() error {
 	switch {
 	case len(c.Modes) == 0:
 		return errors.New("no mode given")
@@ -131,6 +153,14 @@ func (c Config) Validate() error {
 		return errors.New("give a rate (open model) or a concurrency (closed model), not both")
 	case c.Duration < 0 || c.Tasks < 0 || c.RampUp < 0:
 		return errors.New("duration, tasks and ramp-up must not be negative")
+	}
+	return nil
+}
+
+// validateLimits checks the sessions, times and bounds of the run, and
+// that the task shape and concurrency fit them.
+func (c Config) validateLimits() error {
+	switch {
 	case c.Sessions < 1:
 		return errors.New("sessions must be at least 1")
 	case c.Timeout <= 0 || c.MaxLag <= 0 || c.Interval <= 0 || c.TTLMargin <= 0:
@@ -143,16 +173,6 @@ func (c Config) Validate() error {
 		return errors.New("a task duration is spread over the chunks: give at least 1 chunk")
 	case c.Concurrency*len(c.Modes) > c.MaxInFlight:
 		return fmt.Errorf("concurrency %d × %d modes is above max in-flight %d", c.Concurrency, len(c.Modes), c.MaxInFlight)
-	}
-	if err := c.validateTool(); err != nil {
-		return err
-	}
-	seen := map[string]bool{}
-	for _, m := range c.Modes {
-		if seen[m.Name] {
-			return fmt.Errorf("mode %s given twice", m.Name)
-		}
-		seen[m.Name] = true
 	}
 	return nil
 }
