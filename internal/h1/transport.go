@@ -67,27 +67,16 @@ type conn struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.URL == nil || req.URL.Scheme != "http" || req.URL.Host == "" || req.Header.Get("Upgrade") != "" {
-		return t.fallback().RoundTrip(req)
-	}
-	proxy := t.Proxy
-	if proxy == nil {
-		proxy = http.ProxyFromEnvironment
-	}
-	if p, err := proxy(req); err != nil || p != nil {
+	if !t.carries(req) {
 		return t.fallback().RoundTrip(req)
 	}
 	ctx := req.Context()
 	key := hostPort(req.URL)
 	for attempt := 0; ; attempt++ {
-		c, reused := t.take(key), true
-		if c == nil {
-			reused = false
-			var err error
-			if c, err = t.dial(ctx, key); err != nil {
-				closeBody(req)
-				return nil, err
-			}
+		c, reused, err := t.connTo(ctx, key)
+		if err != nil {
+			closeBody(req)
+			return nil, err
 		}
 		resp, err := t.exchange(ctx, c, req)
 		if err == nil {
@@ -103,16 +92,50 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			closeBody(req)
 			return nil, err
 		}
-		if req.GetBody != nil && req.Body != nil && req.Body != http.NoBody {
-			b, gerr := req.GetBody()
-			if gerr != nil {
-				return nil, err
-			}
-			r2 := *req
-			r2.Body = b
-			req = &r2
+		again, ok := rewound(req)
+		if !ok {
+			return nil, err
 		}
+		req = again
 	}
+}
+
+// carries reports whether this transport carries req itself: plain HTTP
+// to a host, no protocol upgrade, no proxy. The rest goes to Fallback.
+func (t *Transport) carries(req *http.Request) bool {
+	if req.URL == nil || req.URL.Scheme != "http" || req.URL.Host == "" || req.Header.Get("Upgrade") != "" {
+		return false
+	}
+	proxy := t.Proxy
+	if proxy == nil {
+		proxy = http.ProxyFromEnvironment
+	}
+	p, err := proxy(req)
+	return err == nil && p == nil
+}
+
+// connTo returns an idle connection to key (reused true) or a new one.
+func (t *Transport) connTo(ctx context.Context, key string) (c *conn, reused bool, err error) {
+	if c := t.take(key); c != nil {
+		return c, true, nil
+	}
+	c, err = t.dial(ctx, key)
+	return c, false, err
+}
+
+// rewound returns req ready to be sent again: with a fresh body from
+// GetBody when it has a body. ok is false when GetBody fails.
+func rewound(req *http.Request) (again *http.Request, ok bool) {
+	if req.GetBody == nil || req.Body == nil || req.Body == http.NoBody {
+		return req, true
+	}
+	b, err := req.GetBody()
+	if err != nil {
+		return nil, false
+	}
+	r2 := *req
+	r2.Body = b
+	return &r2, true
 }
 
 // exchange writes req on c and reads the response head. The returned
