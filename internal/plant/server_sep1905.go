@@ -177,86 +177,110 @@ func withResult(msg *mcp.Message, res map[string]json.RawMessage) *mcp.Message {
 // says isComplete: false and the completed status notification waits.
 // Then the status is completed.
 func LateStatus(inner mcp.Endpoint) mcp.Endpoint {
-	var mu sync.Mutex
-	late := map[string][]func(){} // task id -> the held notifications, sent once the status moved
-	moved := func(id string) {
-		mu.Lock()
-		held, ok := late[id]
-		delete(late, id)
-		mu.Unlock()
-		if ok {
-			for _, send := range held {
-				send()
-			}
+	l := &lateStatus{late: map[string][]func(){}}
+	return &endpoint{inner: inner, handle: l.handle, send: l.send}
+}
+
+// lateStatus is LateStatus's state: the tasks whose status has not moved
+// to completed yet.
+type lateStatus struct {
+	mu   sync.Mutex
+	late map[string][]func() // task id -> the held notifications, sent once the status moved
+}
+
+// moved sends the notifications held for task id: its status moved.
+func (l *lateStatus) moved(id string) {
+	l.mu.Lock()
+	held, ok := l.late[id]
+	delete(l.late, id)
+	l.mu.Unlock()
+	if ok {
+		for _, send := range held {
+			send()
 		}
 	}
-	isLate := func(id string) bool {
-		mu.Lock()
-		defer mu.Unlock()
-		_, ok := late[id]
-		return ok
+}
+
+func (l *lateStatus) isLate(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, ok := l.late[id]
+	return ok
+}
+
+func (l *lateStatus) handle(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
+	if r == nil {
+		next(msg, r)
+		return
 	}
-	return &endpoint{
-		inner: inner,
-		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
-			if r == nil {
-				next(msg, r)
-				return
-			}
-			id := jsonString(decodeObject(msg.Params)["taskId"])
-			switch {
-			case msg.Method == mcp.MethodToolsCall:
-				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
-					if m == nil || !isSegmentResponse(m) {
-						return next.Reply(ctx, m, final)
-					}
-					res := decodeObject(m.Result)
-					task := decodeObject(res["task"])
-					if res == nil || string(res["isComplete"]) != "true" || task == nil || string(task["status"]) != `"completed"` {
-						return next.Reply(ctx, m, final)
-					}
-					mu.Lock()
-					late[jsonString(task["taskId"])] = nil
-					mu.Unlock()
-					delete(res, "task")
-					return next.Reply(ctx, withResult(m, res), final)
-				}}
-			case msg.Method == mcp.MethodTasksGet && isLate(id):
-				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
-					if res := decodeObject(m.Result); res != nil && string(res["status"]) == `"completed"` {
-						res["status"] = json.RawMessage(`"working"`)
-						m = withResult(m, res)
-					}
-					err := next.Reply(ctx, m, final)
-					moved(id)
-					return err
-				}}
-			case msg.Method == mcp.MethodTasksResult && isLate(id) && len(decodeObject(msg.Params)["lastSeqNr"]) > 0:
-				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
-					if res := decodeObject(m.Result); res != nil && string(res["isComplete"]) == "true" {
-						res["isComplete"] = json.RawMessage("false")
-						delete(res, "content")
-						m = withResult(m, res)
-					}
-					return next.Reply(ctx, m, final)
-				}}
-			}
-			next(msg, r)
-		},
-		send: func(ctx context.Context, msg *mcp.Message, self mcp.Outbox) error {
-			if msg.Method == mcp.NotificationTaskStatus {
-				id := jsonString(decodeObject(msg.Params)["taskId"])
-				mu.Lock()
-				if held, ok := late[id]; ok {
-					late[id] = append(held, func() { _ = self.Send(context.WithoutCancel(ctx), msg) })
-					mu.Unlock()
-					return nil
-				}
-				mu.Unlock()
-			}
-			return self.Send(ctx, msg)
-		},
+	id := jsonString(decodeObject(msg.Params)["taskId"])
+	switch {
+	case msg.Method == mcp.MethodToolsCall:
+		r = replier{inner: r, reply: l.withoutTask}
+	case msg.Method == mcp.MethodTasksGet && l.isLate(id):
+		r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
+			return l.stillWorking(ctx, id, m, final, next)
+		}}
+	case msg.Method == mcp.MethodTasksResult && l.isLate(id) && len(decodeObject(msg.Params)["lastSeqNr"]) > 0:
+		r = replier{inner: r, reply: notComplete}
 	}
+	next(msg, r)
+}
+
+// withoutTask takes the completed task out of the tools/call response
+// with isComplete: true, and marks the task late.
+func (l *lateStatus) withoutTask(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
+	if m == nil || !isSegmentResponse(m) {
+		return next.Reply(ctx, m, final)
+	}
+	res := decodeObject(m.Result)
+	task := decodeObject(res["task"])
+	if res == nil || string(res["isComplete"]) != "true" || task == nil || string(task["status"]) != `"completed"` {
+		return next.Reply(ctx, m, final)
+	}
+	l.mu.Lock()
+	l.late[jsonString(task["taskId"])] = nil
+	l.mu.Unlock()
+	delete(res, "task")
+	return next.Reply(ctx, withResult(m, res), final)
+}
+
+// stillWorking answers tasks/get of late task id with working, once; then
+// the status moves.
+func (l *lateStatus) stillWorking(ctx context.Context, id string, m *mcp.Message, final bool, next mcp.Replier) error {
+	if res := decodeObject(m.Result); res != nil && string(res["status"]) == `"completed"` {
+		res["status"] = json.RawMessage(`"working"`)
+		m = withResult(m, res)
+	}
+	err := next.Reply(ctx, m, final)
+	l.moved(id)
+	return err
+}
+
+// notComplete answers tasks/result of a late task with isComplete: false
+// and no content.
+func notComplete(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
+	if res := decodeObject(m.Result); res != nil && string(res["isComplete"]) == "true" {
+		res["isComplete"] = json.RawMessage("false")
+		delete(res, "content")
+		m = withResult(m, res)
+	}
+	return next.Reply(ctx, m, final)
+}
+
+// send holds a status notification of a late task until its status moves.
+func (l *lateStatus) send(ctx context.Context, msg *mcp.Message, self mcp.Outbox) error {
+	if msg.Method == mcp.NotificationTaskStatus {
+		id := jsonString(decodeObject(msg.Params)["taskId"])
+		l.mu.Lock()
+		if held, ok := l.late[id]; ok {
+			l.late[id] = append(held, func() { _ = self.Send(context.WithoutCancel(ctx), msg) })
+			l.mu.Unlock()
+			return nil
+		}
+		l.mu.Unlock()
+	}
+	return self.Send(ctx, msg)
 }
 
 // jsonString decodes a JSON string, "" when raw is none.
