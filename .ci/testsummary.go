@@ -24,10 +24,7 @@ type event struct {
 }
 
 func main() {
-	var passed, failed, skipped int
-	output := map[string][]string{} // package/test -> lines
-	var failures []string
-	pkgFailed := false
+	s := summary{output: map[string][]string{}}
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for sc.Scan() {
@@ -37,50 +34,75 @@ func main() {
 			fmt.Println(string(line)) // build errors and the like
 			continue
 		}
-		key := e.Package + " " + e.Test
-		switch e.Action {
-		case "output":
-			if e.Test == "" {
-				if strings.HasPrefix(e.Output, "ok ") || strings.HasPrefix(e.Output, "FAIL") || strings.HasPrefix(e.Output, "?") || strings.HasPrefix(e.Output, "---") || strings.Contains(e.Output, "[build failed]") || strings.Contains(e.Output, "panic:") {
-					fmt.Print(e.Output)
-				} else {
-					output[key] = append(output[key], e.Output)
-				}
-			} else {
-				output[key] = append(output[key], e.Output)
-			}
-		case "pass":
-			if e.Test != "" {
-				passed++
-			}
-			delete(output, key)
-		case "skip":
-			if e.Test != "" {
-				skipped++
-			}
-			delete(output, key)
-		case "fail":
-			if e.Test != "" {
-				failed++
-				failures = append(failures, key)
-				fmt.Printf("--- FAIL: %s (%.2fs)\n%s", key, e.Elapsed, strings.Join(output[key], ""))
-			} else {
-				pkgFailed = true
-				if lines := output[key]; len(lines) > 0 {
-					fmt.Print(strings.Join(lines, ""))
-				}
-			}
-		}
+		s.add(e)
 	}
-	sort.Strings(failures)
-	if len(failures) > 0 {
+	sort.Strings(s.failures)
+	if len(s.failures) > 0 {
 		fmt.Println("failed tests:")
-		for _, f := range failures {
+		for _, f := range s.failures {
 			fmt.Println("  " + f)
 		}
 	}
-	fmt.Printf("go test: %d passed, %d failed, %d skipped\n", passed, failed, skipped)
-	if failed > 0 || pkgFailed || passed == 0 {
+	fmt.Printf("go test: %d passed, %d failed, %d skipped\n", s.passed, s.failed, s.skipped)
+	if s.failed > 0 || s.pkgFailed || s.passed == 0 {
 		os.Exit(1)
 	}
+}
+
+// summary is what the events so far come to.
+type summary struct {
+	passed, failed, skipped int
+	output                  map[string][]string // package/test -> lines
+	failures                []string
+	pkgFailed               bool
+}
+
+// add takes one event, printing what is to be printed as it comes.
+func (s *summary) add(e event) {
+	key := e.Package + " " + e.Test
+	switch e.Action {
+	case "output":
+		if e.Test == "" && packageLine(e.Output) {
+			fmt.Print(e.Output)
+		} else {
+			s.output[key] = append(s.output[key], e.Output)
+		}
+	case "pass":
+		if e.Test != "" {
+			s.passed++
+		}
+		delete(s.output, key)
+	case "skip":
+		if e.Test != "" {
+			s.skipped++
+		}
+		delete(s.output, key)
+	case "fail":
+		s.fail(e, key)
+	}
+}
+
+// fail takes a test's or a package's failure and prints its output.
+func (s *summary) fail(e event, key string) {
+	if e.Test != "" {
+		s.failed++
+		s.failures = append(s.failures, key)
+		fmt.Printf("--- FAIL: %s (%.2fs)\n%s", key, e.Elapsed, strings.Join(s.output[key], ""))
+		return
+	}
+	s.pkgFailed = true
+	if lines := s.output[key]; len(lines) > 0 {
+		fmt.Print(strings.Join(lines, ""))
+	}
+}
+
+// packageLine reports whether a package's output line is one go test
+// prints anyway: its result, a build failure or a panic.
+func packageLine(out string) bool {
+	for _, p := range []string{"ok ", "FAIL", "?", "---"} {
+		if strings.HasPrefix(out, p) {
+			return true
+		}
+	}
+	return strings.Contains(out, "[build failed]") || strings.Contains(out, "panic:")
 }
