@@ -3,10 +3,10 @@ package faults
 import (
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/tasksim/tasksim/internal/leaktest"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leaktest.Main(m)
 }

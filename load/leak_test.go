@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"go.uber.org/goleak"
+	"github.com/tasksim/tasksim/internal/leaktest"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them. Run
@@ -15,5 +15,5 @@ func TestMain(m *testing.M) {
 	if os.Getenv(childServerEnv) != "" {
 		os.Exit(serveChild())
 	}
-	goleak.VerifyTestMain(m)
+	leaktest.Main(m)
 }

@@ -1,8 +1,6 @@
 package recorder_test
 
 import (
-	"go.uber.org/goleak"
-
 	"bytes"
 	"context"
 	"fmt"
@@ -16,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/leaktest"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/stdio"
@@ -30,7 +29,7 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(helperEnv) {
 	case "":
 		// Fail the tests if any goroutine outlives them.
-		goleak.VerifyTestMain(m)
+		leaktest.Main(m)
 	case "serve":
 		// The reference server over stdio, as `tasksim serve --stdio`.
 		srv := server.New(nil)

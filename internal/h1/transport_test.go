@@ -14,14 +14,13 @@ import (
 	"sync"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/tasksim/tasksim/internal/h1"
+	"github.com/tasksim/tasksim/internal/leaktest"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	leaktest.Main(m)
 }
 
 // server is a real loopback HTTP server that counts the connections it

@@ -1,13 +1,9 @@
 package streamhttp
 
 import (
-	"net/http"
-	"os"
 	"testing"
 
-	"go.uber.org/goleak"
-
-	"github.com/tasksim/tasksim/internal/h1"
+	"github.com/tasksim/tasksim/internal/leaktest"
 )
 
 // TestMain fails the package's tests if any goroutine outlives them. With
@@ -17,8 +13,6 @@ import (
 //
 //	TASKSIM_TEST_H1=1 go test ./mcp/streamhttp
 func TestMain(m *testing.M) {
-	if os.Getenv("TASKSIM_TEST_H1") == "1" {
-		http.DefaultClient.Transport = &h1.Transport{}
-	}
-	goleak.VerifyTestMain(m)
+	leaktest.H1FromEnv()
+	leaktest.Main(m)
 }

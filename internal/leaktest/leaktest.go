@@ -1,0 +1,31 @@
+package leaktest
+
+import (
+	"net/http"
+	"os"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/tasksim/tasksim/internal/h1"
+)
+
+// H1Env is the environment variable that makes H1FromEnv switch
+// transports: TASKSIM_TEST_H1=1 go test ./mcp/client.
+const H1Env = "TASKSIM_TEST_H1"
+
+// Main runs the package's tests and exits, failing them if any goroutine
+// outlives them. It is all a TestMain needs to call.
+func Main(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// H1FromEnv makes http.DefaultClient send through internal/h1's
+// transport, the load generator's, instead of net/http's, when H1Env is
+// "1": the tests of a package whose clients use http.DefaultClient then
+// run over the other transport. Call it first in TestMain.
+func H1FromEnv() {
+	if os.Getenv(H1Env) == "1" {
+		http.DefaultClient.Transport = &h1.Transport{}
+	}
+}
