@@ -17,14 +17,13 @@ import (
 	"github.com/tasksim/tasksim/internal/h1"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
-	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // ToolName is the tool every task calls: the reference server's
 // slow_text (a server under test must offer a tool of that name and
 // arguments).
-const ToolName = server.ToolSlowText
+const ToolName = mcp.ToolSlowText
 
 // connectTimeout bounds opening one session.
 const connectTimeout = 10 * time.Second

@@ -22,6 +22,12 @@ const (
 	NotificationMessage     = "notifications/message"
 )
 
+// ToolSlowText names the reference server's streaming tool (chunks of
+// text over a duration), the workload the load generator and the
+// simulator call: a server they drive offers a tool of that name and
+// arguments.
+const ToolSlowText = "slow_text"
+
 // Keys of the _meta object.
 const (
 	// MetaRelatedTask associates a message with a task (2025-11-25 Tasks,

@@ -12,7 +12,7 @@ import (
 
 // Names of the built-in tools.
 const (
-	ToolSlowText = "slow_text"
+	ToolSlowText = mcp.ToolSlowText
 	ToolInstant  = "instant"
 	ToolSleep    = "sleep"
 	ToolTaskOnly = "task_only"
