@@ -30,15 +30,7 @@ func BenchmarkHandlerSSE(b *testing.B) {
 	c := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	for _, tc := range []struct{ name, spec string }{{"unmatched", "drop-sse-event:method=tasks/get"}, {"drop", "drop-sse-event:p=0.1"}} {
 		b.Run(tc.name, func(b *testing.B) {
-			var bs []*Bound
-			if tc.spec != "" {
-				f, err := Builtin().Parse(tc.spec)
-				if err != nil {
-					b.Fatal(err)
-				}
-				bs = append(bs, f)
-			}
-			through := ssebench.Serve(b, Handler(ssebench.Source(), NewSet(1, bs...), nil))
+			through := ssebench.Serve(b, Handler(ssebench.Source(), setOf(b, tc.spec), nil))
 			ssebench.Read(b, c, direct+"/?n=100")
 			ssebench.Read(b, c, through+"/?n=100")
 			blocks := max(b.N, benchMinEvents) / benchBlock
@@ -96,15 +88,7 @@ func BenchmarkHandlerEvent(b *testing.B) {
 			b.SetBytes(int64(len(ev)))
 			h := next(b.N)
 			if tc.spec != "-" {
-				var bs []*Bound
-				if tc.spec != "" {
-					f, err := Builtin().Parse(tc.spec)
-					if err != nil {
-						b.Fatal(err)
-					}
-					bs = append(bs, f)
-				}
-				h = Handler(h, NewSet(1, bs...), nil)
+				h = Handler(h, setOf(b, tc.spec), nil)
 			}
 			body := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_text"}}`
 			r := req.Clone(req.Context())

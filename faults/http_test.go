@@ -166,15 +166,7 @@ func TestHTTPContract(t *testing.T) {
 	})
 	for _, tc := range cases {
 		t.Run(tc.spec, func(t *testing.T) {
-			var bs []*Bound
-			if tc.spec != "" {
-				b, err := Builtin().Parse(tc.spec)
-				if err != nil {
-					t.Fatal(err)
-				}
-				bs = append(bs, b)
-			}
-			set := NewSet(1, bs...)
+			set := setOf(t, tc.spec)
 			clk := &recordingClock{}
 			got, err := post(t, set, &HTTPOptions{PlaceOptions: PlaceOptions{Clock: clk}}, len(tc.want), tc.stall)
 			if got != tc.want {
@@ -210,6 +202,20 @@ func checkEveryFault(t *testing.T, specs iter.Seq[string]) {
 			t.Errorf("fault %s is not in the contract table", k.Name)
 		}
 	}
+}
+
+// setOf is a set of the fault spec, seeded 1; with spec "", a set of no
+// faults.
+func setOf(tb testing.TB, spec string) *Set {
+	tb.Helper()
+	if spec == "" {
+		return NewSet(1)
+	}
+	b, err := Builtin().Parse(spec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return NewSet(1, b)
 }
 
 // TestHTTPSplitsAnyWrites: events written in odd pieces, with CRLF and CR

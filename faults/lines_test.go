@@ -73,15 +73,7 @@ func TestLinesContract(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.spec, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				var bs []*Bound
-				if tc.spec != "" {
-					b, err := Builtin().Parse(tc.spec)
-					if err != nil {
-						t.Fatal(err)
-					}
-					bs = append(bs, b)
-				}
-				set := NewSet(1, bs...)
+				set := setOf(t, tc.spec)
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
 				var dst closeBuffer

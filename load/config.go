@@ -1,6 +1,7 @@
 package load
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,24 +98,12 @@ func (c Config) WithDefaults() Config {
 	if c.Duration == 0 && c.Tasks == 0 {
 		c.Duration = Duration(defaultDuration)
 	}
-	if c.Sessions == 0 {
-		c.Sessions = DefaultSessions
-	}
-	if c.Timeout == 0 {
-		c.Timeout = Duration(DefaultTimeout)
-	}
-	if c.MaxLag == 0 {
-		c.MaxLag = Duration(DefaultMaxLag)
-	}
-	if c.MaxInFlight == 0 {
-		c.MaxInFlight = DefaultMaxInFlight
-	}
-	if c.Interval == 0 {
-		c.Interval = Duration(DefaultInterval)
-	}
-	if c.TTLMargin == 0 {
-		c.TTLMargin = Duration(DefaultTTLMargin)
-	}
+	c.Sessions = cmp.Or(c.Sessions, DefaultSessions)
+	c.Timeout = cmp.Or(c.Timeout, Duration(DefaultTimeout))
+	c.MaxLag = cmp.Or(c.MaxLag, Duration(DefaultMaxLag))
+	c.MaxInFlight = cmp.Or(c.MaxInFlight, DefaultMaxInFlight)
+	c.Interval = cmp.Or(c.Interval, Duration(DefaultInterval))
+	c.TTLMargin = cmp.Or(c.TTLMargin, Duration(DefaultTTLMargin))
 	return c
 }
 

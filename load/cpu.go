@@ -15,15 +15,19 @@ const clockTick = 10 * time.Millisecond
 // ProcessCPU returns the CPU time (user + system) process pid has used,
 // from /proc/PID/stat (Linux; 10 ms resolution). pid 0 means this process.
 func ProcessCPU(pid int) (time.Duration, error) {
-	name := "/proc/self/stat"
-	if pid != 0 {
-		name = "/proc/" + strconv.Itoa(pid) + "/stat"
-	}
-	b, err := os.ReadFile(name)
+	b, err := os.ReadFile(procFile(pid, "stat"))
 	if err != nil {
 		return 0, fmt.Errorf("process CPU time: %w", err)
 	}
 	return parseStat(string(b))
+}
+
+// procFile is the path of /proc/PID/file; pid 0 means this process.
+func procFile(pid int, file string) string {
+	if pid == 0 {
+		return "/proc/self/" + file
+	}
+	return "/proc/" + strconv.Itoa(pid) + "/" + file
 }
 
 // parseStat reads utime and stime, fields 14 and 15 of a stat line. The
@@ -49,10 +53,7 @@ func parseStat(s string) (time.Duration, error) {
 // PeakRSS returns the most resident memory process pid has used (VmHWM
 // in /proc/PID/status, Linux); pid 0 means this process.
 func PeakRSS(pid int) (int64, error) {
-	name := "/proc/self/status"
-	if pid != 0 {
-		name = "/proc/" + strconv.Itoa(pid) + "/status"
-	}
+	name := procFile(pid, "status")
 	b, err := os.ReadFile(name)
 	if err != nil {
 		return 0, fmt.Errorf("peak memory: %w", err)
