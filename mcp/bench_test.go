@@ -55,3 +55,24 @@ func BenchmarkAppendJSON(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkContentBlockMembers decodes blocks that are not plain text,
+// which take the map-of-members path (decodeMembers).
+func BenchmarkContentBlockMembers(b *testing.B) {
+	for _, bm := range []struct{ name, json string }{
+		{"image", `{"type":"image","data":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==","mimeType":"image/png","annotations":{"audience":["user"]}}`},
+		{"resource_link", `{"type":"resource_link","uri":"file:///tmp/report.txt","name":"report","title":"Report","description":"the run's report","mimeType":"text/plain","size":1234,"_meta":{"k":1},"x-extra":true}`},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			data := []byte(bm.json)
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var c mcp.ContentBlock
+				if err := c.UnmarshalJSON(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
