@@ -246,19 +246,7 @@ func (r *Redactor) Apply(rec *Record) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if h := rec.HTTP; h != nil {
-		for i, f := range h.Header {
-			if r.headers[strings.ToLower(f.Name)] && f.Value != "" && !isToken(f.Value) {
-				h.Header[i].Value = r.token(f.Value)
-			}
-		}
-		if path, q, ok := strings.Cut(h.URL, "?"); ok {
-			h.URL = path + "?" + RedactQuery(q, r.query, func(v string) string {
-				if isToken(v) {
-					return v
-				}
-				return r.token(v)
-			})
-		}
+		r.httpSecrets(h)
 	}
 	if rec.Kind == KindRequestHead || rec.Kind == KindResponseHead || rec.HTTP != nil {
 		rec.Raw = r.headLines(rec.Raw)
@@ -295,16 +283,40 @@ func (r *Redactor) Apply(rec *Record) {
 		}
 	}
 	if f := rec.Fault; f != nil {
-		for i := range f.Params {
-			f.Params[i].Value = r.patternsString(f.Params[i].Value)
-		}
-		f.Action = r.patternsString(f.Action)
-		t := &f.Target
-		t.EventID = r.patternsString(t.EventID)
-		t.RPCID = r.patternsString(t.RPCID)
-		t.Method = r.patternsString(t.Method)
-		t.TaskID = r.patternsString(t.TaskID)
+		r.faultPatterns(f)
 	}
+}
+
+// httpSecrets redacts the values of secret header fields and query
+// parameters of h.
+func (r *Redactor) httpSecrets(h *HTTPHead) {
+	for i, f := range h.Header {
+		if r.headers[strings.ToLower(f.Name)] && f.Value != "" && !isToken(f.Value) {
+			h.Header[i].Value = r.token(f.Value)
+		}
+	}
+	if path, q, ok := strings.Cut(h.URL, "?"); ok {
+		h.URL = path + "?" + RedactQuery(q, r.query, func(v string) string {
+			if isToken(v) {
+				return v
+			}
+			return r.token(v)
+		})
+	}
+}
+
+// faultPatterns applies the patterns to a fault's parameter values,
+// action and target's strings.
+func (r *Redactor) faultPatterns(f *Fault) {
+	for i := range f.Params {
+		f.Params[i].Value = r.patternsString(f.Params[i].Value)
+	}
+	f.Action = r.patternsString(f.Action)
+	t := &f.Target
+	t.EventID = r.patternsString(t.EventID)
+	t.RPCID = r.patternsString(t.RPCID)
+	t.Method = r.patternsString(t.Method)
+	t.TaskID = r.patternsString(t.TaskID)
 }
 
 // headLines redacts "Name: value" lines with a secret name.
