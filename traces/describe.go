@@ -45,20 +45,8 @@ func DescribeMessage(raw []byte) *RPCFields {
 		return nil
 	}
 	var id, method, params, result, errv []byte
-	eachMember(raw, func(name, v []byte) {
-		switch string(name) {
-		case "id":
-			id = v
-		case "method":
-			method = v
-		case "params":
-			params = v
-		case "result":
-			result = v
-		case "error":
-			errv = v
-		}
-	})
+	pick(raw, member{"id", &id}, member{"method", &method}, member{"params", &params},
+		member{"result", &result}, member{"error", &errv})
 	methodName, hasMethod := jsonString(method)
 	f := &RPCFields{}
 	switch {
@@ -77,65 +65,55 @@ func DescribeMessage(raw []byte) *RPCFields {
 			f.ID = b.String()
 		}
 	}
+	describeTask(f, params, result)
+	var code []byte
+	pick(errv, member{"code", &code})
+	if n, ok := jsonInt(code); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
+		f.ErrorCode = int(n)
+	}
+	return f
+}
 
+// describeTask fills the fields of f that params and result tell of a
+// task: TaskID, Status, SeqNrs, Seq and IsComplete.
+func describeTask(f *RPCFields, params, result []byte) {
 	var pTaskID, pStatus, pSeq, pMeta []byte
-	eachMember(params, func(name, v []byte) {
-		switch string(name) {
-		case "taskId":
-			pTaskID = v
-		case "status":
-			pStatus = v
-		case "seq":
-			pSeq = v
-		case "_meta":
-			pMeta = v
-		}
-	})
+	pick(params, member{"taskId", &pTaskID}, member{"status", &pStatus}, member{"seq", &pSeq}, member{"_meta", &pMeta})
 	var rTask, rTaskID, rStatus, rSegs, rComplete, rMeta []byte
-	eachMember(result, func(name, v []byte) {
-		switch string(name) {
-		case "task":
-			rTask = v
-		case "taskId":
-			rTaskID = v
-		case "status":
-			rStatus = v
-		case "partial-content":
-			rSegs = v
-		case "isComplete":
-			rComplete = v
-		case "_meta":
-			rMeta = v
-		}
-	})
+	pick(result, member{"task", &rTask}, member{"taskId", &rTaskID}, member{"status", &rStatus},
+		member{"partial-content", &rSegs}, member{"isComplete", &rComplete}, member{"_meta", &rMeta})
 	var tTaskID, tStatus []byte
-	eachMember(rTask, func(name, v []byte) {
-		switch string(name) {
-		case "taskId":
-			tTaskID = v
-		case "status":
-			tStatus = v
-		}
-	})
+	pick(rTask, member{"taskId", &tTaskID}, member{"status", &tStatus})
 	f.TaskID = firstString(pTaskID, tTaskID, rTaskID, relatedTaskID(pMeta), relatedTaskID(rMeta))
 	f.Status = firstString(pStatus, tStatus, rStatus)
 	f.SeqNrs = seqNrs(rSegs)
-	if methodName == methodTaskPartial {
+	if f.Method == methodTaskPartial {
 		f.Seq, f.HasSeq = jsonInt(pSeq)
 	}
 	if rComplete != nil {
 		f.HasIsComplete = json.Unmarshal(rComplete, &f.IsComplete) == nil
 	}
-	var code []byte
-	eachMember(errv, func(name, v []byte) {
-		if string(name) == "code" {
-			code = v
+}
+
+// member is a member name an object is searched for, and where its raw
+// value goes.
+type member struct {
+	name string
+	v    *[]byte
+}
+
+// pick sets the raw value of each wanted member of obj, a valid JSON
+// value, that obj has; of duplicates the last one counts. For anything but
+// an object it sets nothing.
+func pick(obj []byte, want ...member) {
+	eachMember(obj, func(name, v []byte) {
+		for _, m := range want {
+			if string(name) == m.name {
+				*m.v = v
+				return
+			}
 		}
 	})
-	if n, ok := jsonInt(code); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
-		f.ErrorCode = int(n)
-	}
-	return f
 }
 
 // relatedTaskID reads meta["io.modelcontextprotocol/related-task"].taskId.

@@ -5,7 +5,8 @@
 // [Schedule]), a [Writer] and a [Reader]
 // for the binary format, [Verify], conversions to JSON lines and HAR and
 // back from JSON lines, [DescribeMessage] (the JSON-RPC fields a trace
-// keeps beside the raw bytes) and a [Redactor] for secrets.
+// keeps beside the raw bytes), [TimelineRow] (a record as one row of the
+// timeline tasksim trace show prints) and a [Redactor] for secrets.
 //
 // Capture, file format and decoding are separate layers: the recorder
 // produces Records, this package frames and checks them, and everything
@@ -16,7 +17,7 @@
 //
 //	+---------------------------------+
 //	| magic "\x89TASKSIMTRACE\r\n\x1a\n" |  17 bytes
-//	| format version (uint16 BE) = 2  |   2 bytes (1 still reads)
+//	| format version (uint16 BE) = 3  |   2 bytes (1 and 2 still read)
 //	+---------------------------------+
 //	| frame: header                   |
 //	+---------------------------------+
@@ -43,6 +44,6 @@
 // Records flow like this:
 //
 //	recorder --Record--> Writer --[Redactor]--> frames --> run.trace
-//	run.trace --> Reader (Source) --Record--> show | stats | replay | WriteJSONL | WriteHAR
+//	run.trace --> Reader (Source) --Record--> TimelineRow (show) | stats | replay | WriteJSONL | WriteHAR
 //	run.jsonl --> JSONLReader (Source) --Record--> Writer --> edited.trace
 package traces

@@ -3,6 +3,7 @@ package traces_test
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tasksim/tasksim/traces"
@@ -41,4 +42,15 @@ func Example() {
 	// protocol 2025-11-25
 	// 0 +1ms stdin c>s request id=2 task=t-1 status=""
 	// 1 +3ms stdout s>c response id=2 task=t-1 status="working"
+}
+
+func ExampleTimelineRow() {
+	raw := []byte(`{"jsonrpc":"2.0","id":2,"result":{"taskId":"t-1","status":"working"}}`)
+	rec := traces.Record{Offset: 1250 * time.Millisecond, Conn: 1, Stream: "stdout", Dir: traces.DirServerToClient,
+		Kind: traces.KindStdioLine, Raw: raw, RPC: traces.DescribeMessage(raw)}
+	fmt.Println(strings.Join(traces.TimelineColumns(), " | "))
+	fmt.Println(strings.Join(traces.TimelineRow(rec), " | "))
+	// Output:
+	// TIME | CONN | STREAM | DIR | KIND | METHOD | ID | TASK | SEQ | STATUS | DETAIL
+	// +1.250s | 1 | stdout | s>c | stdio-line | (response) | 2 | t-1 | - | working | -
 }

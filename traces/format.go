@@ -31,8 +31,8 @@ const MinFormatVersion = 1
 // Magic opens every trace file. Like PNG's signature it holds a byte with
 // the high bit set, a CR LF pair and a Ctrl-Z, so a file mangled by a text
 // transfer (7-bit stripping, newline conversion) no longer looks like a
-// trace.
-var Magic = []byte("\x89TASKSIMTRACE\r\n\x1a\n")
+// trace. It is a constant so that no caller can change it.
+const Magic = "\x89TASKSIMTRACE\r\n\x1a\n"
 
 // MaxRecordSize caps the encoded size of one record (and of the header).
 // A writer refuses bigger records with ErrTooLarge; a reader treats a
@@ -52,7 +52,7 @@ const MaxRecordSize = 64 << 20
 const frameHeadSize = 12
 
 // preambleSize is the magic plus the 2-byte format version.
-var preambleSize = len(Magic) + 2
+const preambleSize = len(Magic) + 2
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 

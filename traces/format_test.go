@@ -157,7 +157,7 @@ func TestReaderErrors(t *testing.T) {
 			open: func(err error) bool { return errors.Is(err, ErrNotTrace) }},
 		{name: "empty", data: nil,
 			open: func(err error) bool { return errors.Is(err, ErrNotTrace) }},
-		{name: "magic prefix only", data: Magic[:5],
+		{name: "magic prefix only", data: []byte(Magic[:5]),
 			open: func(err error) bool { var te *TruncatedError; return errors.As(err, &te) && te.Header }},
 		{name: "newer version", data: mutate(func(b []byte) []byte { b[len(Magic)+1] = FormatVersion + 1; return b }),
 			open: func(err error) bool {

@@ -182,31 +182,47 @@ func (x *exchange) add(rec Record) {
 	if x.conn == 0 {
 		x.conn = rec.Conn
 	}
+	if !x.addRequest(rec) {
+		x.addResponse(rec)
+	}
+}
+
+// addRequest takes the request's head and what the client sent after it;
+// it reports whether rec was one of them.
+func (x *exchange) addRequest(rec Record) bool {
 	switch {
 	case rec.Kind == KindRequestHead && x.req == nil && rec.HTTP != nil:
 		r := rec
 		x.req = &r
 		x.reqEnd = rec.Offset
-		return
-	case rec.Kind == KindResponseHead && x.resp == nil && rec.HTTP != nil:
-		r := rec
-		x.resp = &r
-	case rec.Kind == KindBodyChunk && rec.Dir == DirClientToServer:
+	case rec.Dir != DirClientToServer:
+		return false
+	case rec.Kind == KindBodyChunk:
 		x.reqBody = append(x.reqBody, rec.Raw...)
 		x.hasReqBody = true
 		x.reqEnd = max(x.reqEnd, rec.Offset)
-		return
-	case rec.Kind == KindBodyChunk && rec.Dir == DirServerToClient:
-		x.respBody = append(x.respBody, rec.Raw...)
-	case rec.Kind == KindMessage && rec.Dir == DirClientToServer:
+	case rec.Kind == KindMessage:
 		x.reqMsgs = append(x.reqMsgs, rec.Raw...)
 		x.reqEnd = max(x.reqEnd, rec.Offset)
-		return
+	case rec.Kind == KindBodyEnd:
+		x.reqEnd = max(x.reqEnd, rec.Offset)
+	default:
+		return false
+	}
+	return true
+}
+
+// addResponse takes every other record: the response, its events, an
+// error; what did not come from the client moves the exchange's end.
+func (x *exchange) addResponse(rec Record) {
+	switch {
+	case rec.Kind == KindResponseHead && x.resp == nil && rec.HTTP != nil:
+		r := rec
+		x.resp = &r
+	case rec.Kind == KindBodyChunk && rec.Dir == DirServerToClient:
+		x.respBody = append(x.respBody, rec.Raw...)
 	case rec.Kind == KindMessage && rec.Dir == DirServerToClient:
 		x.respMsgs = append(x.respMsgs, rec.Raw...)
-	case rec.Kind == KindBodyEnd && rec.Dir == DirClientToServer:
-		x.reqEnd = max(x.reqEnd, rec.Offset)
-		return
 	case rec.Kind == KindSSEEvent:
 		x.events = append(x.events, rec)
 	case rec.Kind == KindConnError:
@@ -221,9 +237,8 @@ func (x *exchange) add(rec Record) {
 }
 
 func (x *exchange) entry(base string) harEntry {
-	req := x.req
 	e := harEntry{
-		StartedDateTime: req.Wall.UTC().Format(wallLayout),
+		StartedDateTime: x.req.Wall.UTC().Format(wallLayout),
 		Exchange:        x.id,
 		Streams:         x.streams,
 		Error:           x.errNote,
@@ -232,44 +247,64 @@ func (x *exchange) entry(base string) harEntry {
 	if x.conn != 0 {
 		e.Connection = fmt.Sprint(x.conn)
 	}
-	reqBody := x.reqBody
+	e.Request = x.request(base)
+	e.Response = x.response()
+	e.SSEEvents = x.sseEvents()
+	send, wait, receive := x.timings()
+	e.Timings.Send, e.Timings.Wait, e.Timings.Receive = ms(send), ms(wait), ms(receive)
+	e.Time = ms(send + wait + receive)
+	return e
+}
+
+func (x *exchange) request(base string) harRequest {
+	head := x.req.HTTP
+	body := x.reqBody
 	if !x.hasReqBody && len(x.reqMsgs) > 0 {
-		reqBody = x.reqMsgs
+		body = x.reqMsgs
 	}
-	e.Request = harRequest{Method: req.HTTP.Method, HTTPVersion: req.HTTP.Proto, Cookies: []harNV{},
-		Headers: harHeaders(req.HTTP), QueryString: []harNV{}, HeadersSize: -1, BodySize: len(reqBody)}
-	e.Request.URL = absoluteURL(base, req.HTTP)
-	if u, err := url.Parse(e.Request.URL); err == nil {
+	r := harRequest{Method: head.Method, HTTPVersion: head.Proto, Cookies: []harNV{},
+		Headers: harHeaders(head), QueryString: []harNV{}, HeadersSize: -1, BodySize: len(body)}
+	r.URL = absoluteURL(base, head)
+	if u, err := url.Parse(r.URL); err == nil {
 		for k, vs := range orderedQuery(u.RawQuery) {
 			for _, v := range vs {
-				e.Request.QueryString = append(e.Request.QueryString, harNV{k, v})
+				r.QueryString = append(r.QueryString, harNV{k, v})
 			}
 		}
 	}
-	if len(reqBody) > 0 || x.hasReqBody {
-		text, enc := harText(reqBody)
-		ct, _ := req.HTTP.Get("Content-Type")
-		e.Request.PostData = &harPostData{MimeType: ct, Text: text, Params: []harNV{}, Encoding: enc}
+	if len(body) > 0 || x.hasReqBody {
+		text, enc := harText(body)
+		ct, _ := head.Get("Content-Type")
+		r.PostData = &harPostData{MimeType: ct, Text: text, Params: []harNV{}, Encoding: enc}
 	}
-	e.Response = harResponse{Cookies: []harNV{}, Headers: []harNV{}, RedirectURL: "", HeadersSize: -1}
-	start, end := req.Offset, x.reqEnd
-	if x.hasEnd {
-		end = max(end, x.end)
-	}
-	send, wait, receive := x.reqEnd-start, time.Duration(0), time.Duration(0)
+	return r
+}
+
+func (x *exchange) response() harResponse {
+	r := harResponse{Cookies: []harNV{}, Headers: []harNV{}, RedirectURL: "", HeadersSize: -1}
+	ct := "application/octet-stream"
 	if resp := x.resp; resp != nil {
-		e.Response.Status = resp.HTTP.Status
-		e.Response.StatusText = http.StatusText(resp.HTTP.Status)
-		e.Response.HTTPVersion = resp.HTTP.Proto
-		e.Response.Headers = harHeaders(resp.HTTP)
-		wait = max(resp.Offset-x.reqEnd, 0)
-		receive = max(end-resp.Offset, 0)
+		r.Status = resp.HTTP.Status
+		r.StatusText = http.StatusText(resp.HTTP.Status)
+		r.HTTPVersion = resp.HTTP.Proto
+		r.Headers = harHeaders(resp.HTTP)
 		if loc, ok := resp.HTTP.Get("Location"); ok {
-			e.Response.RedirectURL = loc
+			r.RedirectURL = loc
 		}
-	} else {
-		wait = max(end-x.reqEnd, 0)
+		if v, ok := resp.HTTP.Get("Content-Type"); ok {
+			ct = v
+		}
 	}
+	body := x.responseBody()
+	text, enc := harText(body)
+	r.Content = harContent{Size: len(body), MimeType: ct, Text: text, Encoding: enc}
+	r.BodySize = len(body)
+	return r
+}
+
+// responseBody is the body as received, else the messages, else the SSE
+// events written again.
+func (x *exchange) responseBody() []byte {
 	body := x.respBody
 	if len(body) == 0 && len(x.events) == 0 {
 		body = x.respMsgs
@@ -283,17 +318,13 @@ func (x *exchange) entry(base string) harEntry {
 			}
 		}
 	}
-	text, enc := harText(body)
-	ct := "application/octet-stream"
-	if x.resp != nil {
-		if v, ok := x.resp.HTTP.Get("Content-Type"); ok {
-			ct = v
-		}
-	}
-	e.Response.Content = harContent{Size: len(body), MimeType: ct, Text: text, Encoding: enc}
-	e.Response.BodySize = len(body)
+	return body
+}
+
+func (x *exchange) sseEvents() []harSSE {
+	var out []harSSE
 	for _, ev := range x.events {
-		s := harSSE{Time: ms(ev.Offset - start)}
+		s := harSSE{Time: ms(ev.Offset - x.req.Offset)}
 		if f := ev.SSE; f != nil {
 			s.Event, s.Data = f.Event, f.Data
 			if f.HasID {
@@ -310,11 +341,23 @@ func (x *exchange) entry(base string) harEntry {
 		if ev.RPC != nil {
 			s.Method, s.TaskID = ev.RPC.Method, ev.RPC.TaskID
 		}
-		e.SSEEvents = append(e.SSEEvents, s)
+		out = append(out, s)
 	}
-	e.Timings.Send, e.Timings.Wait, e.Timings.Receive = ms(send), ms(wait), ms(receive)
-	e.Time = ms(send + wait + receive)
-	return e
+	return out
+}
+
+// timings are HAR's send (the request), wait (until the response head)
+// and receive (the rest).
+func (x *exchange) timings() (send, wait, receive time.Duration) {
+	end := x.reqEnd
+	if x.hasEnd {
+		end = max(end, x.end)
+	}
+	send = x.reqEnd - x.req.Offset
+	if resp := x.resp; resp != nil {
+		return send, max(resp.Offset-x.reqEnd, 0), max(end-resp.Offset, 0)
+	}
+	return send, max(end-x.reqEnd, 0), 0
 }
 
 // ms is d in milliseconds, to the microsecond.

@@ -51,84 +51,92 @@ func compileJSONPath(text string) (jsonPath, error) {
 	if s != "" && s[0] != '.' && s[0] != '[' {
 		s = "." + s
 	}
-	bad := func(why string) (jsonPath, error) {
-		return jsonPath{}, fmt.Errorf("JSON path %q: %s", text, why)
-	}
 	for s != "" {
 		var st pathStep
-		switch {
-		case strings.HasPrefix(s, ".."):
-			st.desc = true
-			s = s[2:]
-		case s[0] == '.':
-			s = s[1:]
-		case s[0] == '[':
-			end := closingBracket(s)
-			if end < 0 {
-				return bad("unclosed [")
-			}
-			inner := s[1:end]
-			s = s[end+1:]
-			switch {
-			case inner == "*":
-				st.any = true
-			case strings.HasPrefix(inner, `"`):
-				if err := json.Unmarshal([]byte(inner), &st.key); err != nil {
-					return bad("bad quoted name " + inner)
-				}
-			case len(inner) >= 2 && inner[0] == '\'' && inner[len(inner)-1] == '\'':
-				st.key = inner[1 : len(inner)-1]
-			default:
-				n, err := strconv.Atoi(inner)
-				if err != nil || n < 0 {
-					return bad("want [N], [*] or [\"name\"], found [" + inner + "]")
-				}
-				st.index, st.isIdx = n, true
-			}
-			p.steps = append(p.steps, st)
-			continue
-		default:
-			return bad("unexpected " + strconv.Quote(s[:1]))
-		}
-		if strings.HasPrefix(s, "[") {
-			if !st.desc {
-				return bad("empty name before [")
-			}
-			// ..[...]: the bracket step at any depth.
-			end := closingBracket(s)
-			if end < 0 {
-				return bad("unclosed [")
-			}
-			sub, err := compileJSONPath(s[:end+1])
-			if err != nil {
-				return jsonPath{}, err
-			}
-			b := sub.steps[0]
-			b.desc = true
-			p.steps = append(p.steps, b)
-			s = s[end+1:]
-			continue
-		}
-		end := strings.IndexAny(s, ".[")
-		if end < 0 {
-			end = len(s)
-		}
-		name := s[:end]
-		s = s[end:]
-		switch name {
-		case "":
-			return bad("empty name")
-		case "*":
-			st.any = true
-		default:
-			st.key = name
+		var err error
+		if st, s, err = nextPathStep(text, s); err != nil {
+			return jsonPath{}, err
 		}
 		p.steps = append(p.steps, st)
 	}
 	if len(p.steps) == 0 {
-		return bad("empty path (the whole message cannot be redacted)")
+		return jsonPath{}, pathError(text, "empty path (the whole message cannot be redacted)")
 	}
 	return p, nil
+}
+
+func pathError(text, why string) error {
+	return fmt.Errorf("JSON path %q: %s", text, why)
+}
+
+// nextPathStep reads the step s, the rest of the path text, starts with
+// (".name", "..name", ".*", "[...]", "..[...]") and returns the rest.
+func nextPathStep(text, s string) (st pathStep, rest string, err error) {
+	switch {
+	case strings.HasPrefix(s, ".."):
+		st.desc = true
+		s = s[2:]
+	case s[0] == '.':
+		s = s[1:]
+	case s[0] == '[':
+		return bracketStep(text, s)
+	default:
+		return st, "", pathError(text, "unexpected "+strconv.Quote(s[:1]))
+	}
+	if strings.HasPrefix(s, "[") {
+		if !st.desc {
+			return st, "", pathError(text, "empty name before [")
+		}
+		// ..[...]: the bracket step at any depth. Its errors quote the
+		// bracket alone.
+		end := closingBracket(s)
+		if end < 0 {
+			return st, "", pathError(text, "unclosed [")
+		}
+		b, _, err := bracketStep(s[:end+1], s[:end+1])
+		b.desc = true
+		return b, s[end+1:], err
+	}
+	end := strings.IndexAny(s, ".[")
+	if end < 0 {
+		end = len(s)
+	}
+	switch name := s[:end]; name {
+	case "":
+		return st, "", pathError(text, "empty name")
+	case "*":
+		st.any = true
+	default:
+		st.key = name
+	}
+	return st, s[end:], nil
+}
+
+// bracketStep reads the step [*], [N], ["name"] or ['name'] s starts with
+// and returns the rest.
+func bracketStep(text, s string) (st pathStep, rest string, err error) {
+	end := closingBracket(s)
+	if end < 0 {
+		return st, "", pathError(text, "unclosed [")
+	}
+	inner := s[1:end]
+	switch {
+	case inner == "*":
+		st.any = true
+	case strings.HasPrefix(inner, `"`):
+		if err := json.Unmarshal([]byte(inner), &st.key); err != nil {
+			return st, "", pathError(text, "bad quoted name "+inner)
+		}
+	case len(inner) >= 2 && inner[0] == '\'' && inner[len(inner)-1] == '\'':
+		st.key = inner[1 : len(inner)-1]
+	default:
+		n, err := strconv.Atoi(inner)
+		if err != nil || n < 0 {
+			return st, "", pathError(text, "want [N], [*] or [\"name\"], found ["+inner+"]")
+		}
+		st.index, st.isIdx = n, true
+	}
+	return st, s[end+1:], nil
 }
 
 // closingBracket returns the index of the ] closing the [ at s[0],

@@ -2,7 +2,6 @@ package traces
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -77,7 +76,7 @@ func NewReader(in io.Reader) (*Reader, error) {
 	}
 	pre := make([]byte, preambleSize)
 	n, err := io.ReadFull(r.in, pre)
-	if n < len(Magic) && !bytes.Equal(pre[:n], Magic[:n]) || n >= len(Magic) && !bytes.Equal(pre[:len(Magic)], Magic) {
+	if n < len(Magic) && string(pre[:n]) != Magic[:n] || n >= len(Magic) && string(pre[:len(Magic)]) != Magic {
 		return nil, fmt.Errorf("%w (it does not start with the trace magic bytes)", ErrNotTrace)
 	}
 	switch {

@@ -31,14 +31,20 @@ type RedactOptions struct {
 	Query []string
 }
 
-// AlwaysRedactedHeaders are redacted by every Redactor.
-var AlwaysRedactedHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"}
+// AlwaysRedactedHeaders returns the names of the HTTP header fields every
+// Redactor redacts. The slice is the caller's to change.
+func AlwaysRedactedHeaders() []string {
+	return []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"}
+}
 
-// AlwaysRedactedQuery are the URL query parameters whose values every
+// AlwaysRedactedQuery returns the URL query parameters whose values every
 // Redactor replaces in request URLs (a client that sends its credential as
 // ?access_token=); the CLI keeps them out of an upstream URL it logs too.
-var AlwaysRedactedQuery = []string{"token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key",
-	"password", "passwd", "secret", "client_secret", "sig", "signature", "auth", "code"}
+// The slice is the caller's to change.
+func AlwaysRedactedQuery() []string {
+	return []string{"token", "access_token", "refresh_token", "id_token", "api_key", "apikey", "key",
+		"password", "passwd", "secret", "client_secret", "sig", "signature", "auth", "code"}
+}
 
 // RedactQuery returns rawQuery (a URL's query, without "?") with the value
 // of every parameter named in names (case-insensitive) replaced by
@@ -93,14 +99,14 @@ var tokenRe = regexp.MustCompile(`\[redacted:([0-9]+)\]`)
 // NewRedactor compiles o. Bad JSON paths and patterns are errors.
 func NewRedactor(o RedactOptions) (*Redactor, error) {
 	r := &Redactor{headers: map[string]bool{}, tokens: map[string]string{}}
-	for _, h := range append(append([]string(nil), AlwaysRedactedHeaders...), o.Headers...) {
+	for _, h := range append(AlwaysRedactedHeaders(), o.Headers...) {
 		h = strings.TrimSpace(h)
 		if h == "" || strings.ContainsAny(h, ": \t\r\n") {
 			return nil, fmt.Errorf("header name %q is not valid", h)
 		}
 		r.headers[strings.ToLower(h)] = true
 	}
-	r.query = slices.Clone(AlwaysRedactedQuery)
+	r.query = AlwaysRedactedQuery()
 	for _, q := range o.Query {
 		if q = strings.TrimSpace(q); q == "" || strings.ContainsAny(q, "&=#? \t\r\n") {
 			return nil, fmt.Errorf("query parameter name %q is not valid", q)
@@ -240,19 +246,7 @@ func (r *Redactor) Apply(rec *Record) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if h := rec.HTTP; h != nil {
-		for i, f := range h.Header {
-			if r.headers[strings.ToLower(f.Name)] && f.Value != "" && !isToken(f.Value) {
-				h.Header[i].Value = r.token(f.Value)
-			}
-		}
-		if path, q, ok := strings.Cut(h.URL, "?"); ok {
-			h.URL = path + "?" + RedactQuery(q, r.query, func(v string) string {
-				if isToken(v) {
-					return v
-				}
-				return r.token(v)
-			})
-		}
+		r.httpSecrets(h)
 	}
 	if rec.Kind == KindRequestHead || rec.Kind == KindResponseHead || rec.HTTP != nil {
 		rec.Raw = r.headLines(rec.Raw)
@@ -289,16 +283,40 @@ func (r *Redactor) Apply(rec *Record) {
 		}
 	}
 	if f := rec.Fault; f != nil {
-		for i := range f.Params {
-			f.Params[i].Value = r.patternsString(f.Params[i].Value)
-		}
-		f.Action = r.patternsString(f.Action)
-		t := &f.Target
-		t.EventID = r.patternsString(t.EventID)
-		t.RPCID = r.patternsString(t.RPCID)
-		t.Method = r.patternsString(t.Method)
-		t.TaskID = r.patternsString(t.TaskID)
+		r.faultPatterns(f)
 	}
+}
+
+// httpSecrets redacts the values of secret header fields and query
+// parameters of h.
+func (r *Redactor) httpSecrets(h *HTTPHead) {
+	for i, f := range h.Header {
+		if r.headers[strings.ToLower(f.Name)] && f.Value != "" && !isToken(f.Value) {
+			h.Header[i].Value = r.token(f.Value)
+		}
+	}
+	if path, q, ok := strings.Cut(h.URL, "?"); ok {
+		h.URL = path + "?" + RedactQuery(q, r.query, func(v string) string {
+			if isToken(v) {
+				return v
+			}
+			return r.token(v)
+		})
+	}
+}
+
+// faultPatterns applies the patterns to a fault's parameter values,
+// action and target's strings.
+func (r *Redactor) faultPatterns(f *Fault) {
+	for i := range f.Params {
+		f.Params[i].Value = r.patternsString(f.Params[i].Value)
+	}
+	f.Action = r.patternsString(f.Action)
+	t := &f.Target
+	t.EventID = r.patternsString(t.EventID)
+	t.RPCID = r.patternsString(t.RPCID)
+	t.Method = r.patternsString(t.Method)
+	t.TaskID = r.patternsString(t.TaskID)
 }
 
 // headLines redacts "Name: value" lines with a secret name.

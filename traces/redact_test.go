@@ -200,3 +200,28 @@ func TestRedactQuery(t *testing.T) {
 		t.Error("query name a=b accepted")
 	}
 }
+
+// The always-redacted names are returned as copies: a caller that changes
+// one cannot turn redaction off for every Redactor of the process.
+func TestAlwaysRedactedAreCopies(t *testing.T) {
+	h, q := AlwaysRedactedHeaders(), AlwaysRedactedQuery()
+	for i := range h {
+		h[i] = "X-Nothing"
+	}
+	for i := range q {
+		q[i] = "nothing"
+	}
+	red := mustRedactor(t, RedactOptions{})
+	rec := Record{Kind: KindRequestHead, HTTP: &HTTPHead{Method: "GET", URL: "/mcp?access_token=s3",
+		Header: []HeaderField{{"Authorization", "Bearer one"}}}}
+	red.Apply(&rec)
+	if got := rec.HTTP.Header[0].Value; got != "[redacted:1]" {
+		t.Errorf("Authorization = %q", got)
+	}
+	if strings.Contains(rec.HTTP.URL, "s3") {
+		t.Errorf("URL = %q", rec.HTTP.URL)
+	}
+	if AlwaysRedactedHeaders()[0] != "Authorization" || AlwaysRedactedQuery()[0] != "token" {
+		t.Error("a change to a returned slice showed in the next one")
+	}
+}

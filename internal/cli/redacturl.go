@@ -13,7 +13,7 @@ import (
 const redactedWord = "redacted"
 
 // redactURL returns raw with its userinfo (user and password) and the
-// values of its query parameters named in traces.AlwaysRedactedQuery or
+// values of its query parameters named in traces.AlwaysRedactedQuery() or
 // in more (case-insensitive) replaced by "redacted": what the trace
 // header and the log say of an --upstream URL. A URL that does not parse
 // is returned whole redacted: it may hold anything.
@@ -25,7 +25,7 @@ func redactURL(raw string, more []string) string {
 	if u.User != nil {
 		u.User = url.User(redactedWord)
 	}
-	names := append(slices.Clone(traces.AlwaysRedactedQuery), more...)
+	names := append(traces.AlwaysRedactedQuery(), more...)
 	u.RawQuery = traces.RedactQuery(u.RawQuery, names, func(string) string { return redactedWord })
 	return u.String()
 }

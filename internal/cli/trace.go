@@ -162,10 +162,10 @@ func runTraceShow(ctx context.Context, st *State, o *TraceShowOptions, path stri
 		}
 	}
 	tw := tabwriter.NewWriter(st.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TIME\tCONN\tSTREAM\tDIR\tKIND\tMETHOD\tID\tTASK\tSEQ\tSTATUS\tDETAIL")
+	fmt.Fprintln(tw, strings.Join(traces.TimelineColumns(), "\t"))
 	n := 0
 	end, err := eachSelected(ctx, r, selected, func(rec traces.Record) error {
-		fmt.Fprintln(tw, strings.Join(showColumns(rec), "\t"))
+		fmt.Fprintln(tw, strings.Join(traces.TimelineRow(rec), "\t"))
 		if n++; n%512 == 0 {
 			return tw.Flush()
 		}
@@ -222,104 +222,6 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// showColumns renders one timeline line.
-func showColumns(rec traces.Record) []string {
-	var method, id, task, seq, status, detail string
-	if h := rec.HTTP; h != nil {
-		switch rec.Kind {
-		case traces.KindRequestHead:
-			method = h.Method + " " + h.URL
-		case traces.KindResponseHead:
-			status = strconv.Itoa(h.Status)
-			if ct, ok := h.Get("Content-Type"); ok {
-				detail = ct
-			}
-		}
-	}
-	if p := rec.RPC; p != nil {
-		method, id, task = p.Method, p.ID, p.TaskID
-		if p.Type == "response" && method == "" {
-			method = "(response)"
-		}
-		switch {
-		case len(p.SeqNrs) > 0:
-			nrs := make([]string, len(p.SeqNrs))
-			for i, n := range p.SeqNrs {
-				nrs[i] = strconv.FormatInt(n, 10)
-			}
-			seq = "seqNr=" + strings.Join(nrs, ",")
-		case p.HasSeq:
-			seq = "seq=" + strconv.FormatInt(p.Seq, 10)
-		}
-		var st []string
-		if p.Status != "" {
-			st = append(st, p.Status)
-		}
-		if p.HasIsComplete {
-			st = append(st, "complete="+strconv.FormatBool(p.IsComplete))
-		}
-		if p.ErrorCode != 0 {
-			st = append(st, "error "+strconv.Itoa(p.ErrorCode))
-		}
-		status = strings.Join(st, " ")
-	}
-	var d []string
-	if detail != "" {
-		d = append(d, detail)
-	}
-	if f := rec.Fault; f != nil {
-		if rec.RPC == nil {
-			t := f.Target
-			method, id, task = t.Method, t.RPCID, t.TaskID
-			switch {
-			case t.HasSeqNr:
-				seq = "seqNr=" + strconv.FormatInt(t.SeqNr, 10)
-			case t.HasSeq:
-				seq = "seq=" + strconv.FormatInt(t.Seq, 10)
-			}
-		}
-		d = append(d, f.String())
-	}
-	if s := rec.SSE; s != nil {
-		if s.HasID {
-			d = append(d, "event-id="+s.ID)
-		}
-		if s.Event != "" {
-			d = append(d, "event="+s.Event)
-		}
-		if s.HasRetry {
-			d = append(d, "retry="+s.Retry.String())
-		}
-		if s.NoData {
-			d = append(d, "no-data")
-		}
-	}
-	if rec.Batch > 0 {
-		d = append(d, "batch="+strconv.FormatUint(uint64(rec.Batch), 10))
-	}
-	if rec.End != traces.EndNone {
-		d = append(d, "end="+rec.End.String())
-	}
-	if rec.RPC == nil && len(rec.Raw) > 0 {
-		d = append(d, fmt.Sprintf("%d B", len(rec.Raw)))
-	}
-	if rec.Note != "" {
-		d = append(d, strconv.Quote(rec.Note))
-	}
-	conn := "-"
-	if rec.Conn != 0 {
-		conn = strconv.FormatUint(rec.Conn, 10)
-	}
-	dir := rec.Dir.String()
-	if rec.Side != traces.SideWire {
-		dir += "/" + rec.Side.String()
-	}
-	return []string{
-		fmt.Sprintf("+%.3fs", rec.Offset.Seconds()), conn, dash(rec.Stream), dir, rec.Kind.String(),
-		dash(method), dash(id), dash(task), dash(seq), dash(status), dash(strings.Join(d, " ")),
-	}
 }
 
 // showJSON streams {"header":…,"records":[…]} so a long trace needs no
