@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 )
 
 // CoverageOptions say which rules of the catalog apply to a target: the

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 )
 
 // TestCoverage: the denominator holds exactly the rules that apply to the

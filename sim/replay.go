@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/faults"
 	"github.com/tasksim/tasksim/recorder"
-	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 var updateBugs = flag.Bool("update", false, "record testdata/bugs again: each bug's trace from the reference server with that bug planted")

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/faults"
 	"github.com/tasksim/tasksim/recorder"
-	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

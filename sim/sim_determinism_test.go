@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 )
 
 // fingerprint is what must repeat for a seed: the verdict (the failed

@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"
-	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

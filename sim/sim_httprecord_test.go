@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

@@ -3,7 +3,7 @@ package sim
 import (
 	"bytes"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

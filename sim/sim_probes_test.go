@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 )
 
 // TestProbesJudged: on the reference implementation, the probes after the

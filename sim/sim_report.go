@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 )
 
 // ReportSchema names the format of a Report.

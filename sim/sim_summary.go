@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 )
 
 // FailedRules returns the rules the run failed, checker's and

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // Target is the server under test: a Streamable HTTP endpoint (URL), a

@@ -8,11 +8,11 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/stdio"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // TestScenarioBound: a scenario ends at most 2×closeGrace past its

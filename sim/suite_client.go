@@ -14,12 +14,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/child"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"
-	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/child/childtest"
 	"github.com/tasksim/tasksim/mcp/client"
-	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

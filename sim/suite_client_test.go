@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
-	"github.com/tasksim/tasksim/sim/check"
 	"go.uber.org/goleak"
 )
 

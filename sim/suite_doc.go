@@ -2,7 +2,7 @@
 // it. This part of it is the check suite behind tasksim check: scripted
 // clients that drive anyone's MCP task server, scenario by scenario, while
 // every message is recorded into a trace that the rule checker
-// (sim/check) judges, rule by rule.
+// (check) judges, rule by rule.
 //
 //	Suite ──▶ per scenario: trace writer ──▶ recorder (HTTP proxy or stdio Conn)
 //	                │                              │

@@ -15,13 +15,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/faults"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"
-	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

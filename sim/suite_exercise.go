@@ -3,7 +3,7 @@ package sim
 import (
 	"sync/atomic"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 )
 
 // Exercise is one thing a scenario exists to make happen — a gap made, a

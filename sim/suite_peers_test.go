@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // Tests of what real peers taught the suite (docs/interop.md, "tasksim

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // plantedClient is the reference client with bug planted from outside

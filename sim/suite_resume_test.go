@@ -8,10 +8,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // TestHTTPResumeBase: http-resume runs on a server without SEP-1905 that

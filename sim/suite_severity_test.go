@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 )
 
 // TestSettle: a scenario whose only broken rules are SHOULDs is WARN, not

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/stdio"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // stdioTarget is an in-process reference server behind stdio, one server

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
-	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/toolargs"
 	"github.com/tasksim/tasksim/sim"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // CheckOptions are the flags of tasksim check.

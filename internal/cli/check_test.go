@@ -14,13 +14,13 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/child/childtest"
 	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/sim"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 func TestCheckBadInput(t *testing.T) {

@@ -7,9 +7,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/faults"
 	"github.com/tasksim/tasksim/mcp/client"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // Shell completion of flag values (tasksim completion bash|zsh|fish|
@@ -22,7 +22,7 @@ import (
 //	          reference client's modes
 //	--format  trace export: jsonl, har
 //	--fault   the built-in faults' names (faults.Builtin)
-//	--rule    the rule catalog's IDs (sim/check)
+//	--rule    the rule catalog's IDs (check)
 //
 // A command with values of its own (a --scenario of sim) registers them
 // with CompleteValues.

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-const rulesDoc = "../../docs/rules.md"
-const generatedMark = "<!-- generated from sim/check/rules.go: do not edit below -->\n"
+const rulesDoc = "../docs/rules.md"
+const generatedMark = "<!-- generated from check/rules.go: do not edit below -->\n"
 
 func renderCatalog() string {
 	var b strings.Builder
@@ -37,7 +37,7 @@ func TestRulesDoc(t *testing.T) {
 		return
 	}
 	if string(data) != want {
-		t.Fatalf("%s is out of step with the catalog: run go test ./sim/check -run TestRulesDoc -update", rulesDoc)
+		t.Fatalf("%s is out of step with the catalog: run go test ./check -run TestRulesDoc -update", rulesDoc)
 	}
 }
 

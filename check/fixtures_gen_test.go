@@ -20,7 +20,7 @@ import (
 // testdata/README.md). Each edit breaks exactly one rule; the file name
 // starts with that rule's ID. Regenerate them with
 //
-//	go test ./sim/check -run TestGenerateFailFixtures -update
+//	go test ./check -run TestGenerateFailFixtures -update
 //
 // and review the diff: the committed JSONL is what the tests read.
 
