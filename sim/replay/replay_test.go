@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -199,19 +200,9 @@ func TestRewriteTasks(t *testing.T) {
 	}
 }
 
-// describe lists a suite run's scenarios and the rules that did not pass.
+// describe shows a suite run's scenarios, their rules and findings, for
+// a failure message.
 func describe(res *suite.SuiteResult) string {
-	var b strings.Builder
-	for _, r := range res.Scenarios {
-		b.WriteString(r.Name + " " + string(r.Status) + " " + r.Why + "\n")
-		for _, o := range r.Rules {
-			if o.Status != check.Pass {
-				b.WriteString("    " + o.ID + " " + string(o.Status) + " " + o.Why + "\n")
-				for _, f := range o.Findings {
-					b.WriteString("      " + f.Message + "\n")
-				}
-			}
-		}
-	}
-	return b.String()
+	b, _ := json.MarshalIndent(res.Scenarios, "", "  ")
+	return string(b)
 }

@@ -36,8 +36,8 @@ func (t Target) String() string {
 	return "in-process stdio server"
 }
 
-// ErrUnreachable is the error of a suite or a replay whose target could not be
-// reached or did not speak MCP: the first connection failed.
+// ErrUnreachable is the error of a suite or a replay whose target could
+// not be reached or did not speak MCP: the first connection failed.
 var ErrUnreachable = errors.New("cannot reach the target")
 
 // ClientTarget is a client under test: a command run once per scenario
