@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/sim/suite"
 )
 
 // coverageGoal is the share of applicable rules a `tasksim check` run
@@ -31,7 +31,7 @@ var coverageFloor = map[string]float64{
 
 // assertCoverage logs which applicable rules the run judged (o says
 // which apply to the peer) and fails below the peer's floor.
-func assertCoverage(t *testing.T, got *checkJSON, o sim.CoverageOptions) {
+func assertCoverage(t *testing.T, got *checkJSON, o suite.CoverageOptions) {
 	t.Helper()
 	c := got.suite.Coverage(o)
 	t.Logf("coverage %s: %s", t.Name(), coverageRow(c))
@@ -51,7 +51,7 @@ func assertCoverage(t *testing.T, got *checkJSON, o sim.CoverageOptions) {
 
 // coverageRow is one line of the table in docs/interop.md: judged /
 // applicable, percent, and the rules not judged.
-func coverageRow(c sim.Coverage) string {
+func coverageRow(c suite.Coverage) string {
 	missing := "none"
 	if m := c.Missing(); len(m) > 0 {
 		missing = strings.Join(m, ", ")

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/sim/suite"
 )
 
 // tasksim check against real peers: each peer's verdict, scenario by
@@ -41,7 +41,7 @@ type checkJSON struct {
 		} `json:"rules"`
 	} `json:"scenarios"`
 	// suite is the same document read as the run's result.
-	suite sim.SuiteResult
+	suite suite.SuiteResult
 }
 
 // finding is one finding of a rule in `tasksim check --json`.
@@ -247,7 +247,7 @@ func TestCheckTSTaskServer(t *testing.T) {
 		// configures one (ts-task-server.mjs, TS_EVENT_STORE).
 		got, code := runCheck(t, ".", "--server", startTSServer(t, nm, "TS_EVENT_STORE=1"))
 		assertVerdicts(t, got, code, tsTaskServerWant)
-		assertCoverage(t, got, sim.CoverageOptions{Tasks: true, HTTP: true})
+		assertCoverage(t, got, suite.CoverageOptions{Tasks: true, HTTP: true})
 	})
 	t.Run("stdio", func(t *testing.T) {
 		want := tsTaskServerWant
@@ -255,7 +255,7 @@ func TestCheckTSTaskServer(t *testing.T) {
 		want.skipped = append([][2]string{{"http-*", "Streamable HTTP only"}}, noSEPs...)
 		got, code := runCheck(t, ".", "--server-cmd", fmt.Sprintf("%q ts-task-server.mjs --stdio", filepath.Join(nm, ".bin", "node")))
 		assertVerdicts(t, got, code, want)
-		assertCoverage(t, got, sim.CoverageOptions{Tasks: true})
+		assertCoverage(t, got, suite.CoverageOptions{Tasks: true})
 	})
 }
 
@@ -301,7 +301,7 @@ func TestCheckServerEverything(t *testing.T) {
 			"http-session HTTP-SESSION":           "tools/list in a terminated session answered HTTP 400, want 404",
 		},
 	})
-	assertCoverage(t, got, sim.CoverageOptions{Tasks: true, HTTP: true})
+	assertCoverage(t, got, suite.CoverageOptions{Tasks: true, HTTP: true})
 }
 
 var (
@@ -397,14 +397,14 @@ func TestCheckGoSDKEverythingServer(t *testing.T) {
 			skipped:  noTasks,
 			findings: map[string]string{"http-origin HTTP-ORIGIN": "Origin http://evil.example was answered 200, want 403"},
 		})
-		assertCoverage(t, got, sim.CoverageOptions{HTTP: true})
+		assertCoverage(t, got, suite.CoverageOptions{HTTP: true})
 	})
 	t.Run("stdio", func(t *testing.T) {
 		got, code := runCheck(t, ".", "--server-cmd", fmt.Sprintf("%q", exe))
 		assertVerdicts(t, got, code, peerWant{
 			skipped: append([][2]string{{"http-*", "Streamable HTTP only"}}, noTasks...),
 		})
-		assertCoverage(t, got, sim.CoverageOptions{})
+		assertCoverage(t, got, suite.CoverageOptions{})
 	})
 }
 
@@ -519,7 +519,7 @@ func TestCheckMCPGo(t *testing.T) {
 			}),
 			racy: mcpgoRacy(),
 		})
-		assertCoverage(t, got, sim.CoverageOptions{Tasks: true, HTTP: true})
+		assertCoverage(t, got, suite.CoverageOptions{Tasks: true, HTTP: true})
 	})
 	t.Run("stdio", func(t *testing.T) {
 		ran := mcpgoBase()
@@ -532,7 +532,7 @@ func TestCheckMCPGo(t *testing.T) {
 			findings: mcpgoFindings(nil),
 			racy:     mcpgoRacy(),
 		})
-		assertCoverage(t, got, sim.CoverageOptions{Tasks: true})
+		assertCoverage(t, got, suite.CoverageOptions{Tasks: true})
 	})
 }
 

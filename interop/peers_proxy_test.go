@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

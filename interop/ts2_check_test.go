@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/sim/suite"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -41,7 +41,7 @@ func TestCheckTSv2Server(t *testing.T) {
 			got, code := runCheck(t, ".", append([]string{"--server", url, "--traces", dir}, c.args...)...)
 			assertNoTaskServer(t, got, code)
 			assertNoTaskAugmentation(t, dir)
-			assertCoverage(t, got, sim.CoverageOptions{HTTP: true}) // it declares no tasks
+			assertCoverage(t, got, suite.CoverageOptions{HTTP: true}) // it declares no tasks
 		})
 	}
 }

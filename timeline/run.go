@@ -6,7 +6,7 @@ import (
 	"iter"
 	"unicode/utf8"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 

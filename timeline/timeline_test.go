@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -33,7 +33,7 @@ const (
 // annotation.
 func fixture(t testing.TB) (traces.Header, []traces.Record) {
 	t.Helper()
-	f, err := os.Open("../sim/check/testdata/fail/S1905-SEQNR.jsonl")
+	f, err := os.Open("../check/testdata/fail/S1905-SEQNR.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/toolargs"
-	"github.com/tasksim/tasksim/sim"
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/sim/suite"
 )
 
 // CheckOptions are the flags of tasksim check.
@@ -40,7 +40,7 @@ type CheckOptions struct {
 	List       bool
 	HTML       string
 	// StreamTool, SlowTool and FailTool (with their *Args) name the tool
-	// of a role (sim.SuiteOptions.Stream, Slow, Fail).
+	// of a role (suite.SuiteOptions.Stream, Slow, Fail).
 	StreamTool, StreamArgs string
 	SlowTool, SlowArgs     string
 	FailTool, FailArgs     string
@@ -138,11 +138,11 @@ A server's redirect is its answer, never followed.`,
 	f.StringVar(&o.FailArgs, "fail-args", "", "arguments of --fail-tool, a template as --args")
 	f.StringArrayVar(&o.Scenarios, "scenario", nil, "run only scenarios matching this glob (repeatable)")
 	f.StringArrayVar(&o.Skip, "skip", nil, "leave out scenarios matching this glob (repeatable)")
-	f.Uint64Var(&o.Seed, "seed", sim.DefaultSeed, "seed of every fault decision")
+	f.Uint64Var(&o.Seed, "seed", suite.DefaultSeed, "seed of every fault decision")
 	f.StringVar(&o.JSON, "json", "", "write the results as JSON to this file (- for stdout)")
 	f.StringVar(&o.JUnit, "junit", "", "write a JUnit XML report to this file")
 	f.StringVar(&o.Traces, "traces", "", "keep every scenario's trace in this directory (default: only failures', in a temporary directory)")
-	f.DurationVar(&o.Timeout, "timeout", sim.DefaultScenarioTimeout, "bound on one scenario")
+	f.DurationVar(&o.Timeout, "timeout", suite.DefaultScenarioTimeout, "bound on one scenario")
 	f.BoolVar(&o.List, "list", false, "list the scenarios and the rules each exercises, and exit")
 	f.StringVar(&o.HTML, "html", "", "write the timeline of each scenario with a trace to this HTML file, its violations highlighted")
 	f.BoolVar(&o.Strict, "strict", false, "judge a SHOULD broken as FAIL (exit 1), not WARN")
@@ -168,7 +168,7 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 	if o.ClientCmd != "" {
 		return runCheckClient(ctx, st, o)
 	}
-	if _, err := sim.Select(sim.ServerScenarios(), o.Scenarios, o.Skip); err != nil {
+	if _, err := suite.Select(suite.ServerScenarios(), o.Scenarios, o.Skip); err != nil {
 		return &UsageError{Err: err}
 	}
 	if o.Timeout <= 0 {
@@ -188,7 +188,7 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 			return usagef("--%s needs --%s", argsFlag, f.flag)
 		}
 	}
-	var target sim.Target
+	var target suite.Target
 	switch {
 	case o.Server != "" && o.ServerCmd != "":
 		return usagef("give --server or --server-cmd, not both")
@@ -210,11 +210,11 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 		return usagef("give --server URL, --server-cmd \"CMD ARGS\" or --client-cmd \"CMD ARGS\" (or --list)")
 	}
 	tl := &checkTimelines{path: o.HTML}
-	res, err := sim.RunSuite(ctx, target, &sim.SuiteOptions{
+	res, err := suite.RunSuite(ctx, target, &suite.SuiteOptions{
 		Scenarios: o.Scenarios, Skip: o.Skip, Tool: o.Tool, Args: o.Args, Seed: o.Seed,
-		Stream:  sim.ToolSpec{Name: o.StreamTool, Args: o.StreamArgs},
-		Slow:    sim.ToolSpec{Name: o.SlowTool, Args: o.SlowArgs},
-		Fail:    sim.ToolSpec{Name: o.FailTool, Args: o.FailArgs},
+		Stream:  suite.ToolSpec{Name: o.StreamTool, Args: o.StreamArgs},
+		Slow:    suite.ToolSpec{Name: o.SlowTool, Args: o.SlowArgs},
+		Fail:    suite.ToolSpec{Name: o.FailTool, Args: o.FailArgs},
 		Timeout: o.Timeout, TraceDir: o.Traces, Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(), Strict: o.Strict,
 	})
 	if err != nil {
@@ -226,7 +226,7 @@ func runCheck(ctx context.Context, st *State, o *CheckOptions) error {
 // checkError maps an error that ended a suite before any scenario ran.
 func checkError(err error) error {
 	switch {
-	case errors.Is(err, sim.ErrNoScenario):
+	case errors.Is(err, suite.ErrNoScenario):
 		return &UsageError{Err: err}
 	case errors.Is(err, context.Canceled):
 		return &InterruptedError{What: "check", Detail: "no scenario ran: " + err.Error()}
@@ -236,7 +236,7 @@ func checkError(err error) error {
 
 // reportCheck writes the table, --json and --junit, and maps the verdict
 // to the exit code.
-func reportCheck(st *State, o *CheckOptions, res *sim.SuiteResult, tl *checkTimelines) error {
+func reportCheck(st *State, o *CheckOptions, res *suite.SuiteResult, tl *checkTimelines) error {
 	repro := reproCommand(o)
 	if err := writeCheckText(st.Stdout, res, repro); err != nil {
 		return fmt.Errorf("write: %w", err)
@@ -314,7 +314,7 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func writeCheckText(w io.Writer, res *sim.SuiteResult, repro func(string) string) error {
+func writeCheckText(w io.Writer, res *suite.SuiteResult, repro func(string) string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tasksim check %s (seed %d", res.Target, res.Seed)
 	if res.Tool != "" {
@@ -412,7 +412,7 @@ func findingLine(f check.Finding) string {
 // checkJSON is the --json document, schema tasksim.check/v1 (docs/ci.md).
 type checkJSON struct {
 	Schema string `json:"schema"`
-	*sim.SuiteResult
+	*suite.SuiteResult
 	Failed    bool              `json:"failed"`
 	Warned    bool              `json:"warned"`
 	Reproduce map[string]string `json:"reproduce,omitempty"`
@@ -420,7 +420,7 @@ type checkJSON struct {
 	Counts    map[string]int    `json:"counts"`
 }
 
-func writeCheckJSON(w io.Writer, res *sim.SuiteResult, repro func(string) string) error {
+func writeCheckJSON(w io.Writer, res *suite.SuiteResult, repro func(string) string) error {
 	doc := checkJSON{Schema: "tasksim.check/v1", SuiteResult: res, Failed: res.Failed(), Warned: res.Warned(), Rules: check.Catalog, Counts: map[string]int{"pass": 0, "warn": 0, "fail": 0, "skip": 0}}
 	for _, r := range res.Scenarios {
 		doc.Counts[strings.ToLower(string(r.Status))]++
@@ -438,7 +438,7 @@ func writeCheckJSON(w io.Writer, res *sim.SuiteResult, repro func(string) string
 // scenario × rule; failures carry the evidence, the trace and the command
 // that reproduces them; a scenario's own failure (an error that ended it)
 // is a testcase named after the scenario.
-func writeCheckJUnit(w io.Writer, res *sim.SuiteResult, repro func(string) string) error {
+func writeCheckJUnit(w io.Writer, res *suite.SuiteResult, repro func(string) string) error {
 	type failure struct {
 		Message string `xml:"message,attr"`
 		Text    string `xml:",chardata"`
@@ -545,7 +545,7 @@ func writeCheckJUnit(w io.Writer, res *sim.SuiteResult, repro func(string) strin
 
 func listScenarios(st *State, o *CheckOptions) error {
 	if o.ClientCmd == "" {
-		selected, err := sim.Select(sim.ServerScenarios(), o.Scenarios, o.Skip)
+		selected, err := suite.Select(suite.ServerScenarios(), o.Scenarios, o.Skip)
 		if err != nil && o.Server+o.ServerCmd != "" {
 			return &UsageError{Err: err}
 		}
@@ -558,7 +558,7 @@ func listScenarios(st *State, o *CheckOptions) error {
 		}
 	}
 	if o.Server == "" && o.ServerCmd == "" {
-		selected, err := sim.SelectClient(o.Scenarios, o.Skip)
+		selected, err := suite.SelectClient(o.Scenarios, o.Skip)
 		if err != nil && o.ClientCmd != "" {
 			return &UsageError{Err: err}
 		}
@@ -588,7 +588,7 @@ func runCheckClient(ctx context.Context, st *State, o *CheckOptions) error {
 		return usagef("--client-cmd is empty")
 	}
 	tl := &checkTimelines{path: o.HTML}
-	target := sim.ClientTarget{Command: words, Stderr: io.Discard}
+	target := suite.ClientTarget{Command: words, Stderr: io.Discard}
 	switch o.ClientTransport {
 	case "http":
 	case "stdio":
@@ -603,7 +603,7 @@ func runCheckClient(ctx context.Context, st *State, o *CheckOptions) error {
 	default:
 		return usagef("--client-transport %q: want http or stdio", o.ClientTransport)
 	}
-	res, err := sim.RunClientSuite(ctx, target, &sim.SuiteOptions{
+	res, err := suite.RunClientSuite(ctx, target, &suite.SuiteOptions{
 		Scenarios: o.Scenarios, Skip: o.Skip, Seed: o.Seed, Timeout: o.Timeout, TraceDir: o.Traces,
 		Command: append([]string{"tasksim"}, st.Args...), Traced: tl.traced(), Strict: o.Strict,
 	})
@@ -620,8 +620,8 @@ func runStdioRelay(ctx context.Context, st *State, spec string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := sim.Relay(ctx, spec, st.Stdin, st.Stdout); err != nil {
-		if errors.Is(err, sim.ErrBadRelaySpec) {
+	if err := suite.Relay(ctx, spec, st.Stdin, st.Stdout); err != nil {
+		if errors.Is(err, suite.ErrBadRelaySpec) {
 			return &UsageError{Err: err}
 		}
 		return err

@@ -14,13 +14,13 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/child/childtest"
 	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
-	"github.com/tasksim/tasksim/sim"
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/sim/suite"
 )
 
 func TestCheckBadInput(t *testing.T) {
@@ -132,7 +132,7 @@ func TestCheckReferencePeers(t *testing.T) {
 			t.Errorf("--client-cmd over %s: exit %d\n%s\n%s", tc.transport, code, stdout, stderr)
 			continue
 		}
-		var res sim.SuiteResult
+		var res suite.SuiteResult
 		if b, err = os.ReadFile(js); err != nil || json.Unmarshal(b, &res) != nil {
 			t.Fatalf("json: %v\n%s", err, b)
 		}
@@ -157,9 +157,9 @@ func TestCheckReferencePeers(t *testing.T) {
 // TestCheckJUnitFailure: a failed rule is a testcase with its evidence,
 // the trace and the command that reproduces it.
 func TestCheckJUnitFailure(t *testing.T) {
-	res := &sim.SuiteResult{Target: "http://x/mcp", Seed: 7, Scenarios: []*sim.ScenarioResult{{
+	res := &suite.SuiteResult{Target: "http://x/mcp", Seed: 7, Scenarios: []*suite.ScenarioResult{{
 		Name: "http-origin", Status: check.Fail, Trace: "/tmp/t/http-origin.trace",
-		Rules: []sim.RuleOutcome{{ID: "HTTP-ORIGIN", Status: check.Fail, Findings: []check.Finding{{Records: []uint64{3}, Message: "initialize with Origin http://evil.example answered HTTP 200"}}}},
+		Rules: []suite.RuleOutcome{{ID: "HTTP-ORIGIN", Status: check.Fail, Findings: []check.Finding{{Records: []uint64{3}, Message: "initialize with Origin http://evil.example answered HTTP 200"}}}},
 	}}}
 	var b strings.Builder
 	o := &CheckOptions{Server: "http://x/mcp", Seed: 7}
@@ -234,7 +234,7 @@ func TestCheckClientInterrupted(t *testing.T) {
 			if !strings.Contains(stdout, "1 scenarios: ") || !strings.Contains(stdout, "interrupted: 3 not run (not judged): client-gap, client-cut-stream, client-poll-interval") {
 				t.Errorf("the summary does not report what ran and what did not:\n%s", stdout)
 			}
-			var res sim.SuiteResult
+			var res suite.SuiteResult
 			if b, err := os.ReadFile(js); err != nil || json.Unmarshal(b, &res) != nil {
 				t.Fatalf("--json: %v %s", err, b)
 			}

@@ -1,15 +1,15 @@
 package cli
 
 import (
-	"github.com/tasksim/tasksim/sim"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/faults"
 	"github.com/tasksim/tasksim/mcp/client"
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/sim/suite"
 )
 
 // Shell completion of flag values (tasksim completion bash|zsh|fish|
@@ -22,7 +22,7 @@ import (
 //	          reference client's modes
 //	--format  trace export: jsonl, har
 //	--fault   the built-in faults' names (faults.Builtin)
-//	--rule    the rule catalog's IDs (sim/check)
+//	--rule    the rule catalog's IDs (check)
 //
 // A command with values of its own (a --scenario of sim) registers them
 // with CompleteValues.
@@ -63,10 +63,10 @@ func flagValues(c *cobra.Command, name string) cobra.CompletionFunc {
 		return CompleteValues(faults.Builtin().Names()...)
 	case (name == "scenario" || name == "skip") && c.Name() == "check":
 		var names []string
-		for _, sc := range sim.ServerScenarios() {
+		for _, sc := range suite.ServerScenarios() {
 			names = append(names, sc.Name)
 		}
-		for _, sc := range sim.ClientScenarios() {
+		for _, sc := range suite.ClientScenarios() {
 			names = append(names, sc.Name)
 		}
 		return completeList(names)

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/load"
 	"github.com/tasksim/tasksim/sim"
-	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/timeline"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/faults"
-	"github.com/tasksim/tasksim/sim"
-	"github.com/tasksim/tasksim/sim/check"
+	"github.com/tasksim/tasksim/sim/replay"
 	"github.com/tasksim/tasksim/timeline"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -98,7 +98,7 @@ flags), 3 the target cannot be reached or started.`,
 	f.StringVar(&o.Record, "record", "", "write the replay's trace to this file")
 	f.StringVar(&o.JSON, "json", "", "also write the result as JSON to this file (- for stdout)")
 	f.StringVar(&o.HTML, "html", "", "also write the replay's timeline (its trace, its verdict, the divergence) to this HTML file")
-	f.DurationVar(&o.Wait, "wait", sim.DefaultReplayWait, "how long to wait for one recorded answer before calling it missing")
+	f.DurationVar(&o.Wait, "wait", replay.DefaultReplayWait, "how long to wait for one recorded answer before calling it missing")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "bound on the whole replay")
 	return cmd
 }
@@ -107,7 +107,7 @@ func runReplay(ctx context.Context, st *State, o *ReplayOptions, path string) er
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	speed, err := sim.ParseSpeed(o.Speed)
+	speed, err := replay.ParseSpeed(o.Speed)
 	if err != nil {
 		return usagef("--speed: %v", err)
 	}
@@ -123,7 +123,7 @@ func runReplay(ctx context.Context, st *State, o *ReplayOptions, path string) er
 	if n != 1 {
 		return usagef("give one of --server URL, --server-cmd \"CMD ARGS\" or --client-cmd \"CMD ARGS\"")
 	}
-	var target sim.Target
+	var target replay.Target
 	var clientCmd []string
 	switch {
 	case o.Server != "":
@@ -157,15 +157,15 @@ func runReplay(ctx context.Context, st *State, o *ReplayOptions, path string) er
 	defer r.Close()
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
-	ro := &sim.ReplayOptions{
+	ro := &replay.ReplayOptions{
 		Speed: speed, Faults: o.Faults, NoFaults: o.NoFaults, Seed: o.Seed, HasSeed: o.SeedGiven,
 		Record: o.Record, Wait: o.Wait, Command: append([]string{"tasksim"}, st.Args...),
 	}
-	var res *sim.ReplayResult
+	var res *replay.ReplayResult
 	if clientCmd != nil {
-		res, err = sim.ReplayClient(ctx, r, clientCmd, ro)
+		res, err = replay.ReplayClient(ctx, r, clientCmd, ro)
 	} else {
-		res, err = sim.Replay(ctx, r, target, ro)
+		res, err = replay.Replay(ctx, r, target, ro)
 	}
 	if err != nil {
 		return replayError(path, err)
@@ -209,7 +209,7 @@ func runReplay(ctx context.Context, st *State, o *ReplayOptions, path string) er
 // with its verdict (whose findings are highlighted), the divergence as a
 // note. The divergence names a record of the replayed trace, not of this
 // one, so it is a note rather than a highlighted row.
-func writeReplayTimeline(st *State, out, path string, res *sim.ReplayResult) error {
+func writeReplayTimeline(st *State, out, path string, res *replay.ReplayResult) error {
 	data, err := os.ReadFile(res.Trace)
 	if err != nil {
 		return fmt.Errorf("--html %s: %w", out, err)
@@ -265,15 +265,15 @@ func replayError(path string, err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		return err
-	case sim.IsReplayInputError(err) || errors.As(err, &c):
+	case replay.IsReplayInputError(err) || errors.As(err, &c):
 		return &UsageError{Err: fmt.Errorf("%s: %w", path, err)}
-	case errors.Is(err, sim.ErrUnreachable):
+	case errors.Is(err, replay.ErrUnreachable):
 		return err
 	}
 	return fmt.Errorf("replay %s: %w", path, err)
 }
 
-func failedRules(res *sim.ReplayResult) []string {
+func failedRules(res *replay.ReplayResult) []string {
 	var ids []string
 	for _, rr := range res.Verdict.Rules {
 		if rr.Status == check.Fail {
@@ -283,7 +283,7 @@ func failedRules(res *sim.ReplayResult) []string {
 	return ids
 }
 
-func writeReplayText(w io.Writer, path string, res *sim.ReplayResult) error {
+func writeReplayText(w io.Writer, path string, res *replay.ReplayResult) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tasksim replay %s against %s (speed %s", path, res.Target, res.Speed)
 	if len(res.Faults) > 0 {

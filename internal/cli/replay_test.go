@@ -20,13 +20,13 @@ import (
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/recorder"
-	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/sim/suite"
 	"github.com/tasksim/tasksim/traces"
 )
 
-// bugTrace is a trace of the corpus (sim/testdata/bugs).
+// bugTrace is a trace of the corpus (sim/replay/testdata/bugs).
 func bugTrace(name string) string {
-	return filepath.Join("..", "..", "sim", "testdata", "bugs", name+".trace")
+	return filepath.Join("..", "..", "sim", "replay", "testdata", "bugs", name+".trace")
 }
 
 // oneLine reports whether an error output is one line.
@@ -142,7 +142,7 @@ func TestReplayStdioReference(t *testing.T) {
 	t.Setenv(asTasksimEnv, "1") // inherited by the children
 	dir := t.TempDir()
 	cmd := []string{exe, "serve", "--stdio"}
-	if _, err := sim.RunSuite(context.Background(), sim.Target{Command: cmd}, &sim.SuiteOptions{Scenarios: []string{"sep1905-streaming"}, TraceDir: dir}); err != nil {
+	if _, err := suite.RunSuite(context.Background(), suite.Target{Command: cmd}, &suite.SuiteOptions{Scenarios: []string{"sep1905-streaming"}, TraceDir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "sep1905-streaming.trace")

@@ -15,9 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/sim"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // SimOptions are the flags of tasksim sim.

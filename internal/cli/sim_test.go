@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/sim"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // Bad input to tasksim sim: one line on stderr, exit 2.

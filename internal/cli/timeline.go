@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tasksim/tasksim/sim"
+	"github.com/tasksim/tasksim/sim/suite"
 	"github.com/tasksim/tasksim/timeline"
 )
 
@@ -120,7 +121,7 @@ func writeSimHTML(w io.Writer, p *simPick, runs int) error {
 }
 
 // scenarioTimeline reads a check scenario's kept trace into a run.
-func scenarioTimeline(r *sim.ScenarioResult) (*timeline.Run, error) {
+func scenarioTimeline(r *suite.ScenarioResult) (*timeline.Run, error) {
 	data, err := os.ReadFile(r.Trace)
 	if err != nil {
 		return nil, err
@@ -147,11 +148,11 @@ type checkTimelines struct {
 }
 
 // traced is the suite's SuiteOptions.Traced hook; nil without --html.
-func (c *checkTimelines) traced() func(*sim.ScenarioResult) {
+func (c *checkTimelines) traced() func(*suite.ScenarioResult) {
 	if c.path == "" {
 		return nil
 	}
-	return func(r *sim.ScenarioResult) {
+	return func(r *suite.ScenarioResult) {
 		if r.Trace == "" {
 			return
 		}
@@ -169,7 +170,7 @@ func (c *checkTimelines) traced() func(*sim.ScenarioResult) {
 }
 
 // write writes the page, if --html asked for one.
-func (c *checkTimelines) write(st *State, res *sim.SuiteResult) error {
+func (c *checkTimelines) write(st *State, res *suite.SuiteResult) error {
 	if c.path == "" {
 		return nil
 	}

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/sim"
-	"github.com/tasksim/tasksim/sim/check"
 	"github.com/tasksim/tasksim/timeline"
 	"github.com/tasksim/tasksim/traces"
 )

@@ -11,15 +11,15 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/sim"
-	"github.com/tasksim/tasksim/sim/check"
 )
 
 // importFixture turns a checker fixture (JSONL) into a trace file.
 func importFixture(t *testing.T, fixture string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), filepath.Base(fixture)+".trace")
-	if code, _, stderr := run(t, "", "trace", "import", filepath.Join("..", "..", "sim", "check", "testdata", fixture), "-o", out); code != ExitOK {
+	if code, _, stderr := run(t, "", "trace", "import", filepath.Join("..", "..", "check", "testdata", fixture), "-o", out); code != ExitOK {
 		t.Fatalf("import %s: exit %d: %s", fixture, code, stderr)
 	}
 	return out

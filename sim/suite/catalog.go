@@ -1,0 +1,53 @@
+package suite
+
+// ServerScenarios is the catalog of scripted-client scenarios that judge
+// a server, in the order they run. Names are stable: CI scripts select
+// them with --scenario and --skip.
+func ServerScenarios() []*Scenario {
+	return []*Scenario{
+		{Name: "task-lifecycle", Summary: "create, tasks/get, tasks/result (twice), tasks/list, cancel of a terminal task, unknown ids, cancel of a working task",
+			Rules: []string{"TASK-STATUS-TRANSITION", "TASK-FIELDS", "TASK-RESULT", "TASK-NOT-FOUND", "TASK-CANCEL-TERMINAL"}, Run: scenarioLifecycle},
+		{Name: "task-ttl", Summary: "a task with ttl 300ms is not found once its ttl passed",
+			Rules: []string{"TASK-NOT-FOUND", "TASK-FIELDS"}, Run: scenarioTTL},
+		{Name: "task-isolation", Summary: "another session cannot get, read, cancel or list a session's task",
+			Rules: []string{"TASK-ISOLATION"}, Run: scenarioIsolation},
+		{Name: "task-id-entropy", Summary: "six task ids: distinct, not sequential, random enough",
+			Rules: []string{"TASK-ID-ENTROPY"}, Run: scenarioIDEntropy},
+		{Name: "invalid-params", Summary: "tasks/result with lastSeqNr 0, -1, \"abc\", 1.5 and tasks/get without taskId get -32602",
+			Rules: []string{"S1905-LASTSEQNR-INVALID", "TASK-NOT-FOUND"}, Run: scenarioInvalidParams},
+		{Name: "sep1905-modes", Summary: "each response mode the server offers, asked alone, is the one answered",
+			Rules: []string{"S1905-MODE-SELECT"}, Run: scenarioModes},
+		{Name: "sep1905-mode-priority", Summary: "several responseModes offered at once, in either order: the server picks streaming over task, immediate over both",
+			Rules: []string{"S1905-MODE-SELECT"}, Run: scenarioModePriority},
+		{Name: "sep1905-immediate", Summary: "a quick call asked immediate: content at once, task completed, tasks/result the same",
+			Rules: []string{"S1905-IMMEDIATE", "S1905-MODE-SELECT"}, Run: scenarioImmediate},
+		{Name: "sep1905-fallback", Summary: "a slow call asked immediate falls back (to task with the fallback warning)",
+			Rules: []string{"S1905-MODE-SELECT", "S1905-FALLBACK-WARNING"}, Run: scenarioFallback},
+		{Name: "sep1905-old-client", Summary: "a client without SEP-1905 gets a plain CreateTaskResult",
+			Rules: []string{"S1905-MODE-SELECT"}, Run: scenarioOldClient},
+		{Name: "sep1905-streaming", Summary: "segments over several responses (SSE): seqNr from 1, isComplete, tasks/result equals the merge",
+			Rules: []string{"S1905-SEQNR", "S1905-COMPLETE", "S1905-MERGE", "HTTP-EVENT-ID-UNIQUE"}, Run: scenarioStreaming},
+		{Name: "sep1905-resume", Summary: "tasks/result with lastSeqNr 1, the last, and past the end",
+			Rules: []string{"S1905-RESUME"}, Run: scenarioResume},
+		{Name: "sep1905-gap-fill", Summary: "segment 2 lost and others duplicated by the fault layer: the gap filled with lastSeqNr",
+			Rules: []string{"S1905-RESUME", "S1905-SEQNR", "S1905-MERGE"}, Run: scenarioGapFill},
+		{Name: "sep1905-ttl-streaming", Summary: "a stream outliving its ttl ends with the task expired and not found",
+			Rules: []string{"TASK-NOT-FOUND", "S1905-COMPLETE"}, Run: scenarioTTLStreaming},
+		{Name: "sep1905-cancel-streaming", Summary: "a stream cancelled while working ends cancelled; a second cancel is refused",
+			Rules: []string{"TASK-STATUS-TRANSITION", "TASK-CANCEL-TERMINAL"}, Run: scenarioCancelStreaming},
+		{Name: "sep1905-failure-streaming", Summary: "a tool failing mid-stream ends with isError, isComplete and status failed",
+			Rules: []string{"S1905-COMPLETE"}, Run: scenarioFailureStreaming},
+		{Name: "sep2679-partials", Summary: "partial notifications: seq from 0 in steps of 1, non-empty content, none after terminal",
+			Rules: []string{"S2679-SEQ", "S2679-CONTENT", "S2679-AFTER-TERMINAL"}, Run: scenarioPartials},
+		{Name: "sep2679-negotiation", Summary: "no partial notifications to a client that did not declare tasks.streaming.partial",
+			Rules: []string{"S2679-NEGOTIATION"}, Run: scenarioPartialNegotiation},
+		{Name: "http-resume", Summary: "a POST stream with event ids cut before its response while another streams, resumed with Last-Event-ID: only its events, none lost (base Streamable HTTP; with SEP-1905, cut between segments; with calls answered as JSON, the GET stream cut and resumed while tasks run)",
+			Rules: []string{"HTTP-RESUME-SAME-STREAM", "HTTP-RESUME-COMPLETE", "HTTP-EVENT-ID-UNIQUE", "HTTP-NO-BROADCAST"}, HTTPOnly: true, Run: scenarioHTTPResume},
+		{Name: "task-survives-stream", Summary: "a task goes on to completion after the stream that created it is closed (without SEP-1905 streaming or over stdio: after its request was answered)",
+			Rules: []string{"TASK-SURVIVES-REQUEST"}, Run: scenarioTaskSurvives},
+		{Name: "http-origin", Summary: "a request with a foreign Origin gets 403",
+			Rules: []string{"HTTP-ORIGIN"}, HTTPOnly: true, Run: scenarioOrigin},
+		{Name: "http-session", Summary: "no session id: 400; a notification: 202; a terminated session: 404",
+			Rules: []string{"HTTP-SESSION-MISSING", "HTTP-SESSION"}, HTTPOnly: true, Run: scenarioSession},
+	}
+}
