@@ -39,7 +39,10 @@ func BenchmarkCallLoopPartials(b *testing.B) {
 
 func benchCallLoop(b *testing.B, mode client.Mode, got func(*client.CallResult) int) {
 	srv := server.New(&server.Options{MaxTaskOpsPerSecond: -1})
-	h := streamhttp.NewHandler(srv, nil)
+	// The session's replay buffer holds every event: 32 streams at full
+	// speed may run ahead of the reader, and past the default bound the
+	// stream would drop events and the run would measure resumption.
+	h := streamhttp.NewHandler(srv, &streamhttp.Options{EventStoreEvents: 2*b.N + 1024, MaxStreamBytes: 1 << 30, MaxSessionReplayBytes: 1 << 30})
 	defer srv.Close()
 	defer h.Close()
 	ctx, cancel := context.WithCancel(context.Background())
