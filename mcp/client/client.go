@@ -77,24 +77,13 @@ type Options struct {
 	// writes. nil means the wall clock; a clock.Sim makes every wait of
 	// the client move only when the simulation moves time.
 	Clock clock.Clock
-	// Bugs plants known bugs, for tests only (see Bugs); zero for any
-	// other use.
-	Bugs Bugs
-}
-
-// Bugs plants one known client bug, for tests only: the check suite's
-// tests (sim) break the reference client one bug at a time and expect
-// exactly the rule that names it to fail. Each field names its rule.
-type Bugs struct {
-	// NoDedup keeps segments received twice in the result (CLIENT-DEDUP).
-	NoDedup bool
-	// NoResume gives a lost stream up instead of resuming it with
-	// tasks/result and lastSeqNr (CLIENT-RESUME); give the transport no
-	// resumption either (streamhttp.ClientTransport.NoResume).
-	NoResume bool
-	// IgnorePollInterval polls tasks/get every 10ms whatever the task's
-	// pollInterval (CLIENT-POLL-INTERVAL).
-	IgnorePollInterval bool
+	// PollPolicy, when set, decides each wait before a tasks/get from the
+	// interval the call would wait: CallOptions.PollInterval, else the
+	// task's pollInterval (2025-11-25 Tasks, "Getting Tasks": requestors
+	// SHOULD respect it), else DefaultPollInterval. nil waits that
+	// interval. It is called from the goroutine running CallTool and must
+	// not block.
+	PollPolicy func(interval time.Duration) time.Duration
 }
 
 func (o *Options) withDefaults() Options {
@@ -165,8 +154,7 @@ func (c *Client) Connect(ctx context.Context, t mcp.Transport) (*Session, error)
 		opts:    c.opts,
 		conn:    conn,
 		waiters: map[mcp.ID]*inbox[*mcp.Message]{},
-		streams: map[mcp.ID]*call{},
-		tasks:   map[string]*taskFollow{},
+		tasks:   map[string]*inbox[taskNote]{},
 		pending: map[string][]taskNote{},
 		ended:   map[string]bool{},
 		calls:   map[mcp.ID]*recorder{},
@@ -194,14 +182,10 @@ type Session struct {
 	mu      sync.Mutex
 	init    mcp.InitializeResult
 	waiters map[mcp.ID]*inbox[*mcp.Message]
-	// streams holds the tools/call ids whose answers stream (SEP-1905),
-	// by call: the reader hands one a response directly when it can
-	// (call.answerNow).
-	streams map[mcp.ID]*call
 	// tasks holds the notification inboxes of tasks a call follows;
 	// pending the notifications of task ids nobody follows yet (a
 	// server may announce a task before the response that creates it).
-	tasks        map[string]*taskFollow
+	tasks        map[string]*inbox[taskNote]
 	pending      map[string][]taskNote
 	pendingOrder []string
 	// ended remembers tasks whose call is over, so that their late
@@ -305,11 +289,8 @@ func (s *Session) readLoop() {
 		switch msg.Kind() {
 		case mcp.KindResponse:
 			s.mu.Lock()
-			w, c := s.waiters[msg.ID], s.streams[msg.ID]
+			w := s.waiters[msg.ID]
 			s.mu.Unlock()
-			if c != nil && c.answerNow(msg) {
-				continue
-			}
 			if w != nil {
 				w.push(msg)
 			}
@@ -329,20 +310,21 @@ func (s *Session) fail(err error) {
 	}
 	err = s.err
 	waiters, tasks := s.waiters, s.tasks
-	s.waiters, s.tasks = map[mcp.ID]*inbox[*mcp.Message]{}, map[string]*taskFollow{}
+	s.waiters, s.tasks = map[mcp.ID]*inbox[*mcp.Message]{}, map[string]*inbox[taskNote]{}
 	s.mu.Unlock()
 	for _, w := range waiters {
 		w.fail(err)
 	}
 	for _, t := range tasks {
-		t.in.fail(err)
+		t.fail(err)
 	}
 }
 
 // routeNotification passes task notifications to the call following the
 // task, or keeps them until one does; progress goes to the request whose
 // token it carries. A partial's params are decoded here, once, and handed
-// to its call as they are.
+// to its call as they are. It only hands over: the call's goroutine
+// decides what a notification does.
 func (s *Session) routeNotification(msg *mcp.Message) {
 	if f := s.opts.OnNotification; f != nil {
 		f(msg)
@@ -382,10 +364,7 @@ func (s *Session) routeNotification(msg *mcp.Message) {
 			return
 		}
 		s.mu.Unlock()
-		if note.partial != nil && t.call.partialNow(note.partial) {
-			return
-		}
-		t.in.push(note)
+		t.push(note)
 	case mcp.NotificationProgress:
 		var p struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
@@ -406,14 +385,6 @@ func (s *Session) routeNotification(msg *mcp.Message) {
 	}
 }
 
-// taskFollow is a call following its task's notifications: what the
-// call's goroutine takes from in, and the call, to which the reader hands
-// a partial directly when it can (call.partialNow).
-type taskFollow struct {
-	in   *inbox[taskNote]
-	call *call
-}
-
 // keepPending buffers a notification for a task nobody follows yet, so
 // that one arriving before the response creating the task is not lost.
 // s.mu must be held.
@@ -431,13 +402,13 @@ func (s *Session) keepPending(taskID string, msg taskNote) {
 	}
 }
 
-// followTask returns the inbox of a task's notifications for call c, with
-// those that arrived before anyone followed it.
-func (s *Session) followTask(taskID string, c *call) *inbox[taskNote] {
+// followTask returns the inbox of a task's notifications, with those that
+// arrived before anyone followed it.
+func (s *Session) followTask(taskID string) *inbox[taskNote] {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t := s.tasks[taskID]; t != nil {
-		return t.in
+		return t
 	}
 	delete(s.ended, taskID)
 	t := newInbox[taskNote]()
@@ -455,14 +426,14 @@ func (s *Session) followTask(taskID string, c *call) *inbox[taskNote] {
 			break
 		}
 	}
-	s.tasks[taskID] = &taskFollow{in: t, call: c}
+	s.tasks[taskID] = t
 	return t
 }
 
 func (s *Session) unfollowTask(taskID string, t *inbox[taskNote]) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if f := s.tasks[taskID]; f == nil || f.in != t {
+	if s.tasks[taskID] != t {
 		return
 	}
 	delete(s.tasks, taskID)
@@ -531,7 +502,6 @@ func (s *Session) unregister(id mcp.ID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.waiters, id)
-	delete(s.streams, id)
 	delete(s.calls, id)
 }
 
