@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tasksim/tasksim/mcp/client"
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
@@ -17,7 +17,7 @@ import (
 type Bugs struct {
 	Server server.Bugs
 	HTTP   streamhttp.Bugs
-	Client client.Bugs
+	Client plant.ClientFlaws
 }
 
 // PlantedBug is one planted bug by name, with the rule it breaks.
@@ -63,9 +63,9 @@ func PlantedBugs() []PlantedBug {
 		{Name: "missing-session-404", Rule: "HTTP-SESSION-MISSING", Bugs: Bugs{HTTP: streamhttp.Bugs{MissingSession404: true}}},
 		{Name: "cancel-on-disconnect", Rule: "TASK-SURVIVES-REQUEST", Bugs: Bugs{HTTP: streamhttp.Bugs{CancelOnDisconnect: true}}},
 		{Name: "broadcast", Rule: "HTTP-NO-BROADCAST", Bugs: Bugs{HTTP: streamhttp.Bugs{Broadcast: true}}},
-		{Name: "client-no-dedup", Rule: "CLIENT-DEDUP", Bugs: Bugs{Client: client.Bugs{NoDedup: true}}, ShownBy: "SIM-RESULT: the result the client calls complete holds a segment twice; CLIENT-DEDUP judges a client's delivered output, which the simulation judges as SIM-RESULT"},
-		{Name: "client-no-resume", Rule: "CLIENT-RESUME", Bugs: Bugs{Client: client.Bugs{NoResume: true}}},
-		{Name: "client-ignore-poll-interval", Rule: "CLIENT-TASKS-GET-INTERVAL", Bugs: Bugs{Client: client.Bugs{IgnorePollInterval: true}}},
+		{Name: "client-no-dedup", Rule: "CLIENT-DEDUP", Bugs: Bugs{Client: plant.ClientFlaws{NoDedup: true}}, ShownBy: "SIM-RESULT: the result the client calls complete holds a segment twice; CLIENT-DEDUP judges a client's delivered output, which the simulation judges as SIM-RESULT"},
+		{Name: "client-no-resume", Rule: "CLIENT-RESUME", Bugs: Bugs{Client: plant.ClientFlaws{NoResume: true}}},
+		{Name: "client-ignore-poll-interval", Rule: "CLIENT-TASKS-GET-INTERVAL", Bugs: Bugs{Client: plant.ClientFlaws{IgnorePollInterval: true}}},
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/clock"
@@ -19,7 +20,7 @@ import (
 type run struct {
 	ctx     context.Context
 	sim     *clock.Sim
-	bugs    client.Bugs
+	bugs    plant.ClientFlaws
 	pending atomic.Int64
 	// http records the HTTP exchanges of a run over Streamable HTTP;
 	// nil over stdio.
@@ -123,7 +124,7 @@ func (r *run) connectNow(ss *simSession, t mcp.Transport) {
 	defer close(ss.ready)
 	cctx, cancel := r.within(callSlack)
 	defer cancel()
-	ss.s, ss.err = client.New(&client.Options{Clock: r.sim, Bugs: r.bugs, NoPartial: ss.noPartial}).Connect(cctx, t)
+	ss.s, ss.err = client.New(&client.Options{Clock: r.sim, PollPolicy: r.bugs.PollPolicy(), NoPartial: ss.noPartial}).Connect(cctx, r.bugs.Transport(t))
 }
 
 // within returns a context that ends when d of simulated time passed.

@@ -257,7 +257,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 			}
 			cctx, cancel := r.within(time.Duration(c.durationMs())*time.Millisecond + callSlack)
 			defer cancel()
-			res, err := ss.s.CallTool(cctx, c.options())
+			res, err := r.bugs.CallTool(cctx, ss.s, c.options())
 			out[i].Got, out[i].Detail = classify(c, res, err, cctx.Err() != nil && ctx.Err() == nil)
 			if res != nil {
 				out[i].TaskID = res.TaskID

@@ -101,15 +101,12 @@ type CallOptions struct {
 	Progress bool
 	// OnSegment is called for every new SEP-1905 segment, duplicates
 	// excluded, one at a time in arrival order (not necessarily seqNr
-	// order), from the goroutine running CallTool or, for a segment in the
-	// middle of a stream while that one is idle, from the session's reader.
-	// Like OnPartial, it must not block nor wait for the session.
+	// order), from the goroutine running CallTool. Like OnPartial, it
+	// should not block: the call takes nothing else meanwhile.
 	OnSegment func(mcp.Segment)
 	// OnPartial is called for every accepted SEP-2679 partial, one at a
-	// time and in arrival order, from the goroutine running CallTool or,
-	// when that one is idle, from the session's reader (which saves a
-	// goroutine hand-off per partial). It must not block, nor wait for the
-	// session (a request of its own would wait for the reader).
+	// time and in arrival order, from the goroutine running CallTool. It
+	// should not block: the call takes nothing else meanwhile.
 	OnPartial func(mcp.TaskPartialParams)
 	// OnEvent is called for every timeline event, one at a time, from the
 	// goroutine running CallTool or the transport's; it must not block.

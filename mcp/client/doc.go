@@ -23,9 +23,7 @@
 //	Conn.Read ─▶ reader ─┬─ response, by id ───▶ waiter inbox (0..N messages: SEP-1905
 //	                     │                       streaming answers share one id)
 //	                     ├─ tasks/status, tasks/partial, by taskId ─▶ the call following
-//	                     │     the task, or kept until one does (they may come first);
-//	                     │     a partial is handled on the reader itself when the
-//	                     │     call's goroutine is idle with nothing queued before it
+//	                     │     the task, or kept until one does (they may come first)
 //	                     ├─ progress, by token ─▶ the call that asked
 //	                     ├─ request from the server ─▶ ping answered, others -32601
 //	                     └─ *mcp.StreamError ─▶ the waiter whose stream broke
@@ -50,6 +48,12 @@
 // cancelled. The call keeps a terminal status once seen (2025-11-25 Tasks,
 // "Task Status Lifecycle") and orders the others by lastUpdatedAt; what
 // it ignores is on the timeline as discarded.
+//
+// A call's state has one owner, the goroutine running CallTool: a phase
+// (calling, task, streaming, resuming, done) that moves only by its
+// transition table, and the set of its requests in flight (tasks/get,
+// tasks/result with or without lastSeqNr, tasks/cancel). The reader only
+// hands messages over; the call takes whatever is queued at once.
 //
 // # Time
 //

@@ -15,10 +15,7 @@ import (
 // ignored whatever brought it ("Client Handling of Multiple Mechanisms",
 // rules 1-3).
 type segmentTracker struct {
-	// keepDups and dups: Bugs.NoDedup keeps duplicates in the result.
-	keepDups bool
-	dups     []mcp.Segment
-	segs     map[int64]mcp.Segment
+	segs map[int64]mcp.Segment
 	// noContent (CallOptions.NoContent) keeps no segment: received seqNrs
 	// are 1..contiguous and those in ahead, which is made only for a
 	// segment that comes before one below it.
@@ -31,6 +28,9 @@ type segmentTracker struct {
 	invalid    int
 	complete   bool
 	isError    bool
+	// gapReported: the gap open now is on the timeline (one EventGap per
+	// gap, however many responses show it).
+	gapReported bool
 	// tail is content of the final response carried by no segment (a
 	// failure without partial results, "Streaming Behavior").
 	tail []mcp.ContentBlock
@@ -70,9 +70,6 @@ func (t *segmentTracker) add(s mcp.Segment) segmentOutcome {
 	}
 	if t.has(s.SeqNr) {
 		t.duplicates++
-		if t.keepDups && !t.noContent {
-			t.dups = append(t.dups, s)
-		}
 		return segmentDuplicate
 	}
 	t.received++
@@ -116,7 +113,6 @@ func (t *segmentTracker) segments() []mcp.Segment {
 	for _, s := range t.segs {
 		out = append(out, s)
 	}
-	out = append(out, t.dups...)
 	slices.SortStableFunc(out, func(a, b mcp.Segment) int { return cmp.Compare(a.SeqNr, b.SeqNr) })
 	return out
 }
@@ -124,12 +120,5 @@ func (t *segmentTracker) segments() []mcp.Segment {
 // content merges the segments in seqNr order without seqNr, then the tail
 // (SEP-1905, "tasks/result Operation", merge steps 1-5).
 func (t *segmentTracker) content() []mcp.ContentBlock {
-	out := mcp.MergeSegments(t.segments())
-	if t.keepDups {
-		out = out[:0]
-		for _, s := range t.segments() {
-			out = append(out, s.ContentBlock)
-		}
-	}
-	return append(out, t.tail...)
+	return append(mcp.MergeSegments(t.segments()), t.tail...)
 }

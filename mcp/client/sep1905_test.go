@@ -388,9 +388,8 @@ func TestStreamingNoContentNoTimeline(t *testing.T) {
 }
 
 // Segments in the middle of a stream, each arriving while the call is
-// idle (OnSegment took the one before): the session's reader may handle
-// them itself (call.answerNow) or queue them; either way the call takes
-// every segment once, in order, and ends with the final response.
+// idle (OnSegment took the one before): the call takes every segment
+// once, in order, and ends with the final response.
 func TestSegmentsWhileIdleInOrder(t *testing.T) {
 	s := newScript(t)
 	taken := make(chan int64, 8)

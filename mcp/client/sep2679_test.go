@@ -185,9 +185,9 @@ func TestFallbackToTask(t *testing.T) {
 }
 
 // Partials that arrive while the call follows its task, on the standalone
-// stream: the session's reader may hand them to the idle call itself
-// (call.partialNow) or queue them; either way they keep their order with
-// the task's status notifications, so the partial after the terminal
+// stream, while the call is idle: the session's reader hands them over
+// as it does the task's status notifications, so they keep their order
+// with them, so the partial after the terminal
 // status is discarded and the two before it are taken.
 func TestPartialsWhileFollowingKeepOrderWithStatus(t *testing.T) {
 	s := newScript(t)

@@ -181,3 +181,64 @@ func TestStatusTrackerKeepsNewerTerminalReport(t *testing.T) {
 		t.Errorf("kept %+v, want the newer report", s.last)
 	}
 }
+
+// The call's phase transitions (see phase), one table row per path: each
+// event in order, with the phase it leads to and whether it was accepted;
+// a refused event leaves the phase as it was.
+func TestCallPhase(t *testing.T) {
+	type step struct {
+		ev   callEvent
+		want phase
+		ok   bool
+	}
+	for _, tc := range []struct {
+		name  string
+		steps []step
+	}{
+		{"plain or immediate answer", []step{{evEnd, phaseDone, true}}},
+		{"task (Case 2)", []step{{evTaskAnswer, phaseTask, true}, {evEnd, phaseDone, true}}},
+		{"task, its stream lost: polling goes on", []step{{evTaskAnswer, phaseTask, true}, {evStreamLost, phaseTask, true}, {evEnd, phaseDone, true}}},
+		{"task, then streaming responses", []step{{evTaskAnswer, phaseTask, true}, {evStreamingResponse, phaseStreaming, true}, {evStreamingResponse, phaseStreaming, true}, {evEnd, phaseDone, true}}},
+		{"streaming (Case 3)", []step{{evStreamingResponse, phaseStreaming, true}, {evStreamingResponse, phaseStreaming, true}, {evEnd, phaseDone, true}}},
+		{"streaming, lost, resumed", []step{{evStreamingResponse, phaseStreaming, true}, {evStreamLost, phaseResuming, true}, {evEnd, phaseDone, true}}},
+		{"lost before any answer: refused (the call ends)", []step{{evStreamLost, phaseCalling, false}, {evEnd, phaseDone, true}}},
+		{"a second task answer is refused", []step{{evTaskAnswer, phaseTask, true}, {evTaskAnswer, phaseTask, false}}},
+		{"a task answer after streaming is refused", []step{{evStreamingResponse, phaseStreaming, true}, {evTaskAnswer, phaseStreaming, false}}},
+		{"resuming takes no stream any more", []step{{evStreamingResponse, phaseStreaming, true}, {evStreamLost, phaseResuming, true}, {evStreamingResponse, phaseResuming, false}, {evStreamLost, phaseResuming, false}, {evTaskAnswer, phaseResuming, false}}},
+		{"done is final", []step{{evEnd, phaseDone, true}, {evEnd, phaseDone, false}, {evTaskAnswer, phaseDone, false}, {evStreamingResponse, phaseDone, false}, {evStreamLost, phaseDone, false}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := phaseCalling
+			for i, s := range tc.steps {
+				got, ok := p.next(s.ev)
+				if got != s.want || ok != s.ok {
+					t.Fatalf("step %d: %s in %s: %s, %v; want %s, %v", i, s.ev, p, got, ok, s.want, s.ok)
+				}
+				p = got
+			}
+		})
+	}
+}
+
+// The set of requests in flight: one of each kind, tasks/result counted
+// once whichever of its two kinds is out.
+func TestRequestsInFlight(t *testing.T) {
+	var s requests
+	if s.has(reqGet|reqResume|reqCanonical|reqCancel) || s.fetching() {
+		t.Fatalf("empty set %b has requests", s)
+	}
+	s.add(reqGet)
+	s.add(reqResume)
+	if !s.has(reqGet) || !s.has(reqResume) || s.has(reqCanonical) || !s.fetching() || !s.has(reqCanonical|reqGet) {
+		t.Errorf("after get and resume: %b", s)
+	}
+	s.remove(reqResume)
+	if s.fetching() || !s.has(reqGet) {
+		t.Errorf("after the resume's answer: %b", s)
+	}
+	s.add(reqCanonical)
+	s.remove(reqGet)
+	if !s.fetching() || s.has(reqGet) || !s.has(reqCanonical) {
+		t.Errorf("after canonical and the get's answer: %b", s)
+	}
+}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
-	"github.com/tasksim/tasksim/mcp/client"
 )
 
 // BenchmarkSuiteReference runs the whole server suite against the
@@ -29,7 +29,7 @@ func BenchmarkSuiteReference(b *testing.B) {
 	for _, tr := range []string{"http", "stdio"} {
 		b.Run("client-"+tr, func(b *testing.B) {
 			benchSuite(b, func() (*SuiteResult, error) {
-				return RunClientSuite(context.Background(), inProcessClient(client.Bugs{}, tr == "stdio"), &SuiteOptions{TraceDir: b.TempDir()})
+				return RunClientSuite(context.Background(), inProcessClient(plant.ClientFlaws{}, tr == "stdio"), &SuiteOptions{TraceDir: b.TempDir()})
 			})
 		})
 	}

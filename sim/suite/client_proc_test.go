@@ -11,7 +11,7 @@ import (
 
 	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/internal/child/childtest"
-	"github.com/tasksim/tasksim/mcp/client"
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/sim/replay"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -49,7 +49,7 @@ func TestClientSuiteFloodingClientBounded(t *testing.T) {
 func TestReplayClientFloodingClientBounded(t *testing.T) {
 	const flood = 400 << 20
 	dir := t.TempDir()
-	if _, err := RunClientSuite(context.Background(), inProcessClient(client.Bugs{}, false), &SuiteOptions{Scenarios: []string{"client-duplicates"}, TraceDir: dir}); err != nil {
+	if _, err := RunClientSuite(context.Background(), inProcessClient(plant.ClientFlaws{}, false), &SuiteOptions{Scenarios: []string{"client-duplicates"}, TraceDir: dir}); err != nil {
 		t.Fatal(err)
 	}
 	src, err := traces.Open(filepath.Join(dir, "client-duplicates.trace"))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/check"
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/stdio"
@@ -20,7 +21,7 @@ import (
 // bugs planted; it prints the result as tasksim call does. Over stdio it
 // reaches the scripted server through the relay's connection, as a
 // client whose stdio server is the relay would.
-func inProcessClient(bugs client.Bugs, overStdio bool) ClientTarget {
+func inProcessClient(bugs plant.ClientFlaws, overStdio bool) ClientTarget {
 	return ClientTarget{Stdio: overStdio, Run: func(ctx context.Context, server, _ string) (string, error) {
 		var tr mcp.Transport = &streamhttp.ClientTransport{URL: server, NoResume: bugs.NoResume}
 		if overStdio {
@@ -30,12 +31,12 @@ func inProcessClient(bugs client.Bugs, overStdio bool) ClientTarget {
 			}
 			tr = &stdio.IOTransport{Reader: c, Writer: c}
 		}
-		s, err := client.New(&client.Options{Bugs: bugs}).Connect(ctx, tr)
+		s, err := client.New(&client.Options{PollPolicy: bugs.PollPolicy()}).Connect(ctx, bugs.Transport(tr))
 		if err != nil {
 			return "", err
 		}
 		defer s.Close()
-		res, err := s.CallTool(ctx, client.CallOptions{Name: "slow_text", Args: map[string]any{"chunks": 5, "intervalMs": 60, "chunkSize": 12}, Mode: client.ModeStreaming})
+		res, err := bugs.CallTool(ctx, s, client.CallOptions{Name: "slow_text", Args: map[string]any{"chunks": 5, "intervalMs": 60, "chunkSize": 12}, Mode: client.ModeStreaming})
 		if res == nil {
 			return "", err
 		}
@@ -53,7 +54,7 @@ func inProcessClient(bugs client.Bugs, overStdio bool) ClientTarget {
 func TestClientSuiteReferenceClient(t *testing.T) {
 	for _, tr := range []string{"http", "stdio"} {
 		t.Run(tr, func(t *testing.T) {
-			res, err := RunClientSuite(context.Background(), inProcessClient(client.Bugs{}, tr == "stdio"), &SuiteOptions{TraceDir: traceDir(t)})
+			res, err := RunClientSuite(context.Background(), inProcessClient(plant.ClientFlaws{}, tr == "stdio"), &SuiteOptions{TraceDir: traceDir(t)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,15 +92,15 @@ func TestClientSuiteReferenceClient(t *testing.T) {
 func TestClientSuitePlantedBugs(t *testing.T) {
 	cases := []struct {
 		name  string
-		bugs  client.Bugs
+		bugs  plant.ClientFlaws
 		want  string
 		stdio bool
 	}{
-		{"no dedup", client.Bugs{NoDedup: true}, "CLIENT-DEDUP", false},
-		{"no resume", client.Bugs{NoResume: true}, "CLIENT-RESUME", false},
-		{"polls faster than pollInterval", client.Bugs{IgnorePollInterval: true}, "CLIENT-TASKS-GET-INTERVAL", false},
-		{"stdio: no dedup", client.Bugs{NoDedup: true}, "CLIENT-DEDUP", true},
-		{"stdio: polls faster than pollInterval", client.Bugs{IgnorePollInterval: true}, "CLIENT-TASKS-GET-INTERVAL", true},
+		{"no dedup", plant.ClientFlaws{NoDedup: true}, "CLIENT-DEDUP", false},
+		{"no resume", plant.ClientFlaws{NoResume: true}, "CLIENT-RESUME", false},
+		{"polls faster than pollInterval", plant.ClientFlaws{IgnorePollInterval: true}, "CLIENT-TASKS-GET-INTERVAL", false},
+		{"stdio: no dedup", plant.ClientFlaws{NoDedup: true}, "CLIENT-DEDUP", true},
+		{"stdio: polls faster than pollInterval", plant.ClientFlaws{IgnorePollInterval: true}, "CLIENT-TASKS-GET-INTERVAL", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,7 +157,7 @@ func TestClientSuiteNeverConnects(t *testing.T) {
 // connections and the scripted server's sessions all end with the suite.
 func TestClientSuiteStdioLeavesNoGoroutines(t *testing.T) {
 	before := goleak.IgnoreCurrent()
-	if _, err := RunClientSuite(context.Background(), inProcessClient(client.Bugs{}, true), &SuiteOptions{TraceDir: t.TempDir()}); err != nil {
+	if _, err := RunClientSuite(context.Background(), inProcessClient(plant.ClientFlaws{}, true), &SuiteOptions{TraceDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
 	goleak.VerifyNone(t, before)

@@ -1,4 +1,4 @@
-package client_test
+package load_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // process: the per-request cost the polling load generator pays. The
 // allocation figures are the client's and the server's together:
 //
-//	go test -run '^$' -bench GetTaskHTTP -benchmem ./mcp/client
+//	go test -run '^$' -bench GetTaskHTTP -benchmem ./load
 func BenchmarkGetTaskHTTP(b *testing.B) {
 	url, _ := refserver.Start(b, &server.Options{MaxTaskOpsPerSecond: -1})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -45,7 +45,7 @@ func BenchmarkGetTaskHTTP(b *testing.B) {
 	}()
 	id := <-created
 	b.ReportAllocs()
-	cpu0 := processCPU(b)
+	cpu0 := pollBenchCPU(b)
 	for b.Loop() {
 		if _, err := sess.GetTask(ctx, id); err != nil {
 			b.Fatal(err)
@@ -54,14 +54,14 @@ func BenchmarkGetTaskHTTP(b *testing.B) {
 	b.StopTimer()
 	// CPU time, unlike wall time, hardly depends on what else the machine
 	// runs.
-	b.ReportMetric(float64((processCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+	b.ReportMetric(float64((pollBenchCPU(b)-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 	cancel()
 	<-done
 }
 
-// processCPU returns the CPU time this process has used (10 ms
+// pollBenchCPU returns the CPU time this process has used (10 ms
 // resolution: a run of the benchmark lasts about a second).
-func processCPU(b *testing.B) time.Duration {
+func pollBenchCPU(b *testing.B) time.Duration {
 	d, err := load.ProcessCPU(0)
 	if err != nil {
 		b.Fatal(err)
