@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tasksim/tasksim/mcp/clock"
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/sim/check"

@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/faults"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/sim/check"

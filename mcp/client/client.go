@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // Defaults of Options.
