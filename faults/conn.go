@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/traces"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/tasksim/tasksim/mcp/clock"
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/traces"
 )
 

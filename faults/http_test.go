@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tasksim/tasksim/mcp/clock"
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/traces"
 )
 

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"io"
 
-	"github.com/tasksim/tasksim/mcp/clock"
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/traces"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/tasksim/tasksim/mcp/clock"
+	"github.com/tasksim/tasksim/clock"
 )
 
 // PlaceOptions are what the HTTP middleware and the stdio line filter need

@@ -15,8 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/internal/httplimit"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/traces"
 )
 

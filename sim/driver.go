@@ -8,10 +8,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/traces"
 )

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/faults"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/traces"
 )
 

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // maxErrorsInRow ends a call after this many failed polls in a row.

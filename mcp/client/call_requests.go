@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // fill asks for what the stream lacks: tasks/result with lastSeqNr set to

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // simStart is when the simulated clocks of these tests start.

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 func (ss *session) toolsCall(msg *mcp.Message, r mcp.Replier) {

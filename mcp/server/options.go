@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // Defaults of Options. They are the documented limits of the reference

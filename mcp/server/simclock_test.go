@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tasksim/tasksim/mcp/clock"
+	"github.com/tasksim/tasksim/clock"
 )
 
 // simClock is a clock.Sim that knows the deadlines of the timers the server

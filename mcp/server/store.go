@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // store holds every task of the server in memory, indexed by id, with each

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // task is the server's record of one task. Its fields after mu are guarded

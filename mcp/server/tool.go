@@ -6,8 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // Tool is a tool the server offers: its tools/list entry and how to run it.

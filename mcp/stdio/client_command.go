@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/internal/child"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // DefaultGracePeriod is how long Close waits for a server process to exit

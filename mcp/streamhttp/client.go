@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 )
 
 // Defaults of ClientTransport.

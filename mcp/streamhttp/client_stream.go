@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/sse"
 )
 

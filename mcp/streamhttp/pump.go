@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tasksim/tasksim/mcp/clock"
+	"github.com/tasksim/tasksim/clock"
 )
 
 // sseWriteTimeout bounds one write of events to a connection. A client

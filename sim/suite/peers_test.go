@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/check"
+	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/clock"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
