@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"html/template"
 	"io"
 	"strings"
 	"time"
@@ -29,6 +30,45 @@ const (
 	// demoHTML is where the demo writes its HTML report.
 	demoHTML = "tasksim-demo.html"
 )
+
+// demoLesson is what the demo compares, mode by mode, and what to watch:
+// printed before the table and opening the HTML report.
+var demoLesson = struct {
+	lead  string
+	modes [][2]string
+	watch string
+}{
+	lead: "What this compares: four ways for a client to get a long-running tool call's result, on one server and one schedule.",
+	modes: [][2]string{
+		{"poll:1s, poll:100ms", "MCP Tasks (2025-11-25): the call returns a task; the client polls tasks/get every 1 s or every 100 ms, then fetches tasks/result"},
+		{"sse", "SEP-1905 streaming: the server sends the result as numbered segments (seqNr) on the call's own SSE stream, the last one complete"},
+		{"partial", "SEP-2679 partials: the server pushes notifications/tasks/partial (seq) as content is made; tasks/result fetches the whole"},
+	},
+	watch: "Watch discovery delay, from the task's completion on the server to the result in the client's hand: " +
+		"polling pays half its interval on average (P/2), push pays almost nothing, and faster polling buys it back only with more requests.",
+}
+
+// demoIntro is the lesson as text, before the table.
+func demoIntro() string {
+	var b strings.Builder
+	b.WriteString(demoLesson.lead + "\n")
+	for _, m := range demoLesson.modes {
+		fmt.Fprintf(&b, "  %-20s %s\n", m[0], m[1])
+	}
+	b.WriteString(demoLesson.watch + "\n\n")
+	return b.String()
+}
+
+// demoHTMLIntro is the lesson as the HTML report's opening.
+func demoHTMLIntro() template.HTML {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<p class=\"intro\">%s</p>\n<table class=\"kv\">\n", template.HTMLEscapeString(demoLesson.lead))
+	for _, m := range demoLesson.modes {
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td></tr>\n", template.HTMLEscapeString(m[0]), template.HTMLEscapeString(m[1]))
+	}
+	fmt.Fprintf(&b, "</table>\n<p class=\"intro\">%s</p>\n", template.HTMLEscapeString(demoLesson.watch))
+	return template.HTML(b.String())
+}
 
 // NewCmdDemo builds tasksim demo.
 func NewCmdDemo(st *State) *cobra.Command {
@@ -73,6 +113,9 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 			if simSeeds < 0 {
 				return usagef("--sim-seeds %d: want 0 (no fault half) or more", simSeeds)
 			}
+			if simSeeds > 0 && o.Server != "" {
+				fmt.Fprintf(st.Stderr, "demo: the fault half (--sim-seeds %d) is skipped with --server: it runs the reference client and server in one process, not the server given\n", simSeeds)
+			}
 			if simSeeds > 0 && o.Server == "" {
 				o.After = func(ctx context.Context, w io.Writer) ([]load.HTMLSection, error) {
 					return demoFaults(ctx, w, simSeeds, demoSimBudget)
@@ -87,6 +130,7 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 		Sessions: load.DefaultSessions, Timeout: load.DefaultTimeout, MaxLag: demoMaxLag, MaxInFlight: load.DefaultMaxInFlight,
 		MaxFailureRate: DefaultMaxFailureRate,
 		Summary:        demoSummary, HTML: demoHTML,
+		Intro: demoIntro(), HTMLTitle: "tasksim demo", HTMLIntro: demoHTMLIntro(),
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.Duration, "duration", demoDuration, "how long tasks keep starting")

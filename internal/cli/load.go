@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io"
 	"log/slog"
 	"net"
@@ -75,6 +76,13 @@ type LoadOptions struct {
 
 	// Title, when set, is printed before the run (tasksim demo).
 	Title string
+	// Intro, when set, is printed before the run where the table goes
+	// (tasksim demo's lesson: what is compared and what to watch).
+	Intro string
+	// HTMLTitle and HTMLIntro, when set, title the HTML report and open
+	// it (tasksim demo).
+	HTMLTitle string
+	HTMLIntro template.HTML
 	// Summary, when set, prints lines after the table (tasksim demo).
 	Summary func(io.Writer, *load.Result) error
 	// After, when set, runs after a complete run's table and Summary,
@@ -298,6 +306,13 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		return err
 	}
 	defer prof.abort()
+	tableOut := st.Stdout
+	if o.JSON == "-" {
+		tableOut = st.Stderr
+	}
+	if o.Intro != "" {
+		fmt.Fprint(tableOut, o.Intro)
+	}
 	if o.Title != "" {
 		fmt.Fprintln(st.Stderr, o.Title)
 	}
@@ -342,10 +357,6 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	}
 	stopServers()
 
-	tableOut := st.Stdout
-	if o.JSON == "-" {
-		tableOut = st.Stderr
-	}
 	if err := load.TableReporter(res)(tableOut); err != nil {
 		return fmt.Errorf("write table: %w", err)
 	}
@@ -374,7 +385,7 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		}
 	}
 	if htmlOut != nil {
-		if err := load.HTMLReporter(res, sections...)(htmlOut.w); err != nil {
+		if err := load.HTMLPageReporter(res, &load.HTMLOptions{Title: o.HTMLTitle, Intro: o.HTMLIntro, Sections: sections})(htmlOut.w); err != nil {
 			return fmt.Errorf("write %s: %w", o.HTML, err)
 		}
 		if err := htmlOut.close(); err != nil {
