@@ -65,3 +65,20 @@ func TestHelpMatchesDocs(t *testing.T) {
 		t.Error("docs/cli.md still says commands are added as they come to work")
 	}
 }
+
+// TestCheckHelpSaysWhereTheProxyGoes: check --server in front of a
+// tasksim proxy with faults blames the server for the proxy's faults;
+// check --help and docs/ci.md say which tool goes where.
+func TestCheckHelpSaysWhereTheProxyGoes(t *testing.T) {
+	code, stdout, _ := run(t, "", "check", "--help")
+	if code != ExitOK || !strings.Contains(stdout, "not at a tasksim proxy with faults") || !strings.Contains(stdout, "injects its own faults") {
+		t.Errorf("check --help (exit %d) does not say where the proxy goes:\n%s", code, stdout)
+	}
+	b, err := os.ReadFile("../../docs/ci.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), "## Which tool goes where") {
+		t.Error(`docs/ci.md has no "Which tool goes where"`)
+	}
+}
