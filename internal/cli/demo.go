@@ -76,22 +76,23 @@ func NewCmdDemo(st *State) *cobra.Command {
 	simSeeds := demoSimSeeds
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server, then faults in the simulator (~40 s)",
+		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server, then faults in the simulator (about 25 s once built)",
 		Long: `Start the reference server (one child process on 127.0.0.1, shared by every
 mode; --in-process: inside this process) and compare four ways of getting a
 task's result on the same schedule, interleaved on that one server: polling
 tasks/get every second and every 100 ms, SEP-1905 streaming (sse) and
 SEP-2679 partial notifications. Each mode gets 20 tasks/s for 20 s; each task
-is 10 chunks, one every 50-150 ms (0.5-1.5 s in all). Then print the table:
+is 10 chunks, one every 50-150 ms (0.5-1.5 s in all). It first prints what
+is compared and why discovery delay is the number to watch. Then the table:
 how long until the first content and the whole result, how late the client
 learns of the result (discovery delay), what it cost in requests, bytes and
 server CPU (the shared server's, per task over all modes, marked *). Write the
 same with plots to tasksim-demo.html (--html) and print its path.
 
-Then the fault half (not with --server): tasksim sim over 200 seeds (at most
-15 s; --sim-seeds), the reference client and server in one process under
-fault schedules drawn from every in-process fault, judged by the rule
-catalog. Print its summary and a verdict table per rule, and put the
+Then the fault half (not with --server, where stderr says it is skipped):
+tasksim sim over 200 seeds (at most 15 s; --sim-seeds), the reference client
+and server in one process under fault schedules drawn from every in-process
+fault, judged by the rule catalog. Print its summary and a verdict table per rule, and put the
 timeline of the run where the faults did most (calls recovered after them)
 in the report.
 
