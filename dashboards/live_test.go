@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/load"
+
+	"github.com/tasksim/tasksim/internal/headless"
 )
 
 // TestLiveProgress: /progress answers the latest figures in milliseconds,
@@ -66,10 +68,7 @@ func chromiumArgs(t *testing.T, extra ...string) []string {
 // (Debian package chromium). TASKSIM_DASH_SCREENSHOT=FILE also saves a
 // screenshot.
 func TestLivePageChromium(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium not found (apt-get install chromium): the live page is not run in a browser")
-	}
+	chromium := headless.Chromium(t) // skips without it; fails under CI=true
 	live := NewLive("tasksim load: browser test")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -25,12 +25,36 @@ type HTMLSection struct {
 // from anywhere; the plots' font is embedded once. It returns an error for a histogram that does not decode
 // as well as for a failed write. Sections come after the plots.
 func HTMLReporter(r *Result, sections ...HTMLSection) Reporter {
+	return HTMLPageReporter(r, &HTMLOptions{Sections: sections})
+}
+
+// HTMLOptions shapes the page of HTMLPageReporter; zero fields keep
+// HTMLReporter's page.
+type HTMLOptions struct {
+	// Title replaces "tasksim load: N modes, START" as the page's title
+	// and heading.
+	Title string
+	// Intro goes between the heading and the summary table, trusted as
+	// it is, like a section's HTML.
+	Intro template.HTML
+	// Sections come after the plots.
+	Sections []HTMLSection
+}
+
+// HTMLPageReporter is HTMLReporter with a title, an intro and sections
+// of the caller's (tasksim demo).
+func HTMLPageReporter(r *Result, o *HTMLOptions) Reporter {
 	return func(w io.Writer) error {
 		page, err := newHTMLPage(r)
 		if err != nil {
 			return err
 		}
-		page.Sections = sections
+		if o != nil {
+			page.Sections, page.Intro = o.Sections, o.Intro
+			if o.Title != "" {
+				page.Title = o.Title
+			}
+		}
 		ew := &errWriter{w: w}
 		if err := htmlTemplate.Execute(ew, page); err != nil {
 			if ew.err != nil {
@@ -45,6 +69,7 @@ func HTMLReporter(r *Result, sections ...HTMLSection) Reporter {
 // htmlPage is what the template shows.
 type htmlPage struct {
 	Title    string
+	Intro    template.HTML
 	Header   []string
 	Rows     [][]string
 	Legend   string
@@ -169,7 +194,7 @@ pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<h2>Summary</h2>
+{{.Intro}}<h2>Summary</h2>
 <table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}

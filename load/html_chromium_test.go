@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tasksim/tasksim/internal/headless"
 )
 
 // layoutCheck is appended to a copy of the report (the report itself has
@@ -46,10 +48,7 @@ document.body.appendChild(p);
 // window, no plot text is clipped, and a screenshot has the window's size.
 // It skips without chromium (Debian package chromium).
 func TestHTMLReportInChromium(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium not found (apt-get install chromium): the report is not laid out in a browser")
-	}
+	chromium := headless.Chromium(t) // skips without it; fails under CI=true
 	url := referenceServer(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()

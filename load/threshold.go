@@ -19,10 +19,23 @@ const (
 
 var allStats = []string{StatP50, StatP90, StatP99, StatP999, StatMax, StatMean}
 
+// thresholdMetrics are the names a threshold gives a metric: the table's
+// column names (first, result, discovery, req, bytes, cpu, lag; req/task
+// reads as requests), and the metrics' own names (ttfp and ttr, the
+// names before the table's, are kept so that old thresholds still run).
+var thresholdMetrics = map[string]Metric{
+	"first": MetricTTFP, "result": MetricTTR, "req": MetricRequests,
+	string(MetricTTFP): MetricTTFP, string(MetricTTR): MetricTTR, string(MetricDiscovery): MetricDiscovery,
+	string(MetricLag): MetricLag, string(MetricRequests): MetricRequests, string(MetricBytes): MetricBytes, string(MetricCPU): MetricCPU,
+}
+
 // Threshold is a pass/fail condition on a run: MODE.METRIC.STAT OP VALUE,
-// e.g. sse.ttr.p99<50ms, poll:1s.requests.mean<=13, partial.bytes.mean<4KiB.
+// e.g. sse.result.p99<50ms, sse.first.p99<2s, poll:1s.requests.mean<=13,
+// partial.bytes.mean<4KiB.
 //
-// METRIC is one of Metrics; STAT one of p50, p90, p99, p999, max, mean
+// METRIC is a column of the table: first (time to first content),
+// result (time to the whole result), discovery, lag, requests (or req),
+// bytes, cpu; ttfp and ttr are older names of first and result. STAT one of p50, p90, p99, p999, max, mean
 // (bytes and cpu have mean only); OP one of < <= > >=. VALUE is a number
 // in the metric's unit: for latencies and cpu a duration (50ms, 1.5s,
 // 200us) or a plain number of milliseconds; for requests a plain number;
@@ -67,17 +80,14 @@ func ParseThreshold(expr string) (Threshold, error) {
 	if j < 0 {
 		return bad("want MODE.METRIC.STAT before %s", op)
 	}
-	metric, modeName := Metric(left[j+1:]), left[:j]
+	metric, known := thresholdMetrics[left[j+1:]]
+	modeName := left[:j]
 	mode, err := ParseMode(modeName)
 	if err != nil {
 		return bad("%v", err)
 	}
-	known := false
-	for _, m := range Metrics {
-		known = known || m == metric
-	}
 	if !known {
-		return bad("unknown metric %q (want ttfp, ttr, discovery, lag, requests, bytes or cpu)", metric)
+		return bad("unknown metric %q (want first, result, discovery, lag, requests, bytes or cpu: the table's columns)", left[j+1:])
 	}
 	okStat := false
 	for _, st := range allStats {

@@ -24,6 +24,10 @@ func TestParseThreshold(t *testing.T) {
 		{"cpu mean", "immediate.cpu.mean<1ms", Threshold{Mode: "immediate", Metric: MetricCPU, Stat: StatMean, Op: "<", Value: 1}},
 		{"spaces ignored", " sse.ttr.p99 < 50ms ", Threshold{Mode: "sse", Metric: MetricTTR, Stat: StatP99, Op: "<", Value: 50}},
 		{"streaming alias", "streaming.ttr.p50<1s", Threshold{Mode: "sse", Metric: MetricTTR, Stat: StatP50, Op: "<", Value: 1000}},
+		// The table's column names; ttfp and ttr stay as aliases.
+		{"first, as the table says", "sse.first.p99<2s", Threshold{Mode: "sse", Metric: MetricTTFP, Stat: StatP99, Op: "<", Value: 2000}},
+		{"result, as the table says", "poll:1s.result.p50<=2s", Threshold{Mode: "poll:1s", Metric: MetricTTR, Stat: StatP50, Op: "<=", Value: 2000}},
+		{"req, as the table says", "sse.req.mean<=1", Threshold{Mode: "sse", Metric: MetricRequests, Stat: StatMean, Op: "<=", Value: 1}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/check"
+	"github.com/tasksim/tasksim/internal/headless"
 	"github.com/tasksim/tasksim/sim"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -74,13 +75,11 @@ func counts(recs []traces.Record, v *check.Verdict) (lanes, arrows, faults, viol
 // violating row, a click on a violating row shows its record, nothing
 // from the traces became markup (no <img>, the title unchanged, only the
 // page's scripts) and the page is no wider than the window. It skips
-// without chromium (Debian package chromium; .ci/run installs it).
+// without chromium (Debian package chromium; .ci/run installs it), and
+// fails without it under CI=true (internal/headless).
 // TASKSIM_TIMELINE_SCREENSHOT=FILE also saves a screenshot.
 func TestTimelineInChromium(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		t.Skip("chromium not found (apt-get install chromium): the timeline is not run in a browser")
-	}
+	chromium := headless.Chromium(t)
 	fix, fixRecs := fixtureRun(t, nil)
 	res, err := sim.Run(t.Context(), sim.Draw(5, nil, nil), nil)
 	if err != nil {
@@ -121,9 +120,7 @@ func TestTimelineInChromium(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--user-data-dir=" + t.TempDir(), "--virtual-time-budget=3000",
-		"--hide-scrollbars", "--window-size=1280,900"}
+	args := headless.Args(t)
 	out, err := exec.CommandContext(ctx, chromium, append(args, "--dump-dom", "file://"+file)...).Output()
 	if err != nil {
 		t.Fatalf("chromium --dump-dom: %v", err)

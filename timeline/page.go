@@ -195,7 +195,7 @@ var pageTemplate = template.Must(template.New("timeline").Parse(`{{define "page"
 {{end}}{{if .Past}}<p class="tl-past">{{.Past}}</p>
 {{end}}<div class="tl-scroll">
 <svg class="tl-svg" xmlns="http://www.w3.org/2000/svg" width="{{.Pic.W}}" height="{{.Pic.H}}" viewBox="0 0 {{.Pic.W}} {{.Pic.H}}" role="img" aria-label="timeline">
-{{range .Pic.Cols}}<text class="tl-colhead" x="{{.CX}}" y="14">client</text><text class="tl-colhead" x="{{.SX}}" y="14" text-anchor="end">server</text>
+{{with index .Pic.Cols 0}}<text class="tl-colhead" x="{{.CX}}" y="14">client</text><text class="tl-colhead" x="{{.SX}}" y="14" text-anchor="end">server</text>
 {{end}}{{range .Pic.Lanes}}<g class="tl-lane" data-lane="{{.Key}}"><line class="tl-end" x1="{{.CX}}" y1="{{.Y1}}" x2="{{.CX}}" y2="{{.Y2}}"/><line class="tl-end" x1="{{.SX}}" y1="{{.Y1}}" x2="{{.SX}}" y2="{{.Y2}}"/>{{if .Faulted}}<line class="tl-layer" x1="{{.MX}}" y1="{{.Y1}}" x2="{{.MX}}" y2="{{.Y2}}"/>{{end}}<title>{{.Title}} {{.Streams}}</title></g>
 {{end}}{{range .Pic.Rows}}{{if .LaneHead}}<g class="tl-lane-head"><text x="{{.HeadX}}" y="{{.LabelY}}">{{.LaneHead}}</text></g>
 {{else}}<g class="{{.Class}}" id="{{.ID}}" data-record="{{.Record}}"><rect class="tl-bg" x="0" y="{{.Y}}" width="{{.BandW}}" height="18"/>{{if .Arrow}}<line class="{{.ArrowClass}}" x1="{{.X1}}" y1="{{.Y1}}" x2="{{.X2}}" y2="{{.Y2}}"/><polygon class="{{.ArrowClass}} tl-head" points="{{.Head}}"/>{{end}}{{if eq .Mark "fault"}}<g class="tl-fault"><circle cx="{{.MX}}" cy="{{.MY}}" r="6.5"/><text x="{{.MX}}" y="{{.MY}}" dy="4" text-anchor="middle">✕</text></g>{{else if eq .Mark "open"}}<circle class="tl-open" cx="{{.MX}}" cy="{{.MY}}" r="3.5"/>{{else if eq .Mark "close"}}<rect class="tl-close" x="{{.MX}}" y="{{.MY}}" width="8" height="3" transform="translate(-4 -1.5)"/>{{else if eq .Mark "error"}}<text class="tl-conn-error" x="{{.MX}}" y="{{.MY}}" dy="4" text-anchor="middle">✕</text>{{else if eq .Mark "dot"}}<circle class="tl-dot" cx="{{.MX}}" cy="{{.MY}}" r="2.5"/>{{end}}<text class="tl-label" x="{{.LabelX}}" y="{{.LabelY}}">{{.Label}}</text><title>{{.Details}}</title></g>
@@ -248,7 +248,7 @@ var pageTemplate = template.Must(template.New("timeline").Parse(`{{define "page"
 .tl-svg .tl-fault-row .tl-label { fill: #a50; }
 .tl-details { background: #f6f6f6; padding: 0.6em; max-height: 14em; overflow: auto; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 0.85em; }
 .tl-verdict { border-collapse: collapse; font-size: 0.88em; max-width: 100%; }
-.tl-verdict th, .tl-verdict td { padding: 0.2em 0.5em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; }
+.tl-verdict th, .tl-verdict td { padding: 0.2em 0.5em; border-bottom: 1px solid #eee; text-align: left; vertical-align: top; white-space: normal; }
 .tl-verdict td { overflow-wrap: anywhere; }
 .tl-status-FAIL td { background: rgba(220, 30, 30, 0.1); } .tl-status-FAIL td:nth-child(3) { color: #b00; font-weight: bold; }
 .tl-status-WARN td { background: rgba(230, 160, 0, 0.12); } .tl-status-WARN td:nth-child(3) { color: #a60; font-weight: bold; }

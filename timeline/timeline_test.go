@@ -306,6 +306,16 @@ func TestColumnsAreReused(t *testing.T) {
 	if col["c1/x1"] != col["c1/x3"] || col["c1/x2"] != col["c1/x4"] || col["c1/x1"] == col["c1/x2"] || len(pic.Cols) != 2 {
 		t.Errorf("columns %v (%d columns), want x1 and x3 in one, x2 and x4 in another", col, len(pic.Cols))
 	}
+	// The sides are named once, over the first column: each lane has its
+	// own head, and "client server client server" across the top named
+	// none of them.
+	var buf strings.Builder
+	if err := Write(&buf, "columns", run); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), `class="tl-colhead"`); n != 2 {
+		t.Errorf("%d column heads, want 2 (client and server, once)", n)
+	}
 }
 
 // TestBigTracesAreBounded: past MaxRecords records are counted, not

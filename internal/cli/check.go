@@ -79,6 +79,14 @@ that cannot apply (a capability the server does not declare, no suitable
 tool, an HTTP-only scenario against stdio) is SKIP with the reason, never
 PASS. --list prints the scenarios and the rules each exercises.
 
+Point --server at the server itself, not at a tasksim proxy with faults:
+check injects its own faults where a scenario needs them, and a proxy's
+faults (a duplicated segment, a dropped event) fail rules such as
+S1905-SEQNR, S2679-SEQ and HTTP-EVENT-ID-UNIQUE in the server's name. The
+proxy goes between a client and a server, to see how that client copes
+(judge its --record trace with tasksim trace check). docs/ci.md, "Which
+tool goes where".
+
 With --client-cmd "CMD ARGS" the suite judges a client instead: per client
 scenario it starts a scripted server (the reference server misbehaving on
 purpose: duplicated segments, a lost segment, a cut stream with an SSE

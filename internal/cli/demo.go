@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"html/template"
 	"io"
 	"strings"
 	"time"
@@ -30,28 +31,68 @@ const (
 	demoHTML = "tasksim-demo.html"
 )
 
+// demoLesson is what the demo compares, mode by mode, and what to watch:
+// printed before the table and opening the HTML report.
+var demoLesson = struct {
+	lead  string
+	modes [][2]string
+	watch string
+}{
+	lead: "What this compares: four ways for a client to get a long-running tool call's result, on one server and one schedule.",
+	modes: [][2]string{
+		{"poll:1s, poll:100ms", "MCP Tasks (2025-11-25): the call returns a task; the client polls tasks/get every 1 s or every 100 ms, then fetches tasks/result"},
+		{"sse", "SEP-1905 streaming: the server sends the result as numbered segments (seqNr) on the call's own SSE stream, the last one complete"},
+		{"partial", "SEP-2679 partials: the server pushes notifications/tasks/partial (seq) as content is made; tasks/result fetches the whole"},
+	},
+	watch: "Watch discovery delay, from the task's completion on the server to the result in the client's hand: " +
+		"polling pays half its interval on average (P/2), push pays almost nothing, and faster polling buys it back only with more requests.",
+}
+
+// demoIntro is the lesson as text, before the table.
+func demoIntro() string {
+	var b strings.Builder
+	b.WriteString(demoLesson.lead + "\n")
+	for _, m := range demoLesson.modes {
+		fmt.Fprintf(&b, "  %-20s %s\n", m[0], m[1])
+	}
+	b.WriteString(demoLesson.watch + "\n\n")
+	return b.String()
+}
+
+// demoHTMLIntro is the lesson as the HTML report's opening.
+func demoHTMLIntro() template.HTML {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<p class=\"intro\">%s</p>\n<table class=\"kv\">\n", template.HTMLEscapeString(demoLesson.lead))
+	for _, m := range demoLesson.modes {
+		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td></tr>\n", template.HTMLEscapeString(m[0]), template.HTMLEscapeString(m[1]))
+	}
+	fmt.Fprintf(&b, "</table>\n<p class=\"intro\">%s</p>\n", template.HTMLEscapeString(demoLesson.watch))
+	return template.HTML(b.String())
+}
+
 // NewCmdDemo builds tasksim demo.
 func NewCmdDemo(st *State) *cobra.Command {
 	o := &LoadOptions{}
 	simSeeds := demoSimSeeds
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server, then faults in the simulator (~40 s)",
+		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server, then faults in the simulator (about 25 s once built)",
 		Long: `Start the reference server (one child process on 127.0.0.1, shared by every
 mode; --in-process: inside this process) and compare four ways of getting a
 task's result on the same schedule, interleaved on that one server: polling
 tasks/get every second and every 100 ms, SEP-1905 streaming (sse) and
 SEP-2679 partial notifications. Each mode gets 20 tasks/s for 20 s; each task
-is 10 chunks, one every 50-150 ms (0.5-1.5 s in all). Then print the table:
+is 10 chunks, one every 50-150 ms (0.5-1.5 s in all). It first prints what
+is compared and why discovery delay is the number to watch. Then the table:
 how long until the first content and the whole result, how late the client
 learns of the result (discovery delay), what it cost in requests, bytes and
 server CPU (the shared server's, per task over all modes, marked *). Write the
 same with plots to tasksim-demo.html (--html) and print its path.
 
-Then the fault half (not with --server): tasksim sim over 200 seeds (at most
-15 s; --sim-seeds), the reference client and server in one process under
-fault schedules drawn from every in-process fault, judged by the rule
-catalog. Print its summary and a verdict table per rule, and put the
+Then the fault half (not with --server, where stderr says it is skipped):
+tasksim sim over 200 seeds (at most 15 s; --sim-seeds), the reference client
+and server in one process under fault schedules drawn from every in-process
+fault, judged by the rule catalog. Print its summary and a verdict table per rule, and put the
 timeline of the run where the faults did most (calls recovered after them)
 in the report.
 
@@ -73,6 +114,9 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 			if simSeeds < 0 {
 				return usagef("--sim-seeds %d: want 0 (no fault half) or more", simSeeds)
 			}
+			if simSeeds > 0 && o.Server != "" {
+				fmt.Fprintf(st.Stderr, "demo: the fault half (--sim-seeds %d) is skipped with --server: it runs the reference client and server in one process, not the server given\n", simSeeds)
+			}
 			if simSeeds > 0 && o.Server == "" {
 				o.After = func(ctx context.Context, w io.Writer) ([]load.HTMLSection, error) {
 					return demoFaults(ctx, w, simSeeds, demoSimBudget)
@@ -87,6 +131,7 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 		Sessions: load.DefaultSessions, Timeout: load.DefaultTimeout, MaxLag: demoMaxLag, MaxInFlight: load.DefaultMaxInFlight,
 		MaxFailureRate: DefaultMaxFailureRate,
 		Summary:        demoSummary, HTML: demoHTML,
+		Intro: demoIntro(), HTMLTitle: "tasksim demo", HTMLIntro: demoHTMLIntro(),
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.Duration, "duration", demoDuration, "how long tasks keep starting")

@@ -60,14 +60,14 @@ func demoFaults(ctx context.Context, w io.Writer, seeds int, budget time.Duratio
 		}
 	}
 	sum.Wall = time.Since(start)
-	var text strings.Builder
-	if err := sum.WriteText(&text); err != nil {
+	var summary strings.Builder
+	if err := sum.WriteText(&summary); err != nil {
 		return nil, err
 	}
-	if err := table.write(&text); err != nil {
+	if _, err := io.WriteString(w, summary.String()); err != nil {
 		return nil, err
 	}
-	if _, err := io.WriteString(w, text.String()); err != nil {
+	if err := table.write(w); err != nil {
 		return nil, err
 	}
 	if pick.best == nil {
@@ -79,8 +79,14 @@ func demoFaults(ctx context.Context, w io.Writer, seeds int, budget time.Duratio
 		return nil, fmt.Errorf("fault half: seed %d: %w", pick.best.Schedule.Seed, err)
 	}
 	fmt.Fprintf(w, "timeline of seed %d in the report: %s\n", pick.best.Schedule.Seed, pick.why())
+	// The section is paragraphs and a table, not preformatted text, so
+	// that it wraps to the page: a summary line is wider than a window.
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "<pre>%s</pre>\n<p>The timeline of seed %d, %s:</p>\n", template.HTMLEscapeString(text.String()), pick.best.Schedule.Seed, template.HTMLEscapeString(pick.why()))
+	for _, line := range strings.Split(strings.TrimSpace(summary.String()), "\n") {
+		fmt.Fprintf(&buf, "<p>%s</p>\n", template.HTMLEscapeString(line))
+	}
+	table.writeHTML(&buf)
+	fmt.Fprintf(&buf, "<p>The timeline of seed %d, %s:</p>\n", pick.best.Schedule.Seed, template.HTMLEscapeString(pick.why()))
 	if err := timeline.WriteSection(&buf, run); err != nil {
 		return nil, err
 	}
@@ -131,18 +137,36 @@ func (t *ruleTable) add(res *sim.Result) {
 	}
 }
 
+// judged returns the rules that some run judged.
+func (t *ruleTable) judged() []string {
+	var out []string
+	for _, id := range t.ids {
+		if c := t.counts[id]; c[0]+c[1] > 0 {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // write prints the rules that some run judged: pass, fail, and the runs
 // that did not show what the rule needs.
 func (t *ruleTable) write(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("rule                      pass  fail  not observed\n")
-	for _, id := range t.ids {
+	for _, id := range t.judged() {
 		c := t.counts[id]
-		if c[0]+c[1] == 0 {
-			continue
-		}
 		fmt.Fprintf(&b, "%-24s %5d %5d %13d\n", id, c[0], c[1], c[2])
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeHTML writes the same as an HTML table.
+func (t *ruleTable) writeHTML(b *bytes.Buffer) {
+	b.WriteString("<table class=\"rules\">\n<thead><tr><th>rule</th><th>pass</th><th>fail</th><th>not observed</th></tr></thead>\n<tbody>\n")
+	for _, id := range t.judged() {
+		c := t.counts[id]
+		fmt.Fprintf(b, "<tr><td>%s</td><td>%d</td><td>%d</td><td>%d</td></tr>\n", template.HTMLEscapeString(id), c[0], c[1], c[2])
+	}
+	b.WriteString("</tbody>\n</table>\n")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io"
 	"log/slog"
 	"net"
@@ -75,6 +76,13 @@ type LoadOptions struct {
 
 	// Title, when set, is printed before the run (tasksim demo).
 	Title string
+	// Intro, when set, is printed before the run where the table goes
+	// (tasksim demo's lesson: what is compared and what to watch).
+	Intro string
+	// HTMLTitle and HTMLIntro, when set, title the HTML report and open
+	// it (tasksim demo).
+	HTMLTitle string
+	HTMLIntro template.HTML
 	// Summary, when set, prints lines after the table (tasksim demo).
 	Summary func(io.Writer, *load.Result) error
 	// After, when set, runs after a complete run's table and Summary,
@@ -150,7 +158,7 @@ server cannot be loaded, or this machine cannot drive the rate: a task
 started more than --max-lag after its intended start (the run stops there
 and reports what it measured).`,
 		Example: `  tasksim load --mode poll:1s,poll:100ms,sse,partial --rate 20 --duration 30s
-  tasksim load --mode sse --rate 500 --duration 20s --ramp-up 5s --chunks 25 --interval 400ms --threshold 'sse.ttr.p99<11s'
+  tasksim load --mode sse --rate 500 --duration 20s --ramp-up 5s --chunks 25 --interval 400ms --threshold 'sse.result.p99<11s'
   tasksim load --mode poll:100ms --task-duration 500ms..1.5s --rate 50 --tasks 1000 --json run.json --hlog run.hlog
   tasksim load --server http://127.0.0.1:7070/mcp --mode partial --concurrency 100 --duration 1m`,
 		Args: cobra.NoArgs,
@@ -188,7 +196,7 @@ and reports what it measured).`,
 	f.StringVar(&o.Prom, "prom", "", "serve Prometheus metrics at http://ADDR/metrics during the run (e.g. 127.0.0.1:9464; a bare :PORT binds loopback)")
 	f.StringVar(&o.Dashboard, "dashboard", "", "serve a live web dashboard at http://ADDR/ during the run (e.g. 127.0.0.1:8080; a bare :PORT binds loopback)")
 	f.Float64Var(&o.MaxFailureRate, "max-failure-rate", DefaultMaxFailureRate, "fail (exit 1) when more than this share of a mode's started tasks fail (1: never)")
-	f.StringArrayVar(&o.Thresholds, "threshold", nil, "fail (exit 1) unless MODE.METRIC.STAT OP VALUE holds, e.g. 'sse.ttr.p99<50ms' (repeatable)")
+	f.StringArrayVar(&o.Thresholds, "threshold", nil, "fail (exit 1) unless MODE.METRIC.STAT OP VALUE holds, e.g. 'sse.result.p99<50ms'; METRIC is a column of the table: first, result, discovery, lag, requests, bytes, cpu (repeatable)")
 	return cmd
 }
 
@@ -298,6 +306,13 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		return err
 	}
 	defer prof.abort()
+	tableOut := st.Stdout
+	if o.JSON == "-" {
+		tableOut = st.Stderr
+	}
+	if o.Intro != "" {
+		fmt.Fprint(tableOut, o.Intro)
+	}
 	if o.Title != "" {
 		fmt.Fprintln(st.Stderr, o.Title)
 	}
@@ -342,10 +357,6 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 	}
 	stopServers()
 
-	tableOut := st.Stdout
-	if o.JSON == "-" {
-		tableOut = st.Stderr
-	}
 	if err := load.TableReporter(res)(tableOut); err != nil {
 		return fmt.Errorf("write table: %w", err)
 	}
@@ -374,7 +385,7 @@ func runLoad(ctx context.Context, st *State, o *LoadOptions) error {
 		}
 	}
 	if htmlOut != nil {
-		if err := load.HTMLReporter(res, sections...)(htmlOut.w); err != nil {
+		if err := load.HTMLPageReporter(res, &load.HTMLOptions{Title: o.HTMLTitle, Intro: o.HTMLIntro, Sections: sections})(htmlOut.w); err != nil {
 			return fmt.Errorf("write %s: %w", o.HTML, err)
 		}
 		if err := htmlOut.close(); err != nil {

@@ -159,7 +159,9 @@ func TestDemoServerTool(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stderr, "(tool sleep), "+url) || !strings.Contains(stdout, "poll:100ms") {
+	// The fault half does not run against a server given: stderr says so.
+	if !strings.Contains(stderr, "(tool sleep), "+url) || !strings.Contains(stdout, "poll:100ms") ||
+		!strings.Contains(stderr, "demo: the fault half (--sim-seeds 200) is skipped with --server") {
 		t.Errorf("stderr:\n%s\nstdout:\n%s", stderr, stdout)
 	}
 	if code, _, stderr := run(t, "", "demo", "--tool", "sleep"); code != ExitUsage || !strings.Contains(stderr, "need --server") {

@@ -152,9 +152,8 @@ func runProxy(ctx context.Context, st *State, o *ProxyOptions) error {
 		Command:        append([]string{"tasksim"}, st.Args...),
 		Seed:           set.Seed(),
 	}
-	for _, s := range set.Specs() {
-		h.Labels = append(h.Labels, traces.Label{Key: "fault", Value: s})
-	}
+	// The specs go in the header's schedule, once (no "fault" labels
+	// beside it: trace show printed every spec twice).
 	if len(set.Specs()) > 0 {
 		// Decisions are drawn per message as traffic passes, so the
 		// resolved schedule is the trace's fault records.

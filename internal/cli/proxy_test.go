@@ -69,6 +69,11 @@ func TestProxyDropSSEEvent(t *testing.T) {
 	if hdr.Faults == nil || len(hdr.Faults.Specs) != 1 || hdr.Faults.Specs[0] != "drop-sse-event:method=tools/call,nth=2" {
 		t.Errorf("trace header schedule %+v", hdr.Faults)
 	}
+	// The header holds the spec once, in its schedule: trace show prints
+	// it once (a "fault" label beside it printed it twice).
+	if _, show, _ := run(t, "", "trace", "show", out); strings.Count(show, "# fault: drop-sse-event:method=tools/call,nth=2\n") != 1 {
+		t.Errorf("trace show should print the fault spec once:\n%.600s", show)
+	}
 	var notes []string
 	for _, r := range recs {
 		if testing.Verbose() {

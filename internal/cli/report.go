@@ -27,9 +27,7 @@ several runs or machines into one (tasksim report merge), or render the HTML
 report of a --json result (tasksim report html). Merge the --json results of
 tasksim sim partitions into one (tasksim report sim-merge).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("give a subcommand: merge, html or sim-merge")
-		},
+		RunE: needSubcommand,
 	}
 	cmd.AddCommand(newCmdReportMerge(st), newCmdReportHTML(st), newCmdReportSimMerge(st))
 	return cmd

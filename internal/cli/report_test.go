@@ -137,7 +137,7 @@ func TestReportBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no subcommand", []string{"report"}, "merge, html or sim-merge"},
+		{"no subcommand", []string{"report"}, "html, merge or sim-merge"},
 		{"html missing file", []string{"report", "html", "-o", out, filepath.Join(dir, "nope.json")}, "no such file"},
 		{"html not JSON", []string{"report", "html", "-o", out, notJSON}, "not a tasksim load result"},
 		{"html no modes", []string{"report", "html", "-o", out, empty}, "not a tasksim load result"},

@@ -33,16 +33,54 @@ func simRunTimeline(res *sim.Result, title string) (*timeline.Run, error) {
 		run.Notes = append(run.Notes, f.Rule+": "+f.Message)
 	}
 	for _, c := range res.Calls {
-		line := fmt.Sprintf("call %d: %s, expected %s", c.Call, c.Got, c.Expected)
-		if c.Faulted {
-			line += "; a fault acted on its session"
-		}
-		if c.Recovered != "" {
-			line += "; after the faults, tasks/result: " + c.Recovered
-		}
-		run.Notes = append(run.Notes, line)
+		run.Notes = append(run.Notes, callNote(c))
 	}
 	return run, nil
+}
+
+// outcomeWords says how a call ended, in words: the outcome names of the
+// JSON (sim.CallOutcome.Got) are terse, and "hung" read as a verdict
+// where the run passed.
+var outcomeWords = map[string]string{
+	sim.OutcomeOK:        "the result",
+	sim.OutcomeFailed:    "the tool's error",
+	sim.OutcomeExpired:   "its ttl's expiry",
+	sim.OutcomeCancelled: "its cancellation",
+	sim.OutcomeWrong:     "a wrong result",
+	sim.OutcomeError:     "an error",
+	sim.OutcomeHung:      "no end by its deadline",
+}
+
+func outcomeText(o string) string {
+	if w, ok := outcomeWords[o]; ok {
+		return w
+	}
+	return o
+}
+
+// callNote is a call's line under the timeline. A call that a fault kept
+// from its expected end passes SIM-LIVENESS when tasks/result gives that
+// end once the faults stopped (sim.judgeCall); the line says so, instead
+// of setting what it got against what was expected as if that failed.
+func callNote(c sim.CallOutcome) string {
+	switch {
+	case c.Got == c.Expected:
+		line := fmt.Sprintf("call %d: got %s, as expected", c.Call, outcomeText(c.Got))
+		if c.Faulted {
+			line += ", though a fault acted on its session"
+		}
+		return line
+	case c.Faulted && c.Recovered == c.Expected:
+		return fmt.Sprintf("call %d: recovered: after a fault acted on its session it got %s; once the faults stopped, tasks/result gave %s, as expected",
+			c.Call, outcomeText(c.Got), outcomeText(c.Recovered))
+	case c.Faulted:
+		line := fmt.Sprintf("call %d: expected %s, got %s after a fault acted on its session", c.Call, outcomeText(c.Expected), outcomeText(c.Got))
+		if c.Recovered != "" {
+			line += "; once the faults stopped, tasks/result gave " + outcomeText(c.Recovered)
+		}
+		return line
+	}
+	return fmt.Sprintf("call %d: expected %s, got %s, and no fault acted on its session", c.Call, outcomeText(c.Expected), outcomeText(c.Got))
 }
 
 // simPick keeps the one run of many that --html draws: the first that

@@ -37,9 +37,7 @@ show, stats and export print what is there and warn. A file that is not a
 trace, a trace of a newer format version and a damaged trace are errors
 (exit 2); trace verify reports a cut or damaged trace as a finding (exit 1).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef("trace: give a subcommand: show, stats, verify, export, import or redact")
-		},
+		RunE: needSubcommand,
 	}
 	cmd.AddCommand(newCmdTraceShow(st), newCmdTraceStats(st), newCmdTraceVerify(st), newCmdTraceCheck(st),
 		newCmdTraceExport(st), newCmdTraceImport(st), newCmdTraceRedact(st))
