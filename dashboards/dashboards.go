@@ -1,12 +1,19 @@
 package dashboards
 
-import _ "embed"
+import (
+	"bytes"
+	_ "embed"
+)
 
-// GrafanaLoad is the Grafana dashboard (JSON model) over the metrics of
-// tasksim load --prom; its data source is the variable ${datasource}.
+// grafanaLoad is the dashboard GrafanaLoad copies.
 //
 //go:embed grafana-load.json
-var GrafanaLoad []byte
+var grafanaLoad []byte
+
+// GrafanaLoad returns the Grafana dashboard (JSON model) over the metrics
+// of tasksim load --prom, in a slice of the caller's own; its data source
+// is the variable ${datasource}.
+func GrafanaLoad() []byte { return bytes.Clone(grafanaLoad) }
 
 // livePage is the page Live serves at /.
 //

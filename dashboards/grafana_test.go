@@ -242,7 +242,7 @@ func (o *scrapeAtFirstStart) Started(mode string, lag time.Duration) {
 // moves whatever the machine's speed. The dashboard uses every exported
 // metric.
 func TestGrafanaMetricsMove(t *testing.T) {
-	queries := dashboardQueries(t, GrafanaLoad)
+	queries := dashboardQueries(t, GrafanaLoad())
 	if len(queries) < 10 {
 		t.Fatalf("%d queries in grafana-load.json: %v", len(queries), queries)
 	}

@@ -85,7 +85,7 @@ func TestDashboardQuantilesInPrometheus(t *testing.T) {
 
 	quantile := regexp.MustCompile(`^histogram_quantile\(([0-9.]+),.*\b(tasksim_load_[a-z_]+)_bucket\b`)
 	checked := 0
-	for path, expr := range dashboardQueries(t, GrafanaLoad) {
+	for path, expr := range dashboardQueries(t, GrafanaLoad()) {
 		m := quantile.FindStringSubmatch(expr)
 		if m == nil {
 			continue

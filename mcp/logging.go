@@ -11,11 +11,15 @@ const MethodLoggingSetLevel = "logging/setLevel"
 // LoggingLevel is a syslog severity (RFC 5424) as MCP spells it.
 type LoggingLevel string
 
-// LoggingLevels lists the levels from the least to the most severe.
-var LoggingLevels = []LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+// loggingLevels is the list LoggingLevels copies.
+var loggingLevels = []LoggingLevel{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// LoggingLevels lists the levels from the least to the most severe, in a
+// slice of the caller's own.
+func LoggingLevels() []LoggingLevel { return slices.Clone(loggingLevels) }
 
 // IsValid reports whether l is one of LoggingLevels.
-func (l LoggingLevel) IsValid() bool { return slices.Contains(LoggingLevels, l) }
+func (l LoggingLevel) IsValid() bool { return slices.Contains(loggingLevels, l) }
 
 // SetLevelParams are the params of logging/setLevel.
 type SetLevelParams struct {

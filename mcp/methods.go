@@ -54,12 +54,16 @@ const (
 	DefaultHTTPProtocolVersion = "2025-03-26"
 )
 
-// SupportedProtocolVersions lists the revisions tasksim speaks, newest first.
-var SupportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+// supportedProtocolVersions is the list SupportedProtocolVersions copies.
+var supportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// SupportedProtocolVersions lists the revisions tasksim speaks, newest
+// first, in a slice of the caller's own.
+func SupportedProtocolVersions() []string { return slices.Clone(supportedProtocolVersions) }
 
 // IsSupportedProtocolVersion reports whether v is one of SupportedProtocolVersions.
 func IsSupportedProtocolVersion(v string) bool {
-	return slices.Contains(SupportedProtocolVersions, v)
+	return slices.Contains(supportedProtocolVersions, v)
 }
 
 // NegotiateProtocolVersion returns the version a server answers an

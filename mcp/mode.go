@@ -12,11 +12,15 @@ const (
 	ModeTask      ResponseMode = "task"
 )
 
-// AllModes lists every response mode in priority order.
-var AllModes = []ResponseMode{ModeImmediate, ModeStreaming, ModeTask}
+// allModes is the list AllModes copies.
+var allModes = []ResponseMode{ModeImmediate, ModeStreaming, ModeTask}
+
+// AllModes lists every response mode in priority order, in a slice of the
+// caller's own.
+func AllModes() []ResponseMode { return slices.Clone(allModes) }
 
 // IsValid reports whether m is one of the three modes.
-func (m ResponseMode) IsValid() bool { return slices.Contains(AllModes, m) }
+func (m ResponseMode) IsValid() bool { return slices.Contains(allModes, m) }
 
 // ModeDecision is how a server answers one task-augmented request.
 type ModeDecision struct {
@@ -56,7 +60,7 @@ func DecideMode(client, server []ResponseMode, resultReady, incremental bool) Mo
 	}
 	both := func(m ResponseMode) bool { return slices.Contains(client, m) && slices.Contains(server, m) }
 	negotiated := ResponseMode("")
-	for _, m := range AllModes {
+	for _, m := range allModes {
 		if both(m) {
 			negotiated = m
 			break

@@ -33,7 +33,7 @@ func testContext(t *testing.T) context.Context {
 func TestProxyEveryMode(t *testing.T) {
 	rg := newRig(t, &streamhttp.Options{Retry: 10 * time.Millisecond})
 	t.Run("modes", func(t *testing.T) {
-		for _, mode := range client.Modes {
+		for _, mode := range client.Modes() {
 			t.Run(string(mode), func(t *testing.T) {
 				t.Parallel()
 				ctx := testContext(t)
@@ -58,11 +58,11 @@ func TestProxyEveryMode(t *testing.T) {
 	if sum.sseEvents["POST"] == 0 || sum.sseEvents["GET"] == 0 {
 		t.Errorf("SSE events recorded by method: %v; want some on POST and on GET streams", sum.sseEvents)
 	}
-	if sum.methods["DELETE"] != len(client.Modes) {
-		t.Errorf("%d DELETE exchanges, want %d (one per session)", sum.methods["DELETE"], len(client.Modes))
+	if sum.methods["DELETE"] != len(client.Modes()) {
+		t.Errorf("%d DELETE exchanges, want %d (one per session)", sum.methods["DELETE"], len(client.Modes()))
 	}
-	if sum.sessions < len(client.Modes) {
-		t.Errorf("%d sessions in the trace, want %d", sum.sessions, len(client.Modes))
+	if sum.sessions < len(client.Modes()) {
+		t.Errorf("%d sessions in the trace, want %d", sum.sessions, len(client.Modes()))
 	}
 	for _, m := range []string{"initialize", "tools/call", "tasks/get", "tasks/result"} {
 		if sum.rpcRequests[m] == 0 {

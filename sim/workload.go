@@ -63,7 +63,7 @@ func DrawWorkload(r *rand.Rand, o *WorkloadOptions) Workload {
 		opts = *o
 	}
 	if len(opts.Modes) == 0 {
-		opts.Modes = client.Modes
+		opts.Modes = client.Modes()
 	}
 	if opts.Tasks <= 0 {
 		opts.Tasks = 5
@@ -189,7 +189,7 @@ func (w Workload) Validate() error {
 			return fmt.Errorf("workload: call %d: session %d of %d", i, c.Session, w.Sessions)
 		case c.Tool != server.ToolSlowText && c.Tool != server.ToolInstant:
 			return fmt.Errorf("workload: call %d: tool %q (want slow_text or instant)", i, c.Tool)
-		case !slices.Contains(client.Modes, c.Mode):
+		case !slices.Contains(client.Modes(), c.Mode):
 			return fmt.Errorf("workload: call %d: mode %q", i, c.Mode)
 		case c.Chunks < 0 || c.Chunks > 1000 || c.IntervalMs < 0 || c.IntervalMs > 3_600_000:
 			return fmt.Errorf("workload: call %d: chunks %d, intervalMs %d out of range", i, c.Chunks, c.IntervalMs)

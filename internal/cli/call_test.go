@@ -283,7 +283,7 @@ func (s *cancelRace) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case mcp.MethodInitialize:
 		w.Header().Set("Mcp-Session-Id", "race-1")
 		res = mcp.InitializeResult{ProtocolVersion: mcp.LatestProtocolVersion, ServerInfo: mcp.Implementation{Name: "race", Version: "1"},
-			Capabilities: mcp.ServerCapabilities{Tasks: &mcp.TasksCapability{Responses: &mcp.ResponsesCapability{Modes: mcp.AllModes}}}}
+			Capabilities: mcp.ServerCapabilities{Tasks: &mcp.TasksCapability{Responses: &mcp.ResponsesCapability{Modes: mcp.AllModes()}}}}
 	case mcp.MethodToolsCall:
 		s.once[4].Do(func() { close(s.callHeld) })
 		if !s.hold(r, s.callRelease) {

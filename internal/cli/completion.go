@@ -53,7 +53,7 @@ func flagValues(c *cobra.Command, name string) cobra.CompletionFunc {
 		return completeList(loadModeValues)
 	case name == "mode":
 		var modes []string
-		for _, m := range client.Modes {
+		for _, m := range client.Modes() {
 			modes = append(modes, string(m))
 		}
 		return CompleteValues(modes...)

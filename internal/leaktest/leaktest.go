@@ -20,6 +20,17 @@ func Main(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
+// Check fails t if a goroutine started during t outlives it: call it
+// first in the test. Goroutines running when Check is called (those of
+// other tests, with -count above 1 or t.Parallel) are not t's to answer
+// for and are ignored. The check runs in t.Cleanup, after the cleanups
+// registered later (servers closed, temporary directories removed).
+func Check(t testing.TB) {
+	t.Helper()
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+}
+
 // H1FromEnv makes http.DefaultClient send through internal/h1's
 // transport, the load generator's, instead of net/http's, when H1Env is
 // "1": the tests of a package whose clients use http.DefaultClient then

@@ -17,8 +17,11 @@ type Values struct {
 	ChunkSize  int     // {{chunkSize}}: of how many bytes each
 }
 
-// Placeholders are the placeholders Fill replaces.
-var Placeholders = []string{"{{task}}", "{{draw}}", "{{durationMs}}", "{{chunks}}", "{{chunkSize}}"}
+// Placeholders returns the placeholders Fill replaces, in a slice of the
+// caller's own.
+func Placeholders() []string {
+	return []string{"{{task}}", "{{draw}}", "{{durationMs}}", "{{chunks}}", "{{chunkSize}}"}
+}
 
 // Fill returns tmpl with each placeholder replaced by its value, as a
 // JSON number.

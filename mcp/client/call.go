@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -41,12 +42,15 @@ const (
 	ModePartial Mode = "partial"
 )
 
-// Modes lists every call mode.
-var Modes = []Mode{ModePlain, ModeImmediate, ModeStreaming, ModeTask, ModePoll, ModePartial}
+// callModes is the list Modes copies.
+var callModes = []Mode{ModePlain, ModeImmediate, ModeStreaming, ModeTask, ModePoll, ModePartial}
+
+// Modes lists every call mode, in a slice of the caller's own.
+func Modes() []Mode { return slices.Clone(callModes) }
 
 // ParseMode returns the mode named s.
 func ParseMode(s string) (Mode, error) {
-	for _, m := range Modes {
+	for _, m := range callModes {
 		if string(m) == s {
 			return m, nil
 		}

@@ -73,7 +73,7 @@ func (o *Options) withDefaults() Options {
 		out.ProtocolVersion = mcp.LatestProtocolVersion
 	}
 	if out.Modes == nil {
-		out.Modes = mcp.AllModes
+		out.Modes = mcp.AllModes()
 	}
 	if out.NoModes {
 		out.Modes = nil

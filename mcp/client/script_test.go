@@ -162,7 +162,7 @@ func (s *script) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, result(msg.ID, mcp.InitializeResult{
 			ProtocolVersion: mcp.LatestProtocolVersion,
 			Capabilities: mcp.ServerCapabilities{Tasks: &mcp.TasksCapability{
-				Responses: &mcp.ResponsesCapability{Modes: mcp.AllModes},
+				Responses: &mcp.ResponsesCapability{Modes: mcp.AllModes()},
 				Streaming: &mcp.StreamingCapability{Partial: &mcp.Empty{}},
 			}},
 			ServerInfo: mcp.Implementation{Name: "script", Version: "1"},

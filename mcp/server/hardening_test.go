@@ -108,7 +108,7 @@ func TestLoggingSetLevel(t *testing.T) {
 		t.Fatal("logging capability no longer declared: then drop this test")
 	}
 	c := connect(t, url, mcp.ClientCapabilities{})
-	for _, l := range mcp.LoggingLevels {
+	for _, l := range mcp.LoggingLevels() {
 		a := c.post(mcp.MethodLoggingSetLevel, mcp.SetLevelParams{Level: l})
 		if m := a.last(); m.Error != nil || string(bytes.TrimSpace(m.Result)) != "{}" {
 			t.Errorf("level %s: result %s, error %v; want {}", l, m.Result, m.Error)

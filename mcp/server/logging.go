@@ -12,7 +12,7 @@ func (ss *session) setLevel(msg *mcp.Message, r mcp.Replier) {
 		return
 	}
 	if !p.Level.IsValid() {
-		replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams, "invalid params: level %q is not one of %v", p.Level, mcp.LoggingLevels))
+		replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams, "invalid params: level %q is not one of %v", p.Level, mcp.LoggingLevels()))
 		return
 	}
 	ss.mu.Lock()

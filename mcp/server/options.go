@@ -130,7 +130,7 @@ func (o *Options) withDefaults() Options {
 		out.Version = "dev"
 	}
 	if out.Modes == nil {
-		out.Modes = mcp.AllModes
+		out.Modes = mcp.AllModes()
 	}
 	if out.NoModes {
 		out.Modes = nil

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/check"
+	"github.com/tasksim/tasksim/internal/leaktest"
 	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
-	"go.uber.org/goleak"
 )
 
 // inProcessClient is the reference client as a client under test, with
@@ -156,9 +156,8 @@ func TestClientSuiteNeverConnects(t *testing.T) {
 // TestClientSuiteStdioLeavesNoGoroutines: the stdio endpoint, its relay
 // connections and the scripted server's sessions all end with the suite.
 func TestClientSuiteStdioLeavesNoGoroutines(t *testing.T) {
-	before := goleak.IgnoreCurrent()
+	leaktest.Check(t)
 	if _, err := RunClientSuite(context.Background(), inProcessClient(plant.ClientFlaws{}, true), &SuiteOptions{TraceDir: t.TempDir()}); err != nil {
 		t.Fatal(err)
 	}
-	goleak.VerifyNone(t, before)
 }
