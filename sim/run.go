@@ -51,6 +51,9 @@ type RunOptions struct {
 	// and the reference client, for tests only (docs/sim.md, "Planted
 	// bugs"); nil plants none.
 	Bugs *Bugs
+	// Registry is the fault catalog the schedule's faults are read with;
+	// nil is faults.Builtin().
+	Registry *faults.Registry
 	// Strict judges a SHOULD broken as FAIL, not WARN (--strict): it
 	// then fails the run and can be shrunk.
 	Strict bool
@@ -134,11 +137,12 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err := s.Workload.Validate(); err != nil {
 		return nil, err
 	}
-	bound, err := checkSpecs(s.Faults)
+	reg := registry(opts.Registry)
+	bound, err := checkSpecs(reg, s.Faults)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTransport(bound, s.Workload.Transport); err != nil {
+	if err := checkTransport(reg, bound, s.Workload.Transport); err != nil {
 		return nil, err
 	}
 	var bugs Bugs
