@@ -521,9 +521,9 @@ func (m *simulation) judgeHTTPRecord(v *check.Verdict, httpTrace []byte) ([]stri
 		lost = lost || lostSession(m.ds, k)
 	}
 	if lost {
-		unjudged = append(unjudged, "HTTP-RESUME-COMPLETE", "CLIENT-RESUME")
+		unjudged = append(unjudged, check.RuleHTTPResumeComplete.String(), check.RuleClientResume.String())
 	} else if len(m.httpBound) > 0 {
-		unjudged = append(unjudged, "CLIENT-RESUME")
+		unjudged = append(unjudged, check.RuleClientResume.String())
 	}
 	return unjudged, judgeHTTP(v, httpTrace, unjudged)
 }

@@ -370,7 +370,7 @@ func writeCheckText(w io.Writer, res *suite.SuiteResult, repro func(string) stri
 	}
 	// The per-rule table: each rule across the scenarios that judged it.
 	b.WriteString("\nrule                      keyword  pass  warn  fail  skip\n")
-	for _, rule := range check.Catalog {
+	for _, rule := range check.Catalog() {
 		var p, wa, f, s int
 		for _, r := range res.Scenarios {
 			if o, ok := r.Rule(rule.ID); ok {
@@ -421,7 +421,7 @@ type checkJSON struct {
 }
 
 func writeCheckJSON(w io.Writer, res *suite.SuiteResult, repro func(string) string) error {
-	doc := checkJSON{Schema: "tasksim.check/v1", SuiteResult: res, Failed: res.Failed(), Warned: res.Warned(), Rules: check.Catalog, Counts: map[string]int{"pass": 0, "warn": 0, "fail": 0, "skip": 0}}
+	doc := checkJSON{Schema: "tasksim.check/v1", SuiteResult: res, Failed: res.Failed(), Warned: res.Warned(), Rules: check.Catalog(), Counts: map[string]int{"pass": 0, "warn": 0, "fail": 0, "skip": 0}}
 	for _, r := range res.Scenarios {
 		doc.Counts[strings.ToLower(string(r.Status))]++
 		if r.Status.Broken() {
