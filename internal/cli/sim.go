@@ -593,14 +593,5 @@ func writeSimJUnit(w io.Writer, t *simTally, interrupted bool, planned int) erro
 			s.Skipped++
 		}
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(s); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return check.WriteJUnitXML(w, s)
 }
