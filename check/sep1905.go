@@ -23,61 +23,73 @@ func (c *Checker) segments(s *session, st *stream, r *request, t *task, rec trac
 		return
 	}
 	for _, seg := range res.PartialContent {
-		n, ok := jsonInt(seg.SeqNr)
-		switch {
-		case !ok || n <= 0:
-			c.fail(RuleS1905SeqNr, "a segment has seqNr "+string(seg.SeqNr)+"; seqNr is a positive integer", rec.Index)
-			continue
-		case len(r.seqs) == 0 && r.method == "tools/call" && n != 1:
-			c.judgeExcusable(RuleS1905SeqNr, faulted, false, "the first segment of request "+r.id+" has seqNr "+strconv.FormatInt(n, 10)+"; seqNr starts at 1", rec.Index)
-		case len(r.seqs) > 0 && n <= r.seqs[len(r.seqs)-1]:
-			c.judgeExcusable(RuleS1905SeqNr, faulted, false, "seqNr "+strconv.FormatInt(n, 10)+" follows seqNr "+strconv.FormatInt(r.seqs[len(r.seqs)-1], 10)+" in the answers to request "+r.id+"; seqNr strictly increases", rec.Index)
-		default:
-			c.ok(RuleS1905SeqNr)
-		}
-		r.seqs = append(r.seqs, n)
-		if t == nil {
-			continue
-		}
-		content := seg.Raw
-		if old, seen := t.segments[n]; seen && old != content && segmentBlock(old) != segmentBlock(content) {
-			c.judgeExcusable(RuleS1905SeqNr, faulted, false, "seqNr "+strconv.FormatInt(n, 10)+" of task "+t.id+" was sent again with other content", t.segRecs[n], rec.Index)
-		}
-		if _, seen := t.segments[n]; !seen {
-			t.segments[n], t.segRecs[n] = content, rec.Index
-		}
-		t.received[n] = true
-		t.maxSeqNr = max(t.maxSeqNr, n)
+		c.segment(r, t, seg, rec, faulted)
 	}
 	if t != nil && res.IsComplete != nil {
 		c.completeOrder(st, r, t, rec, *res.IsComplete, faulted)
 	}
-	if res.IsComplete != nil && *res.IsComplete {
-		r.complete, r.completeR = true, rec.Index
-		isErr := res.IsError != nil && *res.IsError
-		if t != nil {
-			t.isComplete, t.isError = true, isErr
-		}
-		// S1905-COMPLETE: a completed stream's task is completed, a
-		// failed one's failed (with isError).
-		if res.Task != nil && res.Task.status() != "" {
-			want := "completed"
-			if isErr {
-				want = "failed"
-			}
-			if res.Task.status() == "cancelled" {
-				// "If the task is cancelled during streaming ... If a
-				// final response is sent, it MUST have isComplete: true"
-				// (SEP-1905, TTL and cancellation).
-				want = "cancelled"
-			}
-			c.judge(RuleS1905Complete, res.Task.status() == want, "the response with isComplete: true carries task status "+res.Task.status()+", want "+want, rec.Index)
-		} else {
-			c.ok(RuleS1905Complete)
-		}
-	} else if res.Task != nil && isTerminal(res.Task.status()) {
-		c.fail(RuleS1905Complete, "a response with isComplete: false carries terminal task status "+res.Task.status(), rec.Index)
+	c.completeStatus(r, t, rec, res)
+}
+
+// segment judges one segment of an answer to r (S1905-SEQNR) and keeps it.
+func (c *Checker) segment(r *request, t *task, seg wireSegment, rec traces.Record, faulted bool) {
+	n, ok := jsonInt(seg.SeqNr)
+	switch {
+	case !ok || n <= 0:
+		c.fail(RuleS1905SeqNr, "a segment has seqNr "+string(seg.SeqNr)+"; seqNr is a positive integer", rec.Index)
+		return
+	case len(r.seqs) == 0 && r.method == "tools/call" && n != 1:
+		c.judgeExcusable(RuleS1905SeqNr, faulted, false, "the first segment of request "+r.id+" has seqNr "+strconv.FormatInt(n, 10)+"; seqNr starts at 1", rec.Index)
+	case len(r.seqs) > 0 && n <= r.seqs[len(r.seqs)-1]:
+		c.judgeExcusable(RuleS1905SeqNr, faulted, false, "seqNr "+strconv.FormatInt(n, 10)+" follows seqNr "+strconv.FormatInt(r.seqs[len(r.seqs)-1], 10)+" in the answers to request "+r.id+"; seqNr strictly increases", rec.Index)
+	default:
+		c.ok(RuleS1905SeqNr)
 	}
+	r.seqs = append(r.seqs, n)
+	if t == nil {
+		return
+	}
+	content := seg.Raw
+	if old, seen := t.segments[n]; seen && old != content && segmentBlock(old) != segmentBlock(content) {
+		c.judgeExcusable(RuleS1905SeqNr, faulted, false, "seqNr "+strconv.FormatInt(n, 10)+" of task "+t.id+" was sent again with other content", t.segRecs[n], rec.Index)
+	}
+	if _, seen := t.segments[n]; !seen {
+		t.segments[n], t.segRecs[n] = content, rec.Index
+	}
+	t.received[n] = true
+	t.maxSeqNr = max(t.maxSeqNr, n)
+}
+
+// completeStatus judges S1905-COMPLETE on an answer's isComplete and task
+// status: a completed stream's task is completed, a failed one's failed
+// (with isError); a stream not complete carries no terminal status.
+func (c *Checker) completeStatus(r *request, t *task, rec traces.Record, res *wireResult) {
+	if res.IsComplete == nil || !*res.IsComplete {
+		if res.Task != nil && isTerminal(res.Task.status()) {
+			c.fail(RuleS1905Complete, "a response with isComplete: false carries terminal task status "+res.Task.status(), rec.Index)
+		}
+		return
+	}
+	r.complete, r.completeR = true, rec.Index
+	isErr := res.IsError != nil && *res.IsError
+	if t != nil {
+		t.isComplete, t.isError = true, isErr
+	}
+	if res.Task == nil || res.Task.status() == "" {
+		c.ok(RuleS1905Complete)
+		return
+	}
+	want := "completed"
+	if isErr {
+		want = "failed"
+	}
+	if res.Task.status() == "cancelled" {
+		// "If the task is cancelled during streaming ... If a
+		// final response is sent, it MUST have isComplete: true"
+		// (SEP-1905, TTL and cancellation).
+		want = "cancelled"
+	}
+	c.judge(RuleS1905Complete, res.Task.status() == want, "the response with isComplete: true carries task status "+res.Task.status()+", want "+want, rec.Index)
 }
 
 func (c *Checker) judgeExcusable(id RuleID, faulted, cond bool, msg string, records ...uint64) {
@@ -93,6 +105,21 @@ func taskIDOf(t *task) string {
 		return ""
 	}
 	return t.id
+}
+
+// sameResult judges TASK-RESULT: the underlying result with the
+// related-task meta, the same every time (Behavior Requirements › Result
+// Retrieval).
+func (c *Checker) sameResult(t *task, rec traces.Record, res *wireResult) {
+	if rt := res.relatedTask(); rt != t.id {
+		c.fail(RuleTaskResult, "tasks/result of task "+t.id+" lacks the related-task meta naming it (has "+strconvQuote(rt)+")", rec.Index)
+		return
+	}
+	if t.result != "" && canonical(res.Content) != t.result {
+		c.fail(RuleTaskResult, "tasks/result of task "+t.id+" differs from the result given before", t.resultRec, rec.Index)
+		return
+	}
+	c.ok(RuleTaskResult)
 }
 
 // tasksResultAnswer judges an answer to tasks/result.
@@ -117,18 +144,7 @@ func (c *Checker) tasksResultAnswer(s *session, st *stream, r *request, rec trac
 	if t == nil {
 		return
 	}
-	// TASK-RESULT: the underlying result with the related-task meta, the
-	// same every time (Behavior Requirements › Result Retrieval).
-	if rt := res.relatedTask(); rt != t.id {
-		c.fail(RuleTaskResult, "tasks/result of task "+t.id+" lacks the related-task meta naming it (has "+strconvQuote(rt)+")", rec.Index)
-	} else {
-		content := canonical(res.Content)
-		if t.result != "" && content != t.result {
-			c.fail(RuleTaskResult, "tasks/result of task "+t.id+" differs from the result given before", t.resultRec, rec.Index)
-		} else {
-			c.ok(RuleTaskResult)
-		}
-	}
+	c.sameResult(t, rec, res)
 	// S1905-IMMEDIATE: tasks/result of an immediate call returns the same.
 	if t.createdBy != nil && t.createdBy.mode == "immediate" {
 		c.judge(RuleS1905Immediate, canonical(res.Content) == t.result, "tasks/result of task "+t.id+" differs from its immediate result", t.resultRec, rec.Index)

@@ -28,16 +28,7 @@ func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *
 	if r == nil {
 		return
 	}
-	if st.kind == "GET" && st.resumes == nil {
-		// A response on the standalone stream: only a resumption may
-		// carry one (Transports › Listening for Messages from the Server).
-		c.fail(RuleHTTPResumeSameStream, "the response to request "+id+" came on the standalone GET stream, which carries no responses", rec.Index)
-	}
-	if root := st.root(); st.resumes != nil && root.kind == "POST" && root.rpcID != id {
-		c.fail(RuleHTTPResumeSameStream, "a resumption of the stream answering request "+root.rpcID+" carried the response to request "+id, root.ex.rec, rec.Index)
-	} else if st.resumes != nil {
-		c.ok(RuleHTTPResumeSameStream)
-	}
+	c.responseStream(st, id, rec)
 	if w.Error != nil {
 		c.errorAnswer(s, r, rec, w.Error)
 		r.answered = true
@@ -50,46 +41,78 @@ func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *
 		c.finalOn(st, r)
 		return
 	}
+	c.resultAnswer(s, st, r, rec, res)
+	if res.IsComplete == nil || *res.IsComplete || !res.HasPartial {
+		r.answered = true
+		c.finalOn(st, r)
+	}
+}
+
+// responseStream judges HTTP-RESUME-SAME-STREAM for the response to
+// request id on stream st.
+func (c *Checker) responseStream(st *stream, id string, rec traces.Record) {
+	if st.kind == "GET" && st.resumes == nil {
+		// A response on the standalone stream: only a resumption may
+		// carry one (Transports › Listening for Messages from the Server).
+		c.fail(RuleHTTPResumeSameStream, "the response to request "+id+" came on the standalone GET stream, which carries no responses", rec.Index)
+	}
+	if root := st.root(); st.resumes != nil && root.kind == "POST" && root.rpcID != id {
+		c.fail(RuleHTTPResumeSameStream, "a resumption of the stream answering request "+root.rpcID+" carried the response to request "+id, root.ex.rec, rec.Index)
+	} else if st.resumes != nil {
+		c.ok(RuleHTTPResumeSameStream)
+	}
+}
+
+// resultAnswer judges a result answering request r, by its method.
+func (c *Checker) resultAnswer(s *session, st *stream, r *request, rec traces.Record, res *wireResult) {
 	switch r.method {
 	case "initialize":
-		if caps := res.Capabilities; len(caps) > 0 {
-			var sc struct {
-				Tasks *struct {
-					Responses *struct {
-						Modes []string `json:"modes"`
-					} `json:"responses"`
-					Streaming *struct {
-						Partial json.RawMessage `json:"partial"`
-					} `json:"streaming"`
-				} `json:"tasks"`
-			}
-			if json.Unmarshal(caps, &sc) == nil && sc.Tasks != nil {
-				if sc.Tasks.Responses != nil {
-					s.serverModes = sc.Tasks.Responses.Modes
-				}
-				s.serverPartial = sc.Tasks.Streaming != nil && len(sc.Tasks.Streaming.Partial) > 0
-			}
-		}
+		initializeAnswer(s, res)
 	case "tools/call":
 		c.toolsCallAnswer(s, st, r, rec, res)
 	case "tasks/get", "tasks/cancel":
 		c.taskAnswer(s, st, r, rec, &res.wireTask, res)
 	case "tasks/list":
-		for i := range res.Tasks {
-			c.checkTaskFields(&res.Tasks[i], rec)
-			if t := c.tasks[res.Tasks[i].id()]; t != nil && t.sess != s {
-				c.fail(RuleTaskIsolation, "tasks/list in session "+s.id+" listed task "+t.id+" of session "+t.sess.id, t.rec, rec.Index)
-			} else if t != nil {
-				c.ok(RuleTaskIsolation)
-				c.sawStatus(t, st, res.Tasks[i].status(), rec)
-			}
-		}
+		c.tasksListAnswer(s, st, rec, res)
 	case "tasks/result":
 		c.tasksResultAnswer(s, st, r, rec, res)
 	}
-	if res.IsComplete == nil || *res.IsComplete || !res.HasPartial {
-		r.answered = true
-		c.finalOn(st, r)
+}
+
+// initializeAnswer keeps the task capabilities the server declared.
+func initializeAnswer(s *session, res *wireResult) {
+	caps := res.Capabilities
+	if len(caps) == 0 {
+		return
+	}
+	var sc struct {
+		Tasks *struct {
+			Responses *struct {
+				Modes []string `json:"modes"`
+			} `json:"responses"`
+			Streaming *struct {
+				Partial json.RawMessage `json:"partial"`
+			} `json:"streaming"`
+		} `json:"tasks"`
+	}
+	if json.Unmarshal(caps, &sc) == nil && sc.Tasks != nil {
+		if sc.Tasks.Responses != nil {
+			s.serverModes = sc.Tasks.Responses.Modes
+		}
+		s.serverPartial = sc.Tasks.Streaming != nil && len(sc.Tasks.Streaming.Partial) > 0
+	}
+}
+
+// tasksListAnswer judges the tasks a tasks/list answer lists.
+func (c *Checker) tasksListAnswer(s *session, st *stream, rec traces.Record, res *wireResult) {
+	for i := range res.Tasks {
+		c.checkTaskFields(&res.Tasks[i], rec)
+		if t := c.tasks[res.Tasks[i].id()]; t != nil && t.sess != s {
+			c.fail(RuleTaskIsolation, "tasks/list in session "+s.id+" listed task "+t.id+" of session "+t.sess.id, t.rec, rec.Index)
+		} else if t != nil {
+			c.ok(RuleTaskIsolation)
+			c.sawStatus(t, st, res.Tasks[i].status(), rec)
+		}
 	}
 }
 
@@ -274,20 +297,8 @@ func (c *Checker) transition(t *task, st *stream, status string, rec traces.Reco
 	if status == "" {
 		return
 	}
-	sameStream := st.terminalTasks != nil && st.terminalTasks[t.id] != 0
-	after := r != nil && r.terminalBefore != ""
-	if isTerminal(t.status) && status != t.status && (sameStream || after) {
-		c.fail(RuleTaskStatusTransition, "task "+t.id+" went from "+t.status+" to "+status+"; a terminal status is final", t.statusRec, rec.Index)
-	} else if t.status != "" && !isTerminal(t.status) && !legalTransition(t.status, status) {
-		c.fail(RuleTaskStatusTransition, "task "+t.id+" went from "+t.status+" to unknown status "+status, t.statusRec, rec.Index)
-	} else if t.status != "" {
-		c.ok(RuleTaskStatusTransition)
-	}
-	if t.cancelled == false && status == "cancelled" && t.creatorCut {
-		c.fail(RuleTaskSurvivesRequest, "task "+t.id+" was cancelled, though the client never cancelled it, after the stream that created it ended", t.creatorCutRec, rec.Index)
-	} else if t.creatorCut && isTerminal(status) && !isTerminal(t.status) {
-		c.ok(RuleTaskSurvivesRequest)
-	}
+	c.judgeTransition(t, st, status, rec, r)
+	c.judgeSurvives(t, status, rec)
 	if isTerminal(t.status) && !isTerminal(status) {
 		return // keep the terminal status the client saw
 	}
@@ -300,6 +311,30 @@ func (c *Checker) transition(t *task, st *stream, status string, rec traces.Reco
 		if st.terminalTasks[t.id] == 0 {
 			st.terminalTasks[t.id] = rec.Index + 1
 		}
+	}
+}
+
+// judgeTransition judges TASK-STATUS-TRANSITION for a task seen in status
+// (see transition).
+func (c *Checker) judgeTransition(t *task, st *stream, status string, rec traces.Record, r *request) {
+	sameStream := st.terminalTasks != nil && st.terminalTasks[t.id] != 0
+	after := r != nil && r.terminalBefore != ""
+	if isTerminal(t.status) && status != t.status && (sameStream || after) {
+		c.fail(RuleTaskStatusTransition, "task "+t.id+" went from "+t.status+" to "+status+"; a terminal status is final", t.statusRec, rec.Index)
+	} else if t.status != "" && !isTerminal(t.status) && !legalTransition(t.status, status) {
+		c.fail(RuleTaskStatusTransition, "task "+t.id+" went from "+t.status+" to unknown status "+status, t.statusRec, rec.Index)
+	} else if t.status != "" {
+		c.ok(RuleTaskStatusTransition)
+	}
+}
+
+// judgeSurvives judges TASK-SURVIVES-REQUEST: a task whose creating stream
+// ended is not cancelled unless the client cancelled it.
+func (c *Checker) judgeSurvives(t *task, status string, rec traces.Record) {
+	if t.cancelled == false && status == "cancelled" && t.creatorCut {
+		c.fail(RuleTaskSurvivesRequest, "task "+t.id+" was cancelled, though the client never cancelled it, after the stream that created it ended", t.creatorCutRec, rec.Index)
+	} else if t.creatorCut && isTerminal(status) && !isTerminal(t.status) {
+		c.ok(RuleTaskSurvivesRequest)
 	}
 }
 
