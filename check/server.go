@@ -85,16 +85,7 @@ func initializeAnswer(s *session, res *wireResult) {
 	if len(caps) == 0 {
 		return
 	}
-	var sc struct {
-		Tasks *struct {
-			Responses *struct {
-				Modes []string `json:"modes"`
-			} `json:"responses"`
-			Streaming *struct {
-				Partial json.RawMessage `json:"partial"`
-			} `json:"streaming"`
-		} `json:"tasks"`
-	}
+	var sc wireCaps
 	if json.Unmarshal(caps, &sc) == nil && sc.Tasks != nil {
 		if sc.Tasks.Responses != nil {
 			s.serverModes = sc.Tasks.Responses.Modes
