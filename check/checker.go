@@ -98,7 +98,7 @@ func New(opts *Options) *Checker {
 	if opts != nil {
 		c.opts = *opts
 	}
-	for _, r := range Catalog {
+	for _, r := range catalog {
 		if len(c.opts.Rules) > 0 && !slices.Contains(c.opts.Rules, r.ID) {
 			continue
 		}
@@ -127,22 +127,22 @@ func Check(seq iter.Seq2[traces.Record, error], opts *Options) (*Verdict, error)
 }
 
 // ok records a judged observation of rule id that held.
-func (c *Checker) ok(id string) {
-	if r := c.results[id]; r != nil {
+func (c *Checker) ok(id RuleID) {
+	if r := c.results[id.String()]; r != nil {
 		r.Checked++
 	}
 }
 
 // excused records an observation a fault made, not held against anyone.
-func (c *Checker) excused(id string) {
-	if r := c.results[id]; r != nil {
+func (c *Checker) excused(id RuleID) {
+	if r := c.results[id.String()]; r != nil {
 		r.Excused++
 	}
 }
 
 // fail records a violation of rule id with its evidence.
-func (c *Checker) fail(id string, msg string, records ...uint64) {
-	r := c.results[id]
+func (c *Checker) fail(id RuleID, msg string, records ...uint64) {
+	r := c.results[id.String()]
 	if r == nil {
 		return
 	}
@@ -154,7 +154,7 @@ func (c *Checker) fail(id string, msg string, records ...uint64) {
 }
 
 // judge is ok or fail by cond.
-func (c *Checker) judge(id string, cond bool, msg string, records ...uint64) {
+func (c *Checker) judge(id RuleID, cond bool, msg string, records ...uint64) {
 	if cond {
 		c.ok(id)
 	} else {
@@ -170,7 +170,7 @@ func (c *Checker) Verdict() *Verdict {
 		c.client.finish()
 	}
 	v := &Verdict{Records: c.records, Faults: c.faults, Sides: c.split}
-	for _, r := range Catalog {
+	for _, r := range catalog {
 		res := c.viewOf(r).results[r.ID]
 		if res == nil {
 			continue

@@ -88,7 +88,7 @@ func (c *Checker) taskRequest(s *session, r *request, p *wireParams, rec traces.
 func (c *Checker) checkPollInterval(t *task, r *request, rec traces.Record) {
 	if t.hasGet && t.pollInterval > 0 && !isTerminal(t.status) {
 		gap := r.at - t.lastGet
-		c.judge("CLIENT-TASKS-GET-INTERVAL", gap*10 >= t.pollInterval*9,
+		c.judge(RuleClientTasksGetInterval, gap*10 >= t.pollInterval*9,
 			"tasks/get of task "+t.id+" "+gap.String()+" after the previous one; the server asked for pollInterval "+t.pollInterval.String(),
 			t.lastGetRec, rec.Index)
 	}
@@ -115,12 +115,12 @@ func (c *Checker) checkResumeRequest(t *task, r *request, rec traces.Record) {
 	cut := t.cutStream(rec.Index)
 	if !r.lastSeqNrOK {
 		if cut != nil && !t.isComplete && t.result == "" {
-			c.fail("CLIENT-RESUME", "tasks/result resumes task "+t.id+" after its stream was cut with lastSeqNr "+r.lastSeqNrRaw+"; a resume names the highest seqNr received (here "+strconv.FormatInt(have, 10)+"), a positive integer", cut.cutRec, rec.Index)
+			c.fail(RuleClientResume, "tasks/result resumes task "+t.id+" after its stream was cut with lastSeqNr "+r.lastSeqNrRaw+"; a resume names the highest seqNr received (here "+strconv.FormatInt(have, 10)+"), a positive integer", cut.cutRec, rec.Index)
 		}
 		return
 	}
 	if r.lastSeqNr > have {
-		c.fail("CLIENT-RESUME", "tasks/result asks for segments after lastSeqNr "+strconv.FormatInt(r.lastSeqNr, 10)+" of task "+t.id+" but the client received only 1.."+strconv.FormatInt(have, 10)+": segments are lost", rec.Index)
+		c.fail(RuleClientResume, "tasks/result asks for segments after lastSeqNr "+strconv.FormatInt(r.lastSeqNr, 10)+" of task "+t.id+" but the client received only 1.."+strconv.FormatInt(have, 10)+": segments are lost", rec.Index)
 		return
 	}
 	for _, st := range t.sess.cutStreams {
@@ -128,7 +128,7 @@ func (c *Checker) checkResumeRequest(t *task, r *request, rec traces.Record) {
 			st.resumedBy = r
 		}
 	}
-	c.ok("CLIENT-RESUME")
+	c.ok(RuleClientResume)
 }
 
 // cutStream returns the stream that created t if it was cut before

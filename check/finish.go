@@ -48,7 +48,7 @@ func (c *Checker) finishSession(s *session) {
 				why += "; it deleted its session instead"
 				recs = append(recs, s.deletedRec)
 			}
-			c.fail("CLIENT-RESUME", why, recs...)
+			c.fail(RuleClientResume, why, recs...)
 		}
 
 	}
@@ -65,14 +65,14 @@ func (c *Checker) checkIDEntropy() {
 	for i, cur := range c.taskIDs {
 		bits := float64(len(cur.id)) * math.Log2(float64(alphabet(cur.id)))
 		if bits < 64 {
-			c.fail("TASK-ID-ENTROPY", "task id "+strconv.Quote(cur.id)+" carries at most "+strconv.Itoa(int(bits))+" bits; want an unguessable id (a UUIDv4 has 122)", cur.rec)
+			c.fail(RuleTaskIDEntropy, "task id "+strconv.Quote(cur.id)+" carries at most "+strconv.Itoa(int(bits))+" bits; want an unguessable id (a UUIDv4 has 122)", cur.rec)
 			continue
 		}
 		if i > 0 && sequential(c.taskIDs[i-1].id, cur.id) {
-			c.fail("TASK-ID-ENTROPY", "task ids "+strconv.Quote(c.taskIDs[i-1].id)+" and "+strconv.Quote(cur.id)+" are sequential", c.taskIDs[i-1].rec, cur.rec)
+			c.fail(RuleTaskIDEntropy, "task ids "+strconv.Quote(c.taskIDs[i-1].id)+" and "+strconv.Quote(cur.id)+" are sequential", c.taskIDs[i-1].rec, cur.rec)
 			continue
 		}
-		c.ok("TASK-ID-ENTROPY")
+		c.ok(RuleTaskIDEntropy)
 	}
 }
 

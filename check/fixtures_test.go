@@ -99,7 +99,7 @@ func TestPassFixtures(t *testing.T) {
 // catalog ID the name starts with, followed by nothing or "-variant".
 func ruleOf(name string) string {
 	best := ""
-	for _, r := range Catalog {
+	for _, r := range Catalog() {
 		if (name == r.ID || strings.HasPrefix(name, r.ID+"-")) && len(r.ID) > len(best) {
 			best = r.ID
 		}
@@ -152,7 +152,7 @@ func TestFixturesCoverCatalog(t *testing.T) {
 	for _, f := range files {
 		failing[ruleOf(strings.TrimSuffix(filepath.Base(f), ".jsonl"))] = true
 	}
-	for _, r := range Catalog {
+	for _, r := range Catalog() {
 		if why, ok := unobservable[r.ID]; ok {
 			if passing[r.ID] || failing[r.ID] {
 				t.Errorf("%s is listed unobservable (%s) but has fixtures", r.ID, why)

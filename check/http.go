@@ -21,7 +21,7 @@ func (c *Checker) openGet(ex *exchange, rec traces.Record) {
 	prev := s.eventIDs[ex.lastEventID]
 	if prev == nil {
 		// CLIENT-RESUME: a client resumes from an event it received.
-		c.fail("CLIENT-RESUME", "GET with Last-Event-ID "+ex.lastEventID+", an id the client never received", rec.Index)
+		c.fail(RuleClientResume, "GET with Last-Event-ID "+ex.lastEventID+", an id the client never received", rec.Index)
 		return
 	}
 	st.resumes = prev
@@ -37,11 +37,11 @@ func (c *Checker) openGet(ex *exchange, rec traces.Record) {
 		}
 		// CLIENT-RESUME: with the id of the last event it received.
 		last := prev.lastEventID
-		c.judge("CLIENT-RESUME", ex.lastEventID == last || last == "", "GET resumed after event "+ex.lastEventID+" though the client received event "+last+" last", prev.lastEventRec, rec.Index)
+		c.judge(RuleClientResume, ex.lastEventID == last || last == "", "GET resumed after event "+ex.lastEventID+" though the client received event "+last+" last", prev.lastEventRec, rec.Index)
 		// CLIENT-POLL-INTERVAL: a reconnect waits the retry the server set.
 		if prev.hasRetry && prev.cut {
 			wait := rec.Offset - prev.cutAt
-			c.judge("CLIENT-POLL-INTERVAL", wait*10 >= prev.retry*9, "the client reconnected "+wait.String()+" after the stream broke; the server set retry "+prev.retry.String(), prev.cutRec, rec.Index)
+			c.judge(RuleClientPollInterval, wait*10 >= prev.retry*9, "the client reconnected "+wait.String()+" after the stream broke; the server set retry "+prev.retry.String(), prev.cutRec, rec.Index)
 		}
 	}
 }
@@ -58,7 +58,7 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 	case first == nil:
 		s.eventIDs[id] = st
 		if st.resumes != nil {
-			c.ok("HTTP-RESUME-SAME-STREAM")
+			c.ok(RuleHTTPResumeSameStream)
 		}
 		// An event without data (a priming event, Transports ›
 		// Resumability) carries no message to lose.
@@ -73,19 +73,19 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 			root := st.root()
 			root.events = append(root.events, eventSeen{id, rec.Index})
 		}
-		c.ok("HTTP-EVENT-ID-UNIQUE")
+		c.ok(RuleHTTPEventIDUnique)
 	case first.root() == st.root():
 		// The same id again within one stream and its resumptions: a
 		// replay, or a duplicate a fault made.
 		if first == st && !c.faulted(st, "") {
-			c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" twice on one stream", first.lastEventRec, rec.Index)
+			c.fail(RuleHTTPEventIDUnique, "event id "+id+" twice on one stream", first.lastEventRec, rec.Index)
 		} else {
-			c.ok("HTTP-EVENT-ID-UNIQUE")
+			c.ok(RuleHTTPEventIDUnique)
 			replay = first != st
 			if replay {
 				if j := slices.IndexFunc(st.due[min(st.next, len(st.due)):], func(e eventSeen) bool { return e.id == id }); j >= 0 {
 					c.replayed(st, st.next+j, rec)
-					c.ok("HTTP-RESUME-COMPLETE")
+					c.ok(RuleHTTPResumeComplete)
 					st.next++
 				}
 			}
@@ -96,13 +96,13 @@ func (c *Checker) eventID(st *stream, rec traces.Record) (replay bool) {
 		// whether it is replayed; the replay is not judged further.
 		replay = true
 	case st.resumes != nil:
-		c.fail("HTTP-RESUME-SAME-STREAM", "a replay after Last-Event-ID "+st.ex.lastEventID+" carried event "+id+" of another stream", rec.Index)
+		c.fail(RuleHTTPResumeSameStream, "a replay after Last-Event-ID "+st.ex.lastEventID+" carried event "+id+" of another stream", rec.Index)
 		// Its message was judged when first sent: the fault is only
 		// where it is replayed.
 		replay = true
 	default:
 		s.idsCollide = true
-		c.fail("HTTP-EVENT-ID-UNIQUE", "event id "+id+" on two streams of session "+s.id, rec.Index)
+		c.fail(RuleHTTPEventIDUnique, "event id "+id+" on two streams of session "+s.id, rec.Index)
 	}
 	st.lastEventID, st.lastEventRec = id, rec.Index
 	return replay
@@ -137,7 +137,7 @@ func (c *Checker) lostEvents(st *stream, lost []eventSeen, at uint64) {
 	if at != 0 {
 		recs = append(recs, at)
 	}
-	c.fail("HTTP-RESUME-COMPLETE", "the replay after Last-Event-ID "+st.ex.lastEventID+" lost event(s) "+strings.Join(ids, ", ")+" the stream carried after it", recs...)
+	c.fail(RuleHTTPResumeComplete, "the replay after Last-Event-ID "+st.ex.lastEventID+" lost event(s) "+strings.Join(ids, ", ")+" the stream carried after it", recs...)
 }
 
 // checkBroadcast: HTTP-NO-BROADCAST (Transports › Multiple Connections:
@@ -175,15 +175,15 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg, raw 
 	if !seen {
 		c.messages[key] = seenMsg{stream: st, rec: rec.Index}
 		if st.sess.carriers > 1 {
-			c.ok("HTTP-NO-BROADCAST")
+			c.ok(RuleHTTPNoBroadcast)
 		}
 		return true
 	}
 	if prev.stream.root() == st.root() || c.faulted(st, "") || c.faulted(prev.stream, "") {
-		c.ok("HTTP-NO-BROADCAST")
+		c.ok(RuleHTTPNoBroadcast)
 		return true
 	}
-	c.fail("HTTP-NO-BROADCAST", "the same message on "+prev.stream.name+" and "+st.name, prev.rec, rec.Index)
+	c.fail(RuleHTTPNoBroadcast, "the same message on "+prev.stream.name+" and "+st.name, prev.rec, rec.Index)
 	return false
 }
 
@@ -233,7 +233,7 @@ func (c *Checker) checkOrigin(ex *exchange, rec traces.Record) {
 	if oh != "" && (strings.EqualFold(oh, host) || isLoopbackName(oh)) {
 		return
 	}
-	c.judge("HTTP-ORIGIN", ex.status == 403, "a request with Origin "+ex.origin+" was answered "+itoa(uint64(ex.status))+", want 403", ex.rec, rec.Index)
+	c.judge(RuleHTTPOrigin, ex.status == 403, "a request with Origin "+ex.origin+" was answered "+itoa(uint64(ex.status))+", want 403", ex.rec, rec.Index)
 }
 
 func isLoopbackName(h string) bool {
@@ -253,13 +253,13 @@ func (c *Checker) checkSessionStatus(ex *exchange, rec traces.Record) {
 	s := ex.sess
 	switch {
 	case ex.method == "POST" && ex.requests == 0 && ex.notes > 0 && ex.status < 400 && s.assigned:
-		c.judge("HTTP-SESSION", ex.status == 202, "a POST of notifications or responses only was answered "+itoa(uint64(ex.status))+", want 202", ex.rec, rec.Index)
+		c.judge(RuleHTTPSession, ex.status == 202, "a POST of notifications or responses only was answered "+itoa(uint64(ex.status))+", want 202", ex.rec, rec.Index)
 	case ex.sessionID == "" && ex.method == "POST" && ex.rpcMethod != "" && ex.rpcMethod != "initialize" && c.anyAssigned():
-		c.judge("HTTP-SESSION-MISSING", ex.status == 400, "a "+ex.rpcMethod+" without Mcp-Session-Id was answered "+itoa(uint64(ex.status))+", want 400", ex.rec, rec.Index)
+		c.judge(RuleHTTPSessionMissing, ex.status == 400, "a "+ex.rpcMethod+" without Mcp-Session-Id was answered "+itoa(uint64(ex.status))+", want 400", ex.rec, rec.Index)
 	case s.deleted && ex.sessionID != "" && ex.method != "DELETE" && ex.rec > s.deletedRec:
 		// Only a request sent after the DELETE was answered: one in
 		// flight with it may be served before the session ends.
-		c.judge("HTTP-SESSION", ex.status == 404, "a request of terminated session "+s.id+" was answered "+itoa(uint64(ex.status))+", want 404", s.deletedRec, ex.rec, rec.Index)
+		c.judge(RuleHTTPSession, ex.status == 404, "a request of terminated session "+s.id+" was answered "+itoa(uint64(ex.status))+", want 404", s.deletedRec, ex.rec, rec.Index)
 	case ex.method == "DELETE" && ex.status >= 200 && ex.status < 300:
 		s.deleted, s.deletedRec = true, rec.Index
 	}

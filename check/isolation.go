@@ -51,9 +51,9 @@ func (c *Checker) checkTaskMessage(s *session, rec traces.Record, w *wireMsg) {
 			t.unowned = append(t.unowned, sighting{s, rec.Index, describeMessage(w)})
 		}
 	case t.sess != s:
-		c.fail("TASK-ISOLATION", describeMessage(w)+" about task "+id+" of session "+t.sess.id+" went to session "+s.id, t.rec, rec.Index)
+		c.fail(RuleTaskIsolation, describeMessage(w)+" about task "+id+" of session "+t.sess.id+" went to session "+s.id, t.rec, rec.Index)
 	case c.multiSession():
-		c.ok("TASK-ISOLATION")
+		c.ok(RuleTaskIsolation)
 	}
 }
 
@@ -65,7 +65,7 @@ func (c *Checker) taskCreated(t *task, s *session, rec traces.Record) {
 	}
 	for _, l := range t.unowned {
 		if l.sess != s {
-			c.fail("TASK-ISOLATION", l.what+" about task "+t.id+" of session "+s.id+" went to session "+l.sess.id+" before the task was created", l.rec, rec.Index)
+			c.fail(RuleTaskIsolation, l.what+" about task "+t.id+" of session "+s.id+" went to session "+l.sess.id+" before the task was created", l.rec, rec.Index)
 		}
 	}
 	t.sess, t.unowned = s, nil

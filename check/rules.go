@@ -1,5 +1,7 @@
 package check
 
+import "slices"
+
 // Side is what a rule judges.
 type Side string
 
@@ -46,195 +48,243 @@ const (
 	spec2679 = "sep-2679-task-partial-notifications.md"
 )
 
-// Catalog is every rule, in the order of DESIGN.md's catalog.
-var Catalog = []Rule{
-	{
+// RuleID names a rule of the catalog in code: check's judging takes a
+// RuleID, so a rule that is not in the catalog does not compile. Its
+// String is the rule's ID.
+type RuleID int
+
+// The rules of the catalog, in its order.
+const (
+	RuleTaskStatusTransition RuleID = iota
+	RuleTaskNotFound
+	RuleTaskCancelTerminal
+	RuleTaskFields
+	RuleTaskResult
+	RuleTaskSurvivesRequest
+	RuleTaskIsolation
+	RuleTaskIDEntropy
+	RuleS1905ModeSelect
+	RuleS1905FallbackWarning
+	RuleS1905SeqNr
+	RuleS1905Complete
+	RuleS1905Resume
+	RuleS1905LastSeqNrInvalid
+	RuleS1905Merge
+	RuleS1905Immediate
+	RuleS2679Seq
+	RuleS2679AfterTerminal
+	RuleS2679Content
+	RuleS2679Negotiation
+	RuleHTTPEventIDUnique
+	RuleHTTPResumeSameStream
+	RuleHTTPResumeComplete
+	RuleHTTPNoBroadcast
+	RuleHTTPOrigin
+	RuleHTTPSession
+	RuleHTTPSessionMissing
+	RuleClientDedup
+	RuleClientResume
+	RuleClientPollInterval
+	RuleClientTasksGetInterval
+	RuleClientComplete
+)
+
+// String returns the rule's ID: "TASK-FIELDS".
+func (id RuleID) String() string { return catalog[id].ID }
+
+// Catalog returns every rule, in the order of DESIGN.md's catalog: a copy,
+// the caller's to change.
+func Catalog() []Rule { return slices.Clone(catalog[:]) }
+
+// catalog is every rule, by RuleID.
+var catalog = [...]Rule{
+	RuleTaskStatusTransition: {
 		ID: "TASK-STATUS-TRANSITION", Keyword: Must, Side: Server,
 		Summary: "only legal status transitions; terminal is final; tasks begin working",
 		Spec:    specCore + ", Tasks › Behavior Requirements › Task Status Lifecycle",
 		Needs:   "a task whose status was seen",
 	},
-	{
+	RuleTaskNotFound: {
 		ID: "TASK-NOT-FOUND", Keyword: Must, Side: Server,
 		Summary: "an unknown or expired taskId in tasks/get, tasks/result or tasks/cancel is answered -32602",
 		Spec:    specCore + ", Tasks › Error Handling › Protocol Errors",
 		Needs:   "a tasks/* request for a task id the server never gave out, in a session the trace saw begin",
 	},
-	{
+	RuleTaskCancelTerminal: {
 		ID: "TASK-CANCEL-TERMINAL", Keyword: Must, Side: Server,
 		Summary: "cancelling a task already terminal is answered -32602; a cancelled task stays cancelled",
 		Spec:    specCore + ", Tasks › Cancelling Tasks; Behavior Requirements › Task Cancellation",
 		Needs:   "a tasks/cancel sent after the task was seen terminal",
 	},
-	{
+	RuleTaskFields: {
 		ID: "TASK-FIELDS", Keyword: Must, Side: Server,
 		Summary: "a Task carries taskId, status, createdAt and lastUpdatedAt (ISO 8601) and ttl",
 		Spec:    specCore + ", Tasks › Data Types › Task",
 		Needs:   "a Task object from the server",
 	},
-	{
+	RuleTaskResult: {
 		ID: "TASK-RESULT", Keyword: Must, Side: Server,
 		Summary: "tasks/result of a terminal task returns the underlying result with related-task meta, the same every time",
 		Spec:    specCore + ", Tasks › Retrieving Task Results; Behavior Requirements › Result Retrieval; Data Types › Related Task Metadata",
 		Needs:   "a tasks/result answered with a result",
 	},
-	{
+	RuleTaskSurvivesRequest: {
 		ID: "TASK-SURVIVES-REQUEST", Keyword: Should, Side: Server,
 		Summary: "a task is not cancelled because the request or stream that created it ended",
 		Spec:    specCore + ", Tasks › Behavior Requirements › Task Status Lifecycle; Transports › Streamable HTTP › Sending Messages to the Server",
 		Needs:   "a task whose creating stream ended before the task did",
 	},
-	{
+	RuleTaskIsolation: {
 		ID: "TASK-ISOLATION", Keyword: Must, Side: Server,
 		Summary: "a task of one session is invisible to another session",
 		Spec:    specCore + ", Tasks › Security Considerations › Task Isolation and Access Control",
 		Needs:   "a request in one session naming a task of another",
 	},
-	{
+	RuleTaskIDEntropy: {
 		ID: "TASK-ID-ENTROPY", Keyword: Must, Side: Server,
 		Summary: "task ids are unguessable: not sequential, enough random characters",
 		Spec:    specCore + ", Tasks › Behavior Requirements › Task ID Requirements; Security Considerations",
 		Needs:   "two task ids or more",
 	},
-	{
+	RuleS1905ModeSelect: {
 		ID: "S1905-MODE-SELECT", Keyword: Must, Side: Server,
 		Summary: "the response mode is one the client listed and the server declares, the first of immediate > streaming > task that both support, or the task fallback",
 		Spec:    spec1905 + ", Capability Negotiation; Task Result Transmission",
 		Needs:   "a tools/call with responseModes",
 	},
-	{
+	RuleS1905FallbackWarning: {
 		ID: "S1905-FALLBACK-WARNING", Keyword: Should, Side: Server,
 		Summary: "a call answered in task mode though its responseModes did not list task carries the fallback warning",
 		Spec:    spec1905 + ", Capability Negotiation",
 		Needs:   "a tools/call answered in task mode that listed no task mode",
 	},
-	{
+	RuleS1905SeqNr: {
 		ID: "S1905-SEQNR", Keyword: Must, Side: Server,
 		Summary: "seqNr is positive, starts at 1, strictly increases and never repeats across initial response, SSE and tasks/result",
 		Spec:    spec1905 + ", Task Result Transmission › Case 3: Responding with Streaming Results",
 		Needs:   "segments (partial-content) from the server",
 	},
-	{
+	RuleS1905Complete: {
 		ID: "S1905-COMPLETE", Keyword: Must, Side: Server,
 		Summary: "status stays working until isComplete: true, then completed; a failure ends with isError and isComplete true and status failed",
 		Spec:    spec1905 + ", Task Result Transmission › Case 3: Responding with Streaming Results",
 		Needs:   "a streamed call that completed",
 	},
-	{
+	RuleS1905Resume: {
 		ID: "S1905-RESUME", Keyword: Must, Side: Server,
 		Summary: "tasks/result with lastSeqNr returns the segments after it; at or past the end an empty list with the right isComplete",
 		Spec:    spec1905 + ", Case 3 › Resuming Streaming",
 		Needs:   "a tasks/result with lastSeqNr",
 	},
-	{
+	RuleS1905LastSeqNrInvalid: {
 		ID: "S1905-LASTSEQNR-INVALID", Keyword: Must, Side: Server,
 		Summary: "lastSeqNr <= 0 or not a number is answered -32602",
 		Spec:    spec1905 + ", Case 3 › Resuming Streaming",
 		Needs:   "a tasks/result with an invalid lastSeqNr",
 	},
-	{
+	RuleS1905Merge: {
 		ID: "S1905-MERGE", Keyword: Must, Side: Server,
 		Summary: "tasks/result without lastSeqNr equals the merged segments, sorted, seqNr removed",
 		Spec:    spec1905 + ", Relationship to Existing Tasks Specification",
 		Needs:   "a tasks/result of a task whose segments were seen",
 	},
-	{
+	RuleS1905Immediate: {
 		ID: "S1905-IMMEDIATE", Keyword: Must, Side: Server,
 		Summary: "an immediate result uses content; its task, if any, is completed; tasks/result returns the same",
 		Spec:    spec1905 + ", Task Result Transmission › Case 1: Responding with Immediate Full Result",
 		Needs:   "an immediate answer to a tools/call",
 	},
-	{
+	RuleS2679Seq: {
 		ID: "S2679-SEQ", Keyword: Must, Side: Server,
 		Summary: "seq starts at 0 and steps by exactly 1 per task",
 		Spec:    spec2679 + ", 1.2. Parameters; 1.3. Behavioral Requirements",
 		Needs:   "partial notifications",
 	},
-	{
+	RuleS2679AfterTerminal: {
 		ID: "S2679-AFTER-TERMINAL", Keyword: Must, Side: Server,
 		Summary: "no partial notification after the task's terminal status on the same stream",
 		Spec:    spec2679 + ", 1.3. Behavioral Requirements; 4. Interaction with Existing Task Lifecycle",
 		Needs:   "partial notifications and a terminal status on one stream",
 	},
-	{
+	RuleS2679Content: {
 		ID: "S2679-CONTENT", Keyword: Must, Side: Server,
 		Summary: "a partial notification's content is a non-empty array",
 		Spec:    spec2679 + ", 1.2. Parameters",
 		Needs:   "partial notifications",
 	},
-	{
+	RuleS2679Negotiation: {
 		ID: "S2679-NEGOTIATION", Keyword: Should, Side: Server,
 		Summary: "no partial notifications to a client that did not declare tasks.streaming.partial",
 		Spec:    spec2679 + ", 2.3. Negotiation Rules",
 		Needs:   "a session whose initialize the trace saw",
 	},
-	{
+	RuleHTTPEventIDUnique: {
 		ID: "HTTP-EVENT-ID-UNIQUE", Keyword: Must, Side: Transport,
 		Summary: "SSE event ids are unique across all streams of a session",
 		Spec:    specCore + ", Transports › Streamable HTTP › Resumability and Redelivery",
 		Needs:   "SSE events with ids",
 	},
-	{
+	RuleHTTPResumeSameStream: {
 		ID: "HTTP-RESUME-SAME-STREAM", Keyword: Must, Side: Transport,
 		Summary: "a replay after Last-Event-ID carries only messages of the disconnected stream",
 		Spec:    specCore + ", Transports › Streamable HTTP › Resumability and Redelivery",
 		Needs:   "a GET with Last-Event-ID naming a seen event",
 	},
-	{
+	RuleHTTPResumeComplete: {
 		ID: "HTTP-RESUME-COMPLETE", Keyword: Should, Side: Transport,
 		Summary: "a replay after Last-Event-ID carries every event the stream was seen to send after that id",
 		Spec:    specCore + ", Transports › Streamable HTTP › Resumability and Redelivery; Sending Messages to the Server",
 		Needs:   "a POST stream cut before its response, then resumed",
 	},
-	{
+	RuleHTTPNoBroadcast: {
 		ID: "HTTP-NO-BROADCAST", Keyword: Must, Side: Transport,
 		Summary: "each message is sent on one stream only",
 		Spec:    specCore + ", Transports › Streamable HTTP › Multiple Connections",
 		Needs:   "messages on two streams or more",
 	},
-	{
+	RuleHTTPOrigin: {
 		ID: "HTTP-ORIGIN", Keyword: Must, Side: Transport,
 		Summary: "a request with a foreign Origin is answered 403",
 		Spec:    specCore + ", Transports › Streamable HTTP › Security Warning",
 		Needs:   "a request whose Origin names another host",
 	},
-	{
+	RuleHTTPSession: {
 		ID: "HTTP-SESSION", Keyword: Must, Side: Transport,
 		Summary: "a request of a terminated session gets 404, notifications and responses alone 202",
 		Spec:    specCore + ", Transports › Streamable HTTP › Session Management; Sending Messages to the Server",
 		Needs:   "a server that gave out a session id",
 	},
-	{
+	RuleHTTPSessionMissing: {
 		ID: "HTTP-SESSION-MISSING", Keyword: Should, Side: Transport,
 		Summary: "a request without the session id, other than initialize, gets 400 from a server that gave one out",
 		Spec:    specCore + ", Transports › Streamable HTTP › Session Management",
 		Needs:   "a request without Mcp-Session-Id to a server that gave out a session id",
 	},
-	{
+	RuleClientDedup: {
 		ID: "CLIENT-DEDUP", Keyword: Must, Side: Client,
 		Summary: "a client delivers no segment twice, whatever the duplicates on the wire",
 		Spec:    spec1905 + ", Client Implementation Guide › Handling Streaming Results",
 		Needs:   "the client's delivered output (tasksim check --client-cmd)",
 	},
-	{
+	RuleClientResume: {
 		ID: "CLIENT-RESUME", Keyword: Must, Side: Client,
 		Summary: "after a lost stream the client resumes (Last-Event-ID, or lastSeqNr = the highest seqNr it received) and loses nothing",
 		Spec:    specCore + ", Transports › Streamable HTTP › Resumability and Redelivery; " + spec1905 + ", Case 3 › Resuming Streaming",
 		Needs:   "a stream cut before its response",
 	},
-	{
+	RuleClientPollInterval: {
 		ID: "CLIENT-POLL-INTERVAL", Keyword: Must, Side: Client,
 		Summary: "a client waits the SSE retry the server set before reconnecting",
 		Spec:    specCore + ", Transports › Streamable HTTP › Sending Messages to the Server; Resumability and Redelivery",
 		Needs:   "a reconnect after a retry field",
 	},
-	{
+	RuleClientTasksGetInterval: {
 		ID: "CLIENT-TASKS-GET-INTERVAL", Keyword: Should, Side: Client,
 		Summary: "a polling client waits pollInterval between tasks/get of a task",
 		Spec:    specCore + ", Tasks › Getting Tasks; Behavior Requirements › TTL and Resource Management",
 		Needs:   "two tasks/get of one task",
 	},
-	{
+	RuleClientComplete: {
 		ID: "CLIENT-COMPLETE", Keyword: Must, Side: Client,
 		Summary: "a client that reports success delivered the whole result the server sent: every segment, once, in order",
 		Spec:    spec1905 + ", Client Implementation Guide › Handling Streaming Results; Case 3 › Resuming Streaming; Relationship to Existing Tasks Specification",
@@ -253,7 +303,7 @@ func (r Rule) Breach(strict bool) Status {
 
 // RuleByID returns the rule with id.
 func RuleByID(id string) (Rule, bool) {
-	for _, r := range Catalog {
+	for _, r := range catalog {
 		if r.ID == id {
 			return r, true
 		}

@@ -12,7 +12,7 @@ const generatedMark = "<!-- generated from check/rules.go: do not edit below -->
 func renderCatalog() string {
 	var b strings.Builder
 	b.WriteString("\n| ID | keyword | side | rule | spec | needs |\n|---|---|---|---|---|---|\n")
-	for _, r := range Catalog {
+	for _, r := range Catalog() {
 		b.WriteString("| `" + r.ID + "` | " + string(r.Keyword) + " | " + string(r.Side) + " | " + r.Summary + " | " + r.Spec + " | " + r.Needs + " |\n")
 	}
 	return b.String()
@@ -49,7 +49,7 @@ func TestCatalogIDsStable(t *testing.T) {
 		"S2679-CONTENT", "S2679-NEGOTIATION", "HTTP-EVENT-ID-UNIQUE", "HTTP-RESUME-SAME-STREAM", "HTTP-RESUME-COMPLETE",
 		"HTTP-NO-BROADCAST", "HTTP-ORIGIN", "HTTP-SESSION", "CLIENT-DEDUP", "CLIENT-RESUME", "CLIENT-POLL-INTERVAL"}
 	seen := map[string]bool{}
-	for _, r := range Catalog {
+	for _, r := range Catalog() {
 		if seen[r.ID] {
 			t.Errorf("rule %s twice", r.ID)
 		}
@@ -66,4 +66,34 @@ func TestCatalogIDsStable(t *testing.T) {
 			t.Errorf("rule %s of the design's catalog is missing", id)
 		}
 	}
+}
+
+// TestRuleIDs: each RuleID names its catalog entry, in catalog order, and
+// Catalog returns a copy.
+func TestRuleIDs(t *testing.T) {
+	cat := Catalog()
+	if len(cat) != len(catalog) {
+		t.Fatalf("Catalog() has %d rules, the catalog %d", len(cat), len(catalog))
+	}
+	for i, r := range cat {
+		if got := RuleID(i).String(); got != r.ID {
+			t.Errorf("RuleID(%d) is %q, want %q", i, got, r.ID)
+		}
+	}
+	if RuleTaskFields.String() != "TASK-FIELDS" || RuleClientComplete.String() != "CLIENT-COMPLETE" {
+		t.Errorf("RuleTaskFields, RuleClientComplete = %s, %s", RuleTaskFields, RuleClientComplete)
+	}
+	cat[0].ID = "CHANGED"
+	if Catalog()[0].ID == "CHANGED" || ruleByIDMust(t, RuleTaskStatusTransition.String()).ID == "CHANGED" {
+		t.Error("changing Catalog()'s result changed the catalog")
+	}
+}
+
+func ruleByIDMust(t *testing.T, id string) Rule {
+	t.Helper()
+	r, ok := RuleByID(id)
+	if !ok {
+		t.Fatalf("no rule %s", id)
+	}
+	return r
 }

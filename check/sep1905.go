@@ -16,71 +16,83 @@ func (c *Checker) segments(s *session, st *stream, r *request, t *task, rec trac
 	if r.complete {
 		// S1905-COMPLETE: nothing follows isComplete: true.
 		if faulted {
-			c.excused("S1905-COMPLETE")
+			c.excused(RuleS1905Complete)
 		} else {
-			c.fail("S1905-COMPLETE", "request "+r.id+" was answered again after its response with isComplete: true", r.completeR, rec.Index)
+			c.fail(RuleS1905Complete, "request "+r.id+" was answered again after its response with isComplete: true", r.completeR, rec.Index)
 		}
 		return
 	}
 	for _, seg := range res.PartialContent {
-		n, ok := jsonInt(seg.SeqNr)
-		switch {
-		case !ok || n <= 0:
-			c.fail("S1905-SEQNR", "a segment has seqNr "+string(seg.SeqNr)+"; seqNr is a positive integer", rec.Index)
-			continue
-		case len(r.seqs) == 0 && r.method == "tools/call" && n != 1:
-			c.judgeExcusable("S1905-SEQNR", faulted, false, "the first segment of request "+r.id+" has seqNr "+strconv.FormatInt(n, 10)+"; seqNr starts at 1", rec.Index)
-		case len(r.seqs) > 0 && n <= r.seqs[len(r.seqs)-1]:
-			c.judgeExcusable("S1905-SEQNR", faulted, false, "seqNr "+strconv.FormatInt(n, 10)+" follows seqNr "+strconv.FormatInt(r.seqs[len(r.seqs)-1], 10)+" in the answers to request "+r.id+"; seqNr strictly increases", rec.Index)
-		default:
-			c.ok("S1905-SEQNR")
-		}
-		r.seqs = append(r.seqs, n)
-		if t == nil {
-			continue
-		}
-		content := seg.Raw
-		if old, seen := t.segments[n]; seen && old != content && segmentBlock(old) != segmentBlock(content) {
-			c.judgeExcusable("S1905-SEQNR", faulted, false, "seqNr "+strconv.FormatInt(n, 10)+" of task "+t.id+" was sent again with other content", t.segRecs[n], rec.Index)
-		}
-		if _, seen := t.segments[n]; !seen {
-			t.segments[n], t.segRecs[n] = content, rec.Index
-		}
-		t.received[n] = true
-		t.maxSeqNr = max(t.maxSeqNr, n)
+		c.segment(r, t, seg, rec, faulted)
 	}
 	if t != nil && res.IsComplete != nil {
 		c.completeOrder(st, r, t, rec, *res.IsComplete, faulted)
 	}
-	if res.IsComplete != nil && *res.IsComplete {
-		r.complete, r.completeR = true, rec.Index
-		isErr := res.IsError != nil && *res.IsError
-		if t != nil {
-			t.isComplete, t.isError = true, isErr
-		}
-		// S1905-COMPLETE: a completed stream's task is completed, a
-		// failed one's failed (with isError).
-		if res.Task != nil && res.Task.status() != "" {
-			want := "completed"
-			if isErr {
-				want = "failed"
-			}
-			if res.Task.status() == "cancelled" {
-				// "If the task is cancelled during streaming ... If a
-				// final response is sent, it MUST have isComplete: true"
-				// (SEP-1905, TTL and cancellation).
-				want = "cancelled"
-			}
-			c.judge("S1905-COMPLETE", res.Task.status() == want, "the response with isComplete: true carries task status "+res.Task.status()+", want "+want, rec.Index)
-		} else {
-			c.ok("S1905-COMPLETE")
-		}
-	} else if res.Task != nil && isTerminal(res.Task.status()) {
-		c.fail("S1905-COMPLETE", "a response with isComplete: false carries terminal task status "+res.Task.status(), rec.Index)
-	}
+	c.completeStatus(r, t, rec, res)
 }
 
-func (c *Checker) judgeExcusable(id string, faulted, cond bool, msg string, records ...uint64) {
+// segment judges one segment of an answer to r (S1905-SEQNR) and keeps it.
+func (c *Checker) segment(r *request, t *task, seg wireSegment, rec traces.Record, faulted bool) {
+	n, ok := jsonInt(seg.SeqNr)
+	switch {
+	case !ok || n <= 0:
+		c.fail(RuleS1905SeqNr, "a segment has seqNr "+string(seg.SeqNr)+"; seqNr is a positive integer", rec.Index)
+		return
+	case len(r.seqs) == 0 && r.method == "tools/call" && n != 1:
+		c.judgeExcusable(RuleS1905SeqNr, faulted, false, "the first segment of request "+r.id+" has seqNr "+strconv.FormatInt(n, 10)+"; seqNr starts at 1", rec.Index)
+	case len(r.seqs) > 0 && n <= r.seqs[len(r.seqs)-1]:
+		c.judgeExcusable(RuleS1905SeqNr, faulted, false, "seqNr "+strconv.FormatInt(n, 10)+" follows seqNr "+strconv.FormatInt(r.seqs[len(r.seqs)-1], 10)+" in the answers to request "+r.id+"; seqNr strictly increases", rec.Index)
+	default:
+		c.ok(RuleS1905SeqNr)
+	}
+	r.seqs = append(r.seqs, n)
+	if t == nil {
+		return
+	}
+	content := seg.Raw
+	if old, seen := t.segments[n]; seen && old != content && segmentBlock(old) != segmentBlock(content) {
+		c.judgeExcusable(RuleS1905SeqNr, faulted, false, "seqNr "+strconv.FormatInt(n, 10)+" of task "+t.id+" was sent again with other content", t.segRecs[n], rec.Index)
+	}
+	if _, seen := t.segments[n]; !seen {
+		t.segments[n], t.segRecs[n] = content, rec.Index
+	}
+	t.received[n] = true
+	t.maxSeqNr = max(t.maxSeqNr, n)
+}
+
+// completeStatus judges S1905-COMPLETE on an answer's isComplete and task
+// status: a completed stream's task is completed, a failed one's failed
+// (with isError); a stream not complete carries no terminal status.
+func (c *Checker) completeStatus(r *request, t *task, rec traces.Record, res *wireResult) {
+	if res.IsComplete == nil || !*res.IsComplete {
+		if res.Task != nil && isTerminal(res.Task.status()) {
+			c.fail(RuleS1905Complete, "a response with isComplete: false carries terminal task status "+res.Task.status(), rec.Index)
+		}
+		return
+	}
+	r.complete, r.completeR = true, rec.Index
+	isErr := res.IsError != nil && *res.IsError
+	if t != nil {
+		t.isComplete, t.isError = true, isErr
+	}
+	if res.Task == nil || res.Task.status() == "" {
+		c.ok(RuleS1905Complete)
+		return
+	}
+	want := "completed"
+	if isErr {
+		want = "failed"
+	}
+	if res.Task.status() == "cancelled" {
+		// "If the task is cancelled during streaming ... If a
+		// final response is sent, it MUST have isComplete: true"
+		// (SEP-1905, TTL and cancellation).
+		want = "cancelled"
+	}
+	c.judge(RuleS1905Complete, res.Task.status() == want, "the response with isComplete: true carries task status "+res.Task.status()+", want "+want, rec.Index)
+}
+
+func (c *Checker) judgeExcusable(id RuleID, faulted, cond bool, msg string, records ...uint64) {
 	if !cond && faulted {
 		c.excused(id)
 		return
@@ -95,19 +107,34 @@ func taskIDOf(t *task) string {
 	return t.id
 }
 
+// sameResult judges TASK-RESULT: the underlying result with the
+// related-task meta, the same every time (Behavior Requirements › Result
+// Retrieval).
+func (c *Checker) sameResult(t *task, rec traces.Record, res *wireResult) {
+	if rt := res.relatedTask(); rt != t.id {
+		c.fail(RuleTaskResult, "tasks/result of task "+t.id+" lacks the related-task meta naming it (has "+strconvQuote(rt)+")", rec.Index)
+		return
+	}
+	if t.result != "" && canonical(res.Content) != t.result {
+		c.fail(RuleTaskResult, "tasks/result of task "+t.id+" differs from the result given before", t.resultRec, rec.Index)
+		return
+	}
+	c.ok(RuleTaskResult)
+}
+
 // tasksResultAnswer judges an answer to tasks/result.
 func (c *Checker) tasksResultAnswer(s *session, st *stream, r *request, rec traces.Record, res *wireResult) {
 	if r.otherSession != nil {
-		c.fail("TASK-ISOLATION", "tasks/result in session "+s.id+" was answered for task "+r.taskID+" of session "+r.otherSession.id, r.rec, rec.Index)
+		c.fail(RuleTaskIsolation, "tasks/result in session "+s.id+" was answered for task "+r.taskID+" of session "+r.otherSession.id, r.rec, rec.Index)
 		return
 	}
 	if !r.knownBefore && s.sawInit && r.taskID != "" {
-		c.fail("TASK-NOT-FOUND", "tasks/result of unknown task "+r.taskID+" was answered with a result, want -32602", r.rec, rec.Index)
+		c.fail(RuleTaskNotFound, "tasks/result of unknown task "+r.taskID+" was answered with a result, want -32602", r.rec, rec.Index)
 		return
 	}
 	t := r.task
 	if r.hasLastSeqNr && !r.lastSeqNrOK {
-		c.fail("S1905-LASTSEQNR-INVALID", "tasks/result with lastSeqNr "+r.lastSeqNrRaw+" was answered with a result, want -32602", r.rec, rec.Index)
+		c.fail(RuleS1905LastSeqNrInvalid, "tasks/result with lastSeqNr "+r.lastSeqNrRaw+" was answered with a result, want -32602", r.rec, rec.Index)
 		return
 	}
 	if r.hasLastSeqNr {
@@ -117,21 +144,10 @@ func (c *Checker) tasksResultAnswer(s *session, st *stream, r *request, rec trac
 	if t == nil {
 		return
 	}
-	// TASK-RESULT: the underlying result with the related-task meta, the
-	// same every time (Behavior Requirements › Result Retrieval).
-	if rt := res.relatedTask(); rt != t.id {
-		c.fail("TASK-RESULT", "tasks/result of task "+t.id+" lacks the related-task meta naming it (has "+strconvQuote(rt)+")", rec.Index)
-	} else {
-		content := canonical(res.Content)
-		if t.result != "" && content != t.result {
-			c.fail("TASK-RESULT", "tasks/result of task "+t.id+" differs from the result given before", t.resultRec, rec.Index)
-		} else {
-			c.ok("TASK-RESULT")
-		}
-	}
+	c.sameResult(t, rec, res)
 	// S1905-IMMEDIATE: tasks/result of an immediate call returns the same.
 	if t.createdBy != nil && t.createdBy.mode == "immediate" {
-		c.judge("S1905-IMMEDIATE", canonical(res.Content) == t.result, "tasks/result of task "+t.id+" differs from its immediate result", t.resultRec, rec.Index)
+		c.judge(RuleS1905Immediate, canonical(res.Content) == t.result, "tasks/result of task "+t.id+" differs from its immediate result", t.resultRec, rec.Index)
 	}
 	if t.result == "" {
 		t.result, t.resultRec = canonical(res.Content), rec.Index
@@ -143,9 +159,9 @@ func (c *Checker) tasksResultAnswer(s *session, st *stream, r *request, rec trac
 		if whole {
 			got := canonicalBlocks(res.Content)
 			if c.faulted(nil, t.id) && merged != got {
-				c.excused("S1905-MERGE")
+				c.excused(RuleS1905Merge)
 			} else {
-				c.judge("S1905-MERGE", merged == got, "tasks/result of task "+t.id+" is not its segments 1.."+strconv.FormatInt(t.maxSeqNr, 10)+" merged", t.segRecs[1], rec.Index)
+				c.judge(RuleS1905Merge, merged == got, "tasks/result of task "+t.id+" is not its segments 1.."+strconv.FormatInt(t.maxSeqNr, 10)+" merged", t.segRecs[1], rec.Index)
 			}
 		}
 	}
@@ -180,11 +196,11 @@ func (c *Checker) resumeAnswer(st *stream, r *request, t *task, rec traces.Recor
 			continue
 		}
 		if n <= k {
-			c.judgeExcusable("S1905-RESUME", faulted, false, "tasks/result with lastSeqNr "+strconv.FormatInt(k, 10)+" returned seqNr "+strconv.FormatInt(n, 10), r.rec, rec.Index)
+			c.judgeExcusable(RuleS1905Resume, faulted, false, "tasks/result with lastSeqNr "+strconv.FormatInt(k, 10)+" returned seqNr "+strconv.FormatInt(n, 10), r.rec, rec.Index)
 		} else if first && len(r.seqs) == 0 && n != k+1 {
-			c.judgeExcusable("S1905-RESUME", faulted, false, "tasks/result with lastSeqNr "+strconv.FormatInt(k, 10)+" began at seqNr "+strconv.FormatInt(n, 10)+", want "+strconv.FormatInt(k+1, 10), r.rec, rec.Index)
+			c.judgeExcusable(RuleS1905Resume, faulted, false, "tasks/result with lastSeqNr "+strconv.FormatInt(k, 10)+" began at seqNr "+strconv.FormatInt(n, 10)+", want "+strconv.FormatInt(k+1, 10), r.rec, rec.Index)
 		} else {
-			c.ok("S1905-RESUME")
+			c.ok(RuleS1905Resume)
 		}
 		first = false
 	}
@@ -194,7 +210,7 @@ func (c *Checker) resumeAnswer(st *stream, r *request, t *task, rec traces.Recor
 	// MUST transition to completed", SEP-1905 Case 3), and a server may
 	// rightly say isComplete: false until it has.
 	if len(res.PartialContent) == 0 && t != nil && t.isComplete && r.terminalBefore != "" && k >= t.maxSeqNr {
-		c.judge("S1905-RESUME", res.IsComplete != nil && *res.IsComplete, "tasks/result with lastSeqNr "+strconv.FormatInt(k, 10)+" at the end of a complete task did not say isComplete: true", r.rec, rec.Index)
+		c.judge(RuleS1905Resume, res.IsComplete != nil && *res.IsComplete, "tasks/result with lastSeqNr "+strconv.FormatInt(k, 10)+" at the end of a complete task did not say isComplete: true", r.rec, rec.Index)
 	}
 	c.segments(st.sess, st, r, t, rec, res)
 }
@@ -249,9 +265,9 @@ func (c *Checker) completeOrder(st *stream, r *request, t *task, rec traces.Reco
 		case !sameStream && !after && !c.opts.SendOrder:
 			// Order not proven.
 		case faulted:
-			c.excused("S1905-COMPLETE")
+			c.excused(RuleS1905Complete)
 		default:
-			c.fail("S1905-COMPLETE", "task "+t.id+" was seen completed before its response with isComplete: true (this one says isComplete: "+strconv.FormatBool(complete)+")", t.completedRec-1, rec.Index)
+			c.fail(RuleS1905Complete, "task "+t.id+" was seen completed before its response with isComplete: true (this one says isComplete: "+strconv.FormatBool(complete)+")", t.completedRec-1, rec.Index)
 		}
 	}
 	if complete && t.completeRec == 0 {
@@ -281,7 +297,7 @@ func (c *Checker) finishComplete() {
 			}
 		}
 		if judged {
-			c.fail("S1905-COMPLETE", "task "+t.id+" completed, but the stream answering request "+r.id+" ended without a response with isComplete: true, and none came after", t.completedRec-1, root.cutRec)
+			c.fail(RuleS1905Complete, "task "+t.id+" completed, but the stream answering request "+r.id+" ended without a response with isComplete: true, and none came after", t.completedRec-1, root.cutRec)
 		}
 	}
 }
@@ -308,6 +324,6 @@ func (c *Checker) finishModes() {
 		if t == nil || !isTerminal(t.status) || r.ex == nil || c.faulted(r.ex.stream, t.id) {
 			continue
 		}
-		c.fail("S1905-MODE-SELECT", "the call listed responseModes "+strings.Join(r.modes, ",")+", the server declares "+r.modeDue+" too, and it was answered in task mode: task "+t.id+" ended "+t.status+" with no "+r.modeDue+" response to the call", r.rec, r.modeDueRec, t.statusRec)
+		c.fail(RuleS1905ModeSelect, "the call listed responseModes "+strings.Join(r.modes, ",")+", the server declares "+r.modeDue+" too, and it was answered in task mode: task "+t.id+" ended "+t.status+" with no "+r.modeDue+" response to the call", r.rec, r.modeDueRec, t.statusRec)
 	}
 }

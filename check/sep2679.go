@@ -13,11 +13,11 @@ func (c *Checker) partial(s *session, st *stream, rec traces.Record, w *wireMsg)
 	// S2679-NEGOTIATION (2.3. Negotiation Rules): only to a client that
 	// declared tasks.streaming.partial.
 	if s.sawInit {
-		c.judge("S2679-NEGOTIATION", s.clientPartial, "a partial notification went to a client that did not declare tasks.streaming.partial", rec.Index)
+		c.judge(RuleS2679Negotiation, s.clientPartial, "a partial notification went to a client that did not declare tasks.streaming.partial", rec.Index)
 	}
 	// S2679-CONTENT (1.2. Parameters): content is a non-empty array.
 	content := strings.TrimSpace(string(p.Content))
-	c.judge("S2679-CONTENT", strings.HasPrefix(content, "[") && content != "[]" && strings.Trim(content, "[] \t\r\n") != "", "partial notification of task "+p.TaskID+" has content "+abbrev(content), rec.Index)
+	c.judge(RuleS2679Content, strings.HasPrefix(content, "[") && content != "[]" && strings.Trim(content, "[] \t\r\n") != "", "partial notification of task "+p.TaskID+" has content "+abbrev(content), rec.Index)
 	if p.TaskID == "" {
 		return
 	}
@@ -31,14 +31,14 @@ func (c *Checker) partial(s *session, st *stream, rec traces.Record, w *wireMsg)
 	// S2679-AFTER-TERMINAL (1.3, 4.): never after the terminal status; on
 	// one stream the order is certain.
 	if at := st.terminalTasks[t.id]; at != 0 {
-		c.judgeExcusable("S2679-AFTER-TERMINAL", faulted, false, "partial notification of task "+t.id+" after its terminal status on the same stream", at-1, rec.Index)
+		c.judgeExcusable(RuleS2679AfterTerminal, faulted, false, "partial notification of task "+t.id+" after its terminal status on the same stream", at-1, rec.Index)
 	} else {
-		c.ok("S2679-AFTER-TERMINAL")
+		c.ok(RuleS2679AfterTerminal)
 	}
 	// S2679-SEQ (1.2, 1.3): seq starts at 0 and steps by exactly 1.
 	seq, ok := jsonInt(p.Seq)
 	if !ok {
-		c.fail("S2679-SEQ", "partial notification of task "+t.id+" has seq "+abbrev(string(p.Seq))+"; want an integer", rec.Index)
+		c.fail(RuleS2679Seq, "partial notification of task "+t.id+" has seq "+abbrev(string(p.Seq))+"; want an integer", rec.Index)
 		return
 	}
 	next := &t.nextSeq
@@ -56,7 +56,7 @@ func (c *Checker) partial(s *session, st *stream, rec traces.Record, w *wireMsg)
 		defer func() { t.earlySeq[s.id] = n }()
 	}
 	want := *next
-	c.judgeExcusable("S2679-SEQ", faulted, seq == want, "partial notification of task "+t.id+" has seq "+strconv.FormatInt(seq, 10)+", want "+strconv.FormatInt(want, 10), rec.Index)
+	c.judgeExcusable(RuleS2679Seq, faulted, seq == want, "partial notification of task "+t.id+" has seq "+strconv.FormatInt(seq, 10)+", want "+strconv.FormatInt(want, 10), rec.Index)
 	if seq >= want {
 		*next = seq + 1
 	}

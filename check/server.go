@@ -28,16 +28,7 @@ func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *
 	if r == nil {
 		return
 	}
-	if st.kind == "GET" && st.resumes == nil {
-		// A response on the standalone stream: only a resumption may
-		// carry one (Transports › Listening for Messages from the Server).
-		c.fail("HTTP-RESUME-SAME-STREAM", "the response to request "+id+" came on the standalone GET stream, which carries no responses", rec.Index)
-	}
-	if root := st.root(); st.resumes != nil && root.kind == "POST" && root.rpcID != id {
-		c.fail("HTTP-RESUME-SAME-STREAM", "a resumption of the stream answering request "+root.rpcID+" carried the response to request "+id, root.ex.rec, rec.Index)
-	} else if st.resumes != nil {
-		c.ok("HTTP-RESUME-SAME-STREAM")
-	}
+	c.responseStream(st, id, rec)
 	if w.Error != nil {
 		c.errorAnswer(s, r, rec, w.Error)
 		r.answered = true
@@ -50,46 +41,69 @@ func (c *Checker) serverMessage(ex *exchange, st *stream, rec traces.Record, w *
 		c.finalOn(st, r)
 		return
 	}
+	c.resultAnswer(s, st, r, rec, res)
+	if res.IsComplete == nil || *res.IsComplete || !res.HasPartial {
+		r.answered = true
+		c.finalOn(st, r)
+	}
+}
+
+// responseStream judges HTTP-RESUME-SAME-STREAM for the response to
+// request id on stream st.
+func (c *Checker) responseStream(st *stream, id string, rec traces.Record) {
+	if st.kind == "GET" && st.resumes == nil {
+		// A response on the standalone stream: only a resumption may
+		// carry one (Transports › Listening for Messages from the Server).
+		c.fail(RuleHTTPResumeSameStream, "the response to request "+id+" came on the standalone GET stream, which carries no responses", rec.Index)
+	}
+	if root := st.root(); st.resumes != nil && root.kind == "POST" && root.rpcID != id {
+		c.fail(RuleHTTPResumeSameStream, "a resumption of the stream answering request "+root.rpcID+" carried the response to request "+id, root.ex.rec, rec.Index)
+	} else if st.resumes != nil {
+		c.ok(RuleHTTPResumeSameStream)
+	}
+}
+
+// resultAnswer judges a result answering request r, by its method.
+func (c *Checker) resultAnswer(s *session, st *stream, r *request, rec traces.Record, res *wireResult) {
 	switch r.method {
 	case "initialize":
-		if caps := res.Capabilities; len(caps) > 0 {
-			var sc struct {
-				Tasks *struct {
-					Responses *struct {
-						Modes []string `json:"modes"`
-					} `json:"responses"`
-					Streaming *struct {
-						Partial json.RawMessage `json:"partial"`
-					} `json:"streaming"`
-				} `json:"tasks"`
-			}
-			if json.Unmarshal(caps, &sc) == nil && sc.Tasks != nil {
-				if sc.Tasks.Responses != nil {
-					s.serverModes = sc.Tasks.Responses.Modes
-				}
-				s.serverPartial = sc.Tasks.Streaming != nil && len(sc.Tasks.Streaming.Partial) > 0
-			}
-		}
+		initializeAnswer(s, res)
 	case "tools/call":
 		c.toolsCallAnswer(s, st, r, rec, res)
 	case "tasks/get", "tasks/cancel":
 		c.taskAnswer(s, st, r, rec, &res.wireTask, res)
 	case "tasks/list":
-		for i := range res.Tasks {
-			c.checkTaskFields(&res.Tasks[i], rec)
-			if t := c.tasks[res.Tasks[i].id()]; t != nil && t.sess != s {
-				c.fail("TASK-ISOLATION", "tasks/list in session "+s.id+" listed task "+t.id+" of session "+t.sess.id, t.rec, rec.Index)
-			} else if t != nil {
-				c.ok("TASK-ISOLATION")
-				c.sawStatus(t, st, res.Tasks[i].status(), rec)
-			}
-		}
+		c.tasksListAnswer(s, st, rec, res)
 	case "tasks/result":
 		c.tasksResultAnswer(s, st, r, rec, res)
 	}
-	if res.IsComplete == nil || *res.IsComplete || !res.HasPartial {
-		r.answered = true
-		c.finalOn(st, r)
+}
+
+// initializeAnswer keeps the task capabilities the server declared.
+func initializeAnswer(s *session, res *wireResult) {
+	caps := res.Capabilities
+	if len(caps) == 0 {
+		return
+	}
+	var sc wireCaps
+	if json.Unmarshal(caps, &sc) == nil && sc.Tasks != nil {
+		if sc.Tasks.Responses != nil {
+			s.serverModes = sc.Tasks.Responses.Modes
+		}
+		s.serverPartial = sc.Tasks.Streaming != nil && len(sc.Tasks.Streaming.Partial) > 0
+	}
+}
+
+// tasksListAnswer judges the tasks a tasks/list answer lists.
+func (c *Checker) tasksListAnswer(s *session, st *stream, rec traces.Record, res *wireResult) {
+	for i := range res.Tasks {
+		c.checkTaskFields(&res.Tasks[i], rec)
+		if t := c.tasks[res.Tasks[i].id()]; t != nil && t.sess != s {
+			c.fail(RuleTaskIsolation, "tasks/list in session "+s.id+" listed task "+t.id+" of session "+t.sess.id, t.rec, rec.Index)
+		} else if t != nil {
+			c.ok(RuleTaskIsolation)
+			c.sawStatus(t, st, res.Tasks[i].status(), rec)
+		}
 	}
 }
 
@@ -101,7 +115,7 @@ func (c *Checker) finalOn(st *stream, r *request) {
 		st.final = true
 		if st.resumes != nil && st.next >= len(st.due) {
 			// The replay carried the response with nothing due lost.
-			c.ok("HTTP-RESUME-COMPLETE")
+			c.ok(RuleHTTPResumeComplete)
 		}
 	}
 }
@@ -115,18 +129,18 @@ func (c *Checker) errorAnswer(s *session, r *request, rec traces.Record, e *wire
 			// -32601 says the server has no tasks/* at all: no evidence
 			// that it keeps tasks apart.
 			if e.Code != -32601 {
-				c.ok("TASK-ISOLATION")
+				c.ok(RuleTaskIsolation)
 			}
 			return
 		}
 		if !r.knownBefore && s.sawInit && r.taskID != "" {
-			c.judge("TASK-NOT-FOUND", e.Code == -32602, r.method+" of unknown task "+r.taskID+" answered "+code+", want -32602", r.rec, rec.Index)
+			c.judge(RuleTaskNotFound, e.Code == -32602, r.method+" of unknown task "+r.taskID+" answered "+code+", want -32602", r.rec, rec.Index)
 		}
 		if r.method == "tasks/cancel" && r.terminalBefore != "" {
-			c.judge("TASK-CANCEL-TERMINAL", e.Code == -32602, "tasks/cancel of a task already "+r.terminalBefore+" answered "+code+", want -32602", r.terminalBeforeRec, r.rec, rec.Index)
+			c.judge(RuleTaskCancelTerminal, e.Code == -32602, "tasks/cancel of a task already "+r.terminalBefore+" answered "+code+", want -32602", r.terminalBeforeRec, r.rec, rec.Index)
 		}
 		if r.method == "tasks/result" && r.hasLastSeqNr && !r.lastSeqNrOK {
-			c.judge("S1905-LASTSEQNR-INVALID", e.Code == -32602, "tasks/result with lastSeqNr "+r.lastSeqNrRaw+" answered "+code+", want -32602", r.rec, rec.Index)
+			c.judge(RuleS1905LastSeqNrInvalid, e.Code == -32602, "tasks/result with lastSeqNr "+r.lastSeqNrRaw+" answered "+code+", want -32602", r.rec, rec.Index)
 		}
 	}
 }
@@ -152,7 +166,7 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 		r.mode = "streaming"
 		if r.modeDue != "" {
 			r.modeDue = ""
-			c.ok("S1905-MODE-SELECT")
+			c.ok(RuleS1905ModeSelect)
 		}
 	}
 	var t *task
@@ -171,7 +185,7 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 		}
 	}
 	if mode == "immediate" && res.Task != nil {
-		c.judge("S1905-IMMEDIATE", res.Task.status() == "completed", "an immediate answer carries a task in status "+res.Task.status()+", want completed", rec.Index)
+		c.judge(RuleS1905Immediate, res.Task.status() == "completed", "an immediate answer carries a task in status "+res.Task.status()+", want completed", rec.Index)
 	}
 	if mode == "immediate" && t != nil {
 		t.result, t.resultRec = canonical(res.Content), rec.Index
@@ -206,32 +220,32 @@ func (c *Checker) modeSelect(s *session, r *request, rec traces.Record, mode str
 	listed := "the call listed responseModes " + strings.Join(r.modes, ",")
 	switch {
 	case mode != "task" && lacks(r.modes, mode):
-		c.fail("S1905-MODE-SELECT", listed+" and was answered in "+mode+" mode", r.rec, rec.Index)
+		c.fail(RuleS1905ModeSelect, listed+" and was answered in "+mode+" mode", r.rec, rec.Index)
 	case mode != "task" && len(s.serverModes) > 0 && lacks(s.serverModes, mode):
-		c.fail("S1905-MODE-SELECT", listed+" and was answered in "+mode+" mode, which the server does not declare (tasks.responses.modes "+strings.Join(s.serverModes, ",")+")", r.rec, rec.Index)
+		c.fail(RuleS1905ModeSelect, listed+" and was answered in "+mode+" mode, which the server does not declare (tasks.responses.modes "+strings.Join(s.serverModes, ",")+")", r.rec, rec.Index)
 	case mode == "task" && both("streaming") && !both("immediate"):
 		r.modeDue, r.modeDueRec = "streaming", rec.Index
 	case mode != "task" || !lacks(r.modes, "task"):
-		c.ok("S1905-MODE-SELECT")
+		c.ok(RuleS1905ModeSelect)
 	case res.hasFallbackWarning():
-		c.ok("S1905-MODE-SELECT")
-		c.ok("S1905-FALLBACK-WARNING")
+		c.ok(RuleS1905ModeSelect)
+		c.ok(RuleS1905FallbackWarning)
 	case !lacks(r.modes, "immediate"):
 		// Immediate negotiated but the result not ready: task is the
 		// fallback of the decision process (Case 2), no warning needed.
-		c.ok("S1905-MODE-SELECT")
+		c.ok(RuleS1905ModeSelect)
 	case len(s.serverModes) == 0:
 		// A server without SEP-1905 defaults to task (Backward
 		// Compatibility); it knows no warning to give.
-		c.ok("S1905-MODE-SELECT")
+		c.ok(RuleS1905ModeSelect)
 	case !slices.ContainsFunc(r.modes, func(m string) bool { return slices.Contains(s.serverModes, m) }):
 		// No common mode: the fallback the MUST asks for, without the
 		// warning the SHOULD asks for.
-		c.ok("S1905-MODE-SELECT")
-		c.fail("S1905-FALLBACK-WARNING", listed+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
+		c.ok(RuleS1905ModeSelect)
+		c.fail(RuleS1905FallbackWarning, listed+" and was answered in task mode without the fallback warning", r.rec, rec.Index)
 	default:
 		// Task though the server declared a mode the client listed.
-		c.fail("S1905-MODE-SELECT", listed+" and was answered in task mode, though the server declares one of them", r.rec, rec.Index)
+		c.fail(RuleS1905ModeSelect, listed+" and was answered in task mode, though the server declares one of them", r.rec, rec.Index)
 	}
 }
 
@@ -255,7 +269,7 @@ func (c *Checker) observeTask(s *session, st *stream, wt *wireTask, rec traces.R
 			// Requirements › Task Status Lifecycle): a CreateTaskResult
 			// in task mode shows the task as created.
 			if r.mode == "task" {
-				c.judge("TASK-STATUS-TRANSITION", wt.status() == "working", "task "+id+" was created in status "+wt.status()+", want working", rec.Index)
+				c.judge(RuleTaskStatusTransition, wt.status() == "working", "task "+id+" was created in status "+wt.status()+", want working", rec.Index)
 			}
 		}
 	}
@@ -274,20 +288,8 @@ func (c *Checker) transition(t *task, st *stream, status string, rec traces.Reco
 	if status == "" {
 		return
 	}
-	sameStream := st.terminalTasks != nil && st.terminalTasks[t.id] != 0
-	after := r != nil && r.terminalBefore != ""
-	if isTerminal(t.status) && status != t.status && (sameStream || after) {
-		c.fail("TASK-STATUS-TRANSITION", "task "+t.id+" went from "+t.status+" to "+status+"; a terminal status is final", t.statusRec, rec.Index)
-	} else if t.status != "" && !isTerminal(t.status) && !legalTransition(t.status, status) {
-		c.fail("TASK-STATUS-TRANSITION", "task "+t.id+" went from "+t.status+" to unknown status "+status, t.statusRec, rec.Index)
-	} else if t.status != "" {
-		c.ok("TASK-STATUS-TRANSITION")
-	}
-	if t.cancelled == false && status == "cancelled" && t.creatorCut {
-		c.fail("TASK-SURVIVES-REQUEST", "task "+t.id+" was cancelled, though the client never cancelled it, after the stream that created it ended", t.creatorCutRec, rec.Index)
-	} else if t.creatorCut && isTerminal(status) && !isTerminal(t.status) {
-		c.ok("TASK-SURVIVES-REQUEST")
-	}
+	c.judgeTransition(t, st, status, rec, r)
+	c.judgeSurvives(t, status, rec)
 	if isTerminal(t.status) && !isTerminal(status) {
 		return // keep the terminal status the client saw
 	}
@@ -303,18 +305,42 @@ func (c *Checker) transition(t *task, st *stream, status string, rec traces.Reco
 	}
 }
 
+// judgeTransition judges TASK-STATUS-TRANSITION for a task seen in status
+// (see transition).
+func (c *Checker) judgeTransition(t *task, st *stream, status string, rec traces.Record, r *request) {
+	sameStream := st.terminalTasks != nil && st.terminalTasks[t.id] != 0
+	after := r != nil && r.terminalBefore != ""
+	if isTerminal(t.status) && status != t.status && (sameStream || after) {
+		c.fail(RuleTaskStatusTransition, "task "+t.id+" went from "+t.status+" to "+status+"; a terminal status is final", t.statusRec, rec.Index)
+	} else if t.status != "" && !isTerminal(t.status) && !legalTransition(t.status, status) {
+		c.fail(RuleTaskStatusTransition, "task "+t.id+" went from "+t.status+" to unknown status "+status, t.statusRec, rec.Index)
+	} else if t.status != "" {
+		c.ok(RuleTaskStatusTransition)
+	}
+}
+
+// judgeSurvives judges TASK-SURVIVES-REQUEST: a task whose creating stream
+// ended is not cancelled unless the client cancelled it.
+func (c *Checker) judgeSurvives(t *task, status string, rec traces.Record) {
+	if t.cancelled == false && status == "cancelled" && t.creatorCut {
+		c.fail(RuleTaskSurvivesRequest, "task "+t.id+" was cancelled, though the client never cancelled it, after the stream that created it ended", t.creatorCutRec, rec.Index)
+	} else if t.creatorCut && isTerminal(status) && !isTerminal(t.status) {
+		c.ok(RuleTaskSurvivesRequest)
+	}
+}
+
 // taskAnswer judges a Task in a tasks/get or tasks/cancel answer.
 func (c *Checker) taskAnswer(s *session, st *stream, r *request, rec traces.Record, wt *wireTask, res *wireResult) {
 	if r.otherSession != nil {
-		c.fail("TASK-ISOLATION", r.method+" in session "+s.id+" was answered for task "+r.taskID+" of session "+r.otherSession.id, r.rec, rec.Index)
+		c.fail(RuleTaskIsolation, r.method+" in session "+s.id+" was answered for task "+r.taskID+" of session "+r.otherSession.id, r.rec, rec.Index)
 		return
 	}
 	if !r.knownBefore && s.sawInit && r.taskID != "" {
-		c.fail("TASK-NOT-FOUND", r.method+" of unknown task "+r.taskID+" was answered with a result, want -32602", r.rec, rec.Index)
+		c.fail(RuleTaskNotFound, r.method+" of unknown task "+r.taskID+" was answered with a result, want -32602", r.rec, rec.Index)
 		return
 	}
 	if r.method == "tasks/cancel" && r.terminalBefore != "" {
-		c.fail("TASK-CANCEL-TERMINAL", "tasks/cancel of a task already "+r.terminalBefore+" was answered with a result, want -32602", r.terminalBeforeRec, r.rec, rec.Index)
+		c.fail(RuleTaskCancelTerminal, "tasks/cancel of a task already "+r.terminalBefore+" was answered with a result, want -32602", r.terminalBeforeRec, r.rec, rec.Index)
 	}
 	c.checkTaskFields(wt, rec)
 	if t := c.tasks[wt.id()]; t != nil && t.sess == s {
@@ -345,7 +371,7 @@ func (c *Checker) checkTaskFields(wt *wireTask, rec traces.Record) {
 	if wt.TTL == nil {
 		missing = append(missing, "ttl (a number, or null)")
 	}
-	c.judge("TASK-FIELDS", len(missing) == 0, "task "+wt.id()+" lacks or mangles "+strings.Join(missing, ", "), rec.Index)
+	c.judge(RuleTaskFields, len(missing) == 0, "task "+wt.id()+" lacks or mangles "+strings.Join(missing, ", "), rec.Index)
 }
 
 // notification handles a notification from the server.

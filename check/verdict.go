@@ -2,7 +2,6 @@ package check
 
 import (
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"io"
 	"strings"
@@ -201,65 +200,4 @@ func (v *Verdict) WriteJSON(w io.Writer) error {
 		Schema string `json:"schema"`
 		*Verdict
 	}{"tasksim.verdict/v1", v})
-}
-
-// WriteJUnit writes a JUnit XML report: one testsuite named name, with a
-// testcase per rule; failures carry their evidence, skipped rules their
-// reason. A WARN is a passing testcase whose system-out says WARN and
-// holds the evidence, so that CI shows it without failing. GitHub and
-// GitLab render it.
-func (v *Verdict) WriteJUnit(w io.Writer, name string) error {
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	return v.WriteJUnitSuite(w, name)
-}
-
-// WriteJUnitSuite writes the testsuite element alone, to put several in
-// one testsuites element.
-func (v *Verdict) WriteJUnitSuite(w io.Writer, name string) error {
-	type failure struct {
-		Message string `xml:"message,attr"`
-		Text    string `xml:",chardata"`
-	}
-	type skipped struct {
-		Message string `xml:"message,attr"`
-	}
-	type testcase struct {
-		Name      string   `xml:"name,attr"`
-		Classname string   `xml:"classname,attr"`
-		Failure   *failure `xml:"failure,omitempty"`
-		Skipped   *skipped `xml:"skipped,omitempty"`
-		SystemOut string   `xml:"system-out,omitempty"`
-	}
-	type testsuite struct {
-		XMLName  xml.Name   `xml:"testsuite"`
-		Name     string     `xml:"name,attr"`
-		Tests    int        `xml:"tests,attr"`
-		Failures int        `xml:"failures,attr"`
-		Skipped  int        `xml:"skipped,attr"`
-		Cases    []testcase `xml:"testcase"`
-	}
-	s := testsuite{Name: name, Tests: len(v.Rules)}
-	for _, r := range v.Rules {
-		tc := testcase{Name: r.Rule.ID, Classname: name}
-		switch r.Status {
-		case Fail:
-			s.Failures++
-			tc.Failure = &failure{Message: r.Rule.Summary + " (" + r.Rule.Spec + ")", Text: Evidence(r.Findings)}
-		case Warn:
-			tc.SystemOut = WarnText(r.Rule, Evidence(r.Findings))
-		case Skip:
-			s.Skipped++
-			tc.Skipped = &skipped{Message: "not observed: needs " + r.Why}
-		}
-		s.Cases = append(s.Cases, tc)
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(s); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
 }

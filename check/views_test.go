@@ -218,7 +218,7 @@ func TestSidesRulesWithoutClient(t *testing.T) {
 	recs := readFixture(t, filepath.Join("testdata", "pass", "streaming.jsonl"))
 	two := twoSided(recs, dropEvent("0_2", "b87fc815-7d40-4371-b74e-07e2a64ea2e4"))
 	var ids []string
-	for _, r := range Catalog {
+	for _, r := range Catalog() {
 		if r.Side != Client {
 			ids = append(ids, r.ID)
 		}

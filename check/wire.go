@@ -395,16 +395,19 @@ type wireParams struct {
 		TTL           json.RawMessage `json:"ttl"`
 		ResponseModes []string        `json:"responseModes"`
 	} `json:"task"`
-	Capabilities *struct {
-		Tasks *struct {
-			Responses *struct {
-				Modes []string `json:"modes"`
-			} `json:"responses"`
-			Streaming *struct {
-				Partial json.RawMessage `json:"partial"`
-			} `json:"streaming"`
-		} `json:"tasks"`
-	} `json:"capabilities"`
+	Capabilities *wireCaps `json:"capabilities"`
+}
+
+// wireCaps are the task capabilities a side declares in initialize.
+type wireCaps struct {
+	Tasks *struct {
+		Responses *struct {
+			Modes []string `json:"modes"`
+		} `json:"responses"`
+		Streaming *struct {
+			Partial json.RawMessage `json:"partial"`
+		} `json:"streaming"`
+	} `json:"tasks"`
 }
 
 // decodeParams reads the params the rules need; the nested task and

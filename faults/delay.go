@@ -16,6 +16,9 @@ var delayKind = Kind{
 		{Key: "jitter", Default: "0", Doc: "up to this much more, drawn per message"},
 	},
 	Places: []string{PlaceHTTP, PlaceStdio, PlaceConn},
+	Draw: func(r *rand.Rand, _ []string) Drawn {
+		return Drawn{Params: []string{"d=" + ms(10+r.Int64N(500)), "jitter=" + ms(r.Int64N(100))}, Weight: 1}
+	},
 	New: func(p *Params) (Fault, error) {
 		return delay{d: p.Duration("d", 100*time.Millisecond, maxDelay), jitter: p.Duration("jitter", 0, maxDelay)}, nil
 	},

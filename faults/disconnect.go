@@ -3,6 +3,7 @@ package faults
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 var disconnectKind = Kind{
@@ -13,6 +14,17 @@ var disconnectKind = Kind{
 		{Key: "at", Default: "after", Doc: "before | mid | after the selected message"},
 	},
 	Places: []string{PlaceHTTP, PlaceStdio, PlaceConn},
+	Draw: func(r *rand.Rand, places []string) Drawn {
+		// Responses or requests only; a cut acts once.
+		at := "at=" + []string{"before", "mid", "after"}[r.IntN(3)]
+		if slices.Contains(places, PlaceHTTP) && r.IntN(2) == 0 {
+			// One POST's SSE stream cut while the connection lives, at
+			// the HTTP place: the client resumes it (GET, Last-Event-ID).
+			// It addresses the events of POST streams only.
+			return Drawn{Params: []string{"stream=post", at}, Weight: 4}
+		}
+		return Drawn{Params: []string{at}, Weight: 2}
+	},
 	New: func(p *Params) (Fault, error) {
 		f := disconnect{after: int(p.Int("after", 0, 1, math.MaxInt32))}
 		switch p.Choice("at", "after", "before", "mid", "after") {

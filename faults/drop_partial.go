@@ -6,6 +6,7 @@ var dropPartialKind = Kind{
 	Name:    "drop-partial",
 	Summary: "a notifications/tasks/partial (SEP-2679) is lost",
 	Places:  []string{PlaceHTTP, PlaceStdio, PlaceConn},
+	Draw:    weight(4), // it addresses few messages: partials
 	New:     func(*Params) (Fault, error) { return dropPartial{}, nil },
 }
 

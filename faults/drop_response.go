@@ -6,6 +6,7 @@ var dropResponseKind = Kind{
 	Name:    "drop-response",
 	Summary: "a JSON-RPC response is lost: the stream or body goes on (or ends) without it",
 	Places:  []string{PlaceHTTP, PlaceStdio, PlaceConn},
+	Draw:    weight(2), // responses only
 	New:     func(*Params) (Fault, error) { return dropResponse{}, nil },
 }
 

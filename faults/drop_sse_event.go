@@ -10,6 +10,7 @@ var dropSSEEventKind = Kind{
 	Name:    "drop-sse-event",
 	Summary: "an SSE event is not delivered; the stream goes on (in-process: a message from the server is lost as its event would be)",
 	Places:  []string{PlaceHTTP, PlaceConn},
+	Draw:    weight(1.5), // messages from the server only
 	New:     func(*Params) (Fault, error) { return dropSSEEvent{}, nil },
 }
 

@@ -6,6 +6,7 @@ var duplicateSeqNrKind = Kind{
 	Name:    "duplicate-seqnr",
 	Summary: "a message carrying SEP-1905 segments (seqNr) or a SEP-2679 partial (seq) is delivered twice",
 	Places:  []string{PlaceHTTP, PlaceStdio, PlaceConn},
+	Draw:    weight(4), // it addresses few messages: segments
 	New:     func(*Params) (Fault, error) { return duplicateSeqNr{}, nil },
 }
 

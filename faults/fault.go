@@ -29,6 +29,11 @@ type Kind struct {
 	// New builds the fault from its own parameters (already checked to be
 	// among Params).
 	New func(p *Params) (Fault, error)
+	// Draw draws the fault for a generated schedule (tasksim sim): its
+	// own parameters from r, given the places the run has, and its
+	// weight (see Drawn and DrawSpec). Nil draws no parameters, at
+	// weight 1.
+	Draw func(r *rand.Rand, places []string) Drawn
 }
 
 // ParamDoc documents one parameter.

@@ -41,11 +41,7 @@ func (r *Registry) Kinds() []Kind {
 
 // Names returns the registered names, sorted.
 func (r *Registry) Names() []string {
-	var out []string
-	for _, k := range r.Kinds() {
-		out = append(out, k.Name)
-	}
-	return out
+	return Names(r.Kinds())
 }
 
 // Bound is a fault made from a spec: the fault, its selector and the spec

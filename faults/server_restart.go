@@ -2,6 +2,7 @@ package faults
 
 import (
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/tasksim/tasksim/traces"
 )
@@ -10,7 +11,11 @@ var serverRestartKind = Kind{
 	Name:    "server-restart",
 	Summary: "the reference server loses its in-memory state (sessions, tasks) just before a message from the client reaches it (in-process runs)",
 	Places:  []string{PlaceHTTP, PlaceConn},
-	New:     func(*Params) (Fault, error) { return serverRestart{}, nil },
+	Draw: func(r *rand.Rand, _ []string) Drawn {
+		// It acts on client messages, one at a time, at most count times.
+		return Drawn{Params: []string{"count=" + strconv.Itoa(1+r.IntN(3))}, Weight: 3}
+	},
+	New: func(*Params) (Fault, error) { return serverRestart{}, nil },
 }
 
 type serverRestart struct{}

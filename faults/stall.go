@@ -10,6 +10,7 @@ var stallKind = Kind{
 	Name:    "stall",
 	Summary: "a stream from the server goes silent at a message without closing: nothing more arrives until the client gives up",
 	Places:  []string{PlaceHTTP, PlaceStdio, PlaceConn},
+	Draw:    weight(2), // a stall acts once
 	New:     func(*Params) (Fault, error) { return stall{}, nil },
 }
 

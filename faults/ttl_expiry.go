@@ -3,6 +3,7 @@ package faults
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"strconv"
 	"time"
 )
 
@@ -14,6 +15,16 @@ var ttlExpiryKind = Kind{
 		{Key: "advance", Default: "", Doc: "instead of rewriting, advance the simulated clock by this much before the message", Excludes: []string{"ttl"}},
 	},
 	Places: []string{PlaceHTTP, PlaceStdio, PlaceConn},
+	Draw: func(r *rand.Rand, _ []string) Drawn {
+		// It addresses few messages: task requests (or count= limits it).
+		if r.IntN(2) == 0 {
+			// One jump, before a message of the client: the time of a
+			// request is the simulation's, where two server messages
+			// may pass at one instant.
+			return Drawn{Params: []string{"advance=" + ms(1000*(1+r.Int64N(10))), "stream=stdin", "count=" + strconv.Itoa(1+r.IntN(3))}, Weight: 4}
+		}
+		return Drawn{Params: []string{"ttl=" + ms(50+r.Int64N(500))}, Weight: 4}
+	},
 	New: func(p *Params) (Fault, error) {
 		return ttlExpiry{ttl: p.Duration("ttl", time.Second, maxDelay), advance: p.Duration("advance", 0, maxDelay)}, nil
 	},

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/tasksim/tasksim/clock"
@@ -25,25 +24,10 @@ import (
 // observed into one trace: a fault acts at one place only, never twice on
 // one message.
 
-// httpOnly reports whether a fault kind acts only at the HTTP place.
-func httpOnly(k faults.Kind) bool {
-	return !slices.Contains(k.Places, faults.PlaceConn) && slices.Contains(k.Places, faults.PlaceHTTP)
-}
-
-// atHTTP reports whether a bound fault acts at the HTTP place: it acts
-// only there (http-status), or its stream= names a stream only the HTTP
-// place has (request, post, get): disconnect:stream=post cuts one POST's
-// SSE stream while the connection lives, and the client resumes it with
-// a GET and Last-Event-ID.
+// atHTTP reports whether a bound fault acts at the HTTP place: the Conn
+// place cannot take it (faults.Bound.Place), the HTTP place can.
 func atHTTP(b *faults.Bound) bool {
-	if httpOnly(*b.Kind) {
-		return true
-	}
-	switch b.Selector.Stream {
-	case faults.StreamRequest, faults.StreamPost, faults.StreamGet:
-		return slices.Contains(b.Kind.Places, faults.PlaceHTTP)
-	}
-	return false
+	return b.Place(places(TransportHTTP)...) == faults.PlaceHTTP
 }
 
 // byPlace splits bound faults into those of the Conn place and those of
@@ -94,10 +78,10 @@ func needsHTTP(bound []*faults.Bound) string {
 
 // checkTransport refuses a fault that only the HTTP place takes in a run
 // over stdio.
-func checkTransport(bound []*faults.Bound, transport string) error {
+func checkTransport(reg *faults.Registry, bound []*faults.Bound, transport string) error {
 	if transport != TransportHTTP {
 		if spec := needsHTTP(bound); spec != "" {
-			return fmt.Errorf("fault %q needs HTTP; this run is over %s (faults over stdio: %s)", spec, transport, strings.Join(ConnFaults(), ", "))
+			return fmt.Errorf("fault %q needs HTTP; this run is over %s (faults over stdio: %s)", spec, transport, strings.Join(faultNames(reg, TransportStdio), ", "))
 		}
 	}
 	return nil

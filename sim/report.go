@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/check"
+	"github.com/tasksim/tasksim/faults"
 )
 
 // ReportSchema names the format of a Report.
@@ -104,7 +105,7 @@ func (r *Report) normalize() {
 	if r.Summary.Fired == nil {
 		r.Summary.Fired = map[string]int64{}
 	}
-	for _, name := range Faults(TransportHTTP) {
+	for _, name := range faultNames(faults.Builtin(), TransportHTTP) {
 		r.Summary.Fired[name] += 0 // every fault named, fired or not
 	}
 	slices.SortStableFunc(r.Failures, func(a, b Failure) int { return cmpU64(a.Seed, b.Seed) })

@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -51,6 +49,9 @@ type RunOptions struct {
 	// and the reference client, for tests only (docs/sim.md, "Planted
 	// bugs"); nil plants none.
 	Bugs *Bugs
+	// Registry is the fault catalog the schedule's faults are read with;
+	// nil is faults.Builtin().
+	Registry *faults.Registry
 	// Strict judges a SHOULD broken as FAIL, not WARN (--strict): it
 	// then fails the run and can be shrunk.
 	Strict bool
@@ -109,20 +110,15 @@ type CallOutcome struct {
 	start, end time.Time
 }
 
-// decision is a fault decision with when and where it acted.
-type decision struct {
-	at      time.Time
-	session int // -1: unknown
-	verb    faults.Verb
-	stream  string // the logical stream of the message acted on
-}
-
 // Run runs one schedule: the workload over the in-memory transport
 // through the fault layer, until every call ended; then the faults stop,
 // calls that did not end as expected are recovered with tasks/result, and
 // a fresh session makes one more call. It returns an error only when the
 // run itself could not be made (bad schedule, runtime failure); what the
 // run found is in the Result.
+//
+// The phases are methods of simulation: setup, workload, recoverCalls,
+// probeCall, probeAll, finish.
 func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	var opts RunOptions
 	if o != nil {
@@ -134,11 +130,12 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err := s.Workload.Validate(); err != nil {
 		return nil, err
 	}
-	bound, err := checkSpecs(s.Faults)
+	reg := registry(opts.Registry)
+	bound, err := checkSpecs(reg, s.Faults)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTransport(bound, s.Workload.Transport); err != nil {
+	if err := checkTransport(reg, bound, s.Workload.Transport); err != nil {
 		return nil, err
 	}
 	var bugs Bugs
@@ -152,269 +149,383 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	sim := clock.NewSim(simStart)
 	r := &run{ctx: ctx, sim: sim, bugs: bugs.Client}
 	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs)
-	var buf bytes.Buffer
+	m := &simulation{run: r, nd: nd, s: s}
+	if err := m.setup(&opts, bound, bugs); err != nil {
+		return nil, err
+	}
+	for _, phase := range []func() error{m.workload, m.recoverCalls, m.probeCall, m.probeAll} {
+		if err := phase(); err != nil {
+			return nil, m.fail(err, nd, m.sessions, m.pipe, m.w)
+		}
+	}
+	return m.finish(opts.Strict)
+}
+
+// simulation is one run of a schedule, phase by phase.
+type simulation struct {
+	*run
+	nd *node
+	s  Schedule
+
+	// The trace, its pipeline, and the fault places (setup).
+	buf          bytes.Buffer
+	w            *traces.Writer
+	pipe         *recorder.Pipeline
+	set, httpSet *faults.Set
+	httpBound    []*faults.Bound
+	dmu          sync.Mutex
+	decisions    []decision
+
+	// The transports the sessions connect over (setup): base, and over
+	// HTTP the same (httpTr) and the no-resume probe's (noResumeTr).
+	base               mcp.Transport
+	httpTr, noResumeTr *streamhttp.ClientTransport
+
+	// sessions are the client sessions of the run so far, in the order
+	// they were made: the workload's, then the probes'. The workload's
+	// are the first s.Workload.Sessions.
+	sessions []*simSession
+	out      []CallOutcome
+
+	// What the faults did, once they stopped (recoverCalls).
+	ds                  []decision
+	restarted, ttlFault bool
+
+	// The probes: the fresh session's call (probeCall), then what the
+	// workload never asks (probeAll).
+	probe                            *simSession
+	probeGot, probeDetail, probeTask string
+	probeLive                        []Finding
+}
+
+// setup makes the run's trace and, over HTTP, its HTTP record, the fault
+// sets of the Conn and HTTP places, and the transports.
+func (m *simulation) setup(opts *RunOptions, bound []*faults.Bound, bugs Bugs) error {
+	s := m.s
 	header := traces.Header{
-		Created: sim.Now(), TasksimVersion: opts.Version, Command: opts.Command,
+		Created: m.sim.Now(), TasksimVersion: opts.Version, Command: opts.Command,
 		Protocol: mcp.LatestProtocolVersion, Seed: s.Seed,
 		Labels: []traces.Label{{Key: "sim", Value: "in-process"}, {Key: "transport", Value: s.Workload.Transport}},
 		Faults: &traces.Schedule{Specs: s.Faults, Note: "decisions are in the fault records"},
 	}
-	w, err := traces.NewWriter(&buf, header, &traces.WriterOptions{Now: sim.Now, FlushInterval: -1})
+	var err error
+	m.w, err = traces.NewWriter(&m.buf, header, &traces.WriterOptions{Now: m.sim.Now, FlushInterval: -1})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if s.Workload.Transport == TransportHTTP {
-		if r.http, err = newHTTPRecord(header, nd, sim); err != nil {
-			return nil, err
+		if m.http, err = newHTTPRecord(header, m.nd, m.sim); err != nil {
+			return err
 		}
 	}
-	pipe := recorder.NewPipeline(w, &recorder.PipelineOptions{Clock: sim})
-	connBound, httpBound := byPlace(bound)
-	set := faults.NewSet(s.Seed, connBound...)
-	httpSet := faults.NewSet(s.Seed, httpBound...)
-	var dmu sync.Mutex
-	var decisions []decision
-	observe := func(a faults.Applied) {
-		f := a.TraceFault()
-		k := sessionOf(f.Target.Stream)
-		if k >= 0 {
-			f.Target.Conn = uint64(k + 1)
-		}
-		pipe.AddFault(f, a.Spec)
-		if r.http != nil {
-			r.http.addFault(f, a.Spec)
-		}
-		dmu.Lock()
-		decisions = append(decisions, decision{at: sim.Now(), session: k, verb: a.Action.Verb, stream: f.Target.Stream})
-		dmu.Unlock()
-	}
-	set.Observe(observe)
-	httpSet.Observe(observe)
+	m.pipe = recorder.NewPipeline(m.w, &recorder.PipelineOptions{Clock: m.sim})
+	var connBound []*faults.Bound
+	connBound, m.httpBound = byPlace(bound)
+	m.set = faults.NewSet(s.Seed, connBound...)
+	m.httpSet = faults.NewSet(s.Seed, m.httpBound...)
+	m.set.Observe(m.observe)
+	m.httpSet.Observe(m.observe)
+	m.setupTransports(bugs)
+	return nil
+}
 
-	var base mcp.Transport
-	var httpTr, noResumeTr *streamhttp.ClientTransport
-	if s.Workload.Transport == TransportHTTP {
-		hf := httpFaults(r.http.proxy, httpSet, sim)
-		tr := streamhttp.Pipe(hf)
-		httpTr = tr
-		// The no-resume probe's server: the same, behind a front that
-		// cannot resume (probes_http.go).
-		nr := streamhttp.Pipe(&noResume{h: hf})
-		nr.Clock, nr.NoResume = sim, bugs.Client.NoResume
-		noResumeTr = nr
-		tr.Clock = sim
-		tr.NoResume = bugs.Client.NoResume
-		base = tr
-	} else {
-		base = stdio.Pipe(nd, nil)
+// observe records a fault decision of either place in the trace (and the
+// HTTP record), and keeps when and where it acted.
+func (m *simulation) observe(a faults.Applied) {
+	f := a.TraceFault()
+	k := sessionOf(f.Target.Stream)
+	if k >= 0 {
+		f.Target.Conn = uint64(k + 1)
 	}
-	transportOver := func(base mcp.Transport, k int) mcp.Transport {
-		return mcp.DecorateTransport(base, func(c mcp.Conn) mcp.Conn {
-			id := uint64(k + 1)
-			if s.Workload.Transport == TransportStdio {
-				c = nd.stdio(c)
-			}
-			c = recorder.Conn(c, pipe, &recorder.ConnOptions{ID: id, Side: traces.SideServer, Note: "reference server"})
-			c = faults.Conn(c, set, &faults.ConnOptions{
-				Clock: sim, Restart: nd.restart, Split: split(k),
-				Advance: r.jump,
-			})
-			return recorder.Conn(c, pipe, &recorder.ConnOptions{ID: id, Side: traces.SideClient, Note: "reference client"})
+	m.pipe.AddFault(f, a.Spec)
+	if m.http != nil {
+		m.http.addFault(f, a.Spec)
+	}
+	m.dmu.Lock()
+	m.decisions = append(m.decisions, decision{at: m.sim.Now(), session: k, verb: a.Action.Verb, stream: f.Target.Stream})
+	m.dmu.Unlock()
+}
+
+// setupTransports makes the transport the sessions connect over: over
+// HTTP the in-memory Streamable HTTP transport to the server behind the
+// HTTP place, and the no-resume probe's; over stdio the stdio pipe.
+func (m *simulation) setupTransports(bugs Bugs) {
+	if m.s.Workload.Transport != TransportHTTP {
+		m.base = stdio.Pipe(m.nd, nil)
+		return
+	}
+	hf := httpFaults(m.http.proxy, m.httpSet, m.sim)
+	tr := streamhttp.Pipe(hf)
+	m.httpTr = tr
+	// The no-resume probe's server: the same, behind a front that
+	// cannot resume (probes_http.go).
+	nr := streamhttp.Pipe(&noResume{h: hf})
+	nr.Clock, nr.NoResume = m.sim, bugs.Client.NoResume
+	m.noResumeTr = nr
+	tr.Clock = m.sim
+	tr.NoResume = bugs.Client.NoResume
+	m.base = tr
+}
+
+// transportOver returns base for session k, through the recorder (the
+// server's view), the Conn place's faults and the recorder again (the
+// client's view).
+func (m *simulation) transportOver(base mcp.Transport, k int) mcp.Transport {
+	return mcp.DecorateTransport(base, func(c mcp.Conn) mcp.Conn {
+		id := uint64(k + 1)
+		if m.s.Workload.Transport == TransportStdio {
+			c = m.nd.stdio(c)
+		}
+		c = recorder.Conn(c, m.pipe, &recorder.ConnOptions{ID: id, Side: traces.SideServer, Note: "reference server"})
+		c = faults.Conn(c, m.set, &faults.ConnOptions{
+			Clock: m.sim, Restart: m.nd.restart, Split: split(k),
+			Advance: m.jump,
 		})
-	}
-	transport := func(k int) mcp.Transport { return transportOver(base, k) }
+		return recorder.Conn(c, m.pipe, &recorder.ConnOptions{ID: id, Side: traces.SideClient, Note: "reference client"})
+	})
+}
 
-	// The sessions connect one after the other, then the calls start,
-	// each at its own instant from then on: two things never start at
-	// the same instant, where the scheduler would order them.
-	sessions := make([]*simSession, s.Workload.Sessions)
-	for k := range sessions {
-		sessions[k] = &simSession{ready: make(chan struct{})}
+// transport is the transport of session k.
+func (m *simulation) transport(k int) mcp.Transport { return m.transportOver(m.base, k) }
+
+// session adds a session to the run's, not yet connected.
+func (m *simulation) session(noPartial bool) *simSession {
+	ss := &simSession{ready: make(chan struct{}), noPartial: noPartial}
+	m.sessions = append(m.sessions, ss)
+	return ss
+}
+
+// workload runs the drawn calls until every one ended. The sessions
+// connect one after the other, then the calls start, each at its own
+// instant from then on: two things never start at the same instant, where
+// the scheduler would order them.
+func (m *simulation) workload() error {
+	for range m.s.Workload.Sessions {
+		m.session(false)
 	}
 	var t0 time.Time
 	allReady := make(chan struct{})
-	r.spawn(func() {
+	m.spawn(func() {
 		defer close(allReady)
-		for k, ss := range sessions {
-			r.connectNow(ss, transport(k))
+		for k, ss := range m.sessions {
+			m.connectNow(ss, m.transport(k))
 		}
-		t0 = sim.Now()
+		t0 = m.sim.Now()
 	})
-	out := make([]CallOutcome, len(s.Workload.Calls))
-	for i, c := range s.Workload.Calls {
-		out[i] = CallOutcome{Call: i, Expected: c.expected()}
-		r.spawn(func() {
+	m.out = make([]CallOutcome, len(m.s.Workload.Calls))
+	for i, c := range m.s.Workload.Calls {
+		m.out[i] = CallOutcome{Call: i, Expected: c.expected()}
+		m.spawn(func() {
 			<-allReady
-			if !r.sleepUntil(t0.Add(time.Duration(c.StartMs) * time.Millisecond)) {
+			if !m.sleepUntil(t0.Add(time.Duration(c.StartMs) * time.Millisecond)) {
 				return
 			}
-			ss := sessions[c.Session]
-			out[i].start = sim.Now()
-			defer func() { out[i].end = sim.Now() }()
-			if ss.err != nil {
-				out[i].Got, out[i].Detail = OutcomeError, "connect: "+ss.err.Error()
-				return
-			}
-			cctx, cancel := r.within(time.Duration(c.durationMs())*time.Millisecond + callSlack)
-			defer cancel()
-			res, err := r.bugs.CallTool(cctx, ss.s, c.options())
-			out[i].Got, out[i].Detail = classify(c, res, err, cctx.Err() != nil && ctx.Err() == nil)
-			if res != nil {
-				out[i].TaskID = res.TaskID
-				out[i].tailShort = out[i].Got == OutcomeWrong && isShortTail(texts(res.Content), c.wantText())
-			}
+			m.call(&m.out[i], c)
 		})
 	}
-	if err := r.wait(); err != nil {
-		return nil, r.fail(err, nd, sessions, pipe, w)
-	}
+	return m.wait()
+}
 
-	// The faults stop: from here on every call must come to its end.
-	set.Stop()
-	httpSet.Stop()
-	dmu.Lock()
-	ds := append([]decision(nil), decisions...)
-	dmu.Unlock()
-	var live []Finding
-	restarted, ttlFault := false, false
-	for _, d := range ds {
-		restarted = restarted || d.verb == faults.Restart
-		ttlFault = ttlFault || d.verb == faults.Rewrite || d.verb == faults.Advance
+// call makes one call of the workload on its session and says how it
+// ended.
+func (m *simulation) call(oc *CallOutcome, c Call) {
+	ss := m.sessions[c.Session]
+	oc.start = m.sim.Now()
+	defer func() { oc.end = m.sim.Now() }()
+	if ss.err != nil {
+		oc.Got, oc.Detail = OutcomeError, "connect: "+ss.err.Error()
+		return
+	}
+	cctx, cancel := m.within(time.Duration(c.durationMs())*time.Millisecond + callSlack)
+	defer cancel()
+	res, err := m.bugs.CallTool(cctx, ss.s, c.options())
+	oc.Got, oc.Detail = classify(c, res, err, cctx.Err() != nil && m.ctx.Err() == nil)
+	if res != nil {
+		oc.TaskID = res.TaskID
+		oc.tailShort = oc.Got == OutcomeWrong && isShortTail(texts(res.Content), c.wantText())
+	}
+}
+
+// recoverCalls stops the faults: from here on every call must come to its
+// end. Calls that did not end as expected are recovered with
+// tasks/result, one at a time, so that their messages never meet.
+func (m *simulation) recoverCalls() error {
+	m.set.Stop()
+	m.httpSet.Stop()
+	m.dmu.Lock()
+	m.ds = append([]decision(nil), m.decisions...)
+	m.dmu.Unlock()
+	for _, d := range m.ds {
+		m.restarted = m.restarted || d.verb == faults.Restart
+		m.ttlFault = m.ttlFault || d.verb == faults.Rewrite || d.verb == faults.Advance
 	}
 	var recoveries []func()
-	for i := range out {
-		oc := &out[i]
-		oc.Faulted = faulted(ds, s.Workload.Calls[i].Session, oc.end)
-		oc.TailLost = oc.tailShort && droppedResponse(ds, s.Workload.Calls[i].Session, oc.end)
-		if oc.Got == oc.Expected || oc.Got == OutcomeWrong && !oc.TailLost || oc.TaskID == "" || restarted {
-			continue
+	for i := range m.out {
+		if f := m.recovery(i); f != nil {
+			recoveries = append(recoveries, f)
 		}
-		ss := sessions[s.Workload.Calls[i].Session]
-		if ss.err != nil || ss.s.Err() != nil || lostSession(ds, s.Workload.Calls[i].Session) {
-			continue
-		}
-		c := s.Workload.Calls[i]
-		recoveries = append(recoveries, func() {
-			rctx, cancel := r.within(recoverBudget)
-			defer cancel()
-			resp, err := ss.s.TaskResult(rctx, oc.TaskID, 0)
-			oc.Recovered, _ = classifyRecovery(c, resp, err, rctx.Err() != nil && ctx.Err() == nil)
-		})
 	}
-	// One recovery at a time, so that their messages never meet.
-	r.spawn(func() {
+	m.spawn(func() {
 		for _, f := range recoveries {
 			f()
 		}
 	})
-	if err := r.wait(); err != nil {
-		return nil, r.fail(err, nd, sessions, pipe, w)
+	return m.wait()
+}
+
+// recovery marks how faults touched call i and returns its recovery with
+// tasks/result, or nil: it ended as expected, has no task, or its session
+// or the server's state is gone.
+func (m *simulation) recovery(i int) func() {
+	oc := &m.out[i]
+	c := m.s.Workload.Calls[i]
+	oc.Faulted = faulted(m.ds, c.Session, oc.end)
+	oc.TailLost = oc.tailShort && droppedResponse(m.ds, c.Session, oc.end)
+	if oc.Got == oc.Expected || oc.Got == OutcomeWrong && !oc.TailLost || oc.TaskID == "" || m.restarted {
+		return nil
 	}
-	probe := r.connect(transport(len(sessions)))
+	ss := m.sessions[c.Session]
+	if ss.err != nil || ss.s.Err() != nil || lostSession(m.ds, c.Session) {
+		return nil
+	}
+	return func() {
+		rctx, cancel := m.within(recoverBudget)
+		defer cancel()
+		resp, err := ss.s.TaskResult(rctx, oc.TaskID, 0)
+		oc.Recovered, _ = classifyRecovery(c, resp, err, rctx.Err() != nil && m.ctx.Err() == nil)
+	}
+}
+
+// probeCall has a fresh session make one call once the faults stopped.
+func (m *simulation) probeCall() error {
+	t := m.transport(len(m.sessions))
+	probe := m.session(false)
+	m.spawn(func() { m.connectNow(probe, t) })
+	m.probe = probe
 	probeCall := Call{Tool: "slow_text", Mode: client.ModeTask, Chunks: 2, IntervalMs: 100, FailAfter: -1}
-	var probeGot, probeDetail, probeTask string
-	r.spawn(func() {
+	m.spawn(func() {
 		<-probe.ready
 		if probe.err != nil {
-			probeGot, probeDetail = OutcomeError, "connect: "+probe.err.Error()
+			m.probeGot, m.probeDetail = OutcomeError, "connect: "+probe.err.Error()
 			return
 		}
-		cctx, cancel := r.within(recoverBudget)
+		cctx, cancel := m.within(recoverBudget)
 		defer cancel()
 		res, err := probe.s.CallTool(cctx, probeCall.options())
-		probeGot, probeDetail = classify(probeCall, res, err, cctx.Err() != nil && ctx.Err() == nil)
+		m.probeGot, m.probeDetail = classify(probeCall, res, err, cctx.Err() != nil && m.ctx.Err() == nil)
 		if res != nil {
-			probeTask = res.TaskID
+			m.probeTask = res.TaskID
 		}
 	})
-	if err := r.wait(); err != nil {
-		return nil, r.fail(err, nd, append(sessions, probe), pipe, w)
-	}
-	// Then the probes: what the drawn workload never asks.
-	unasked := &simSession{ready: make(chan struct{}), noPartial: true}
-	var probeLive []Finding
-	r.spawn(func() { probeLive = r.probes(probe, unasked, transport(len(sessions)+1), probeTask) })
-	if err := r.wait(); err != nil {
-		return nil, r.fail(err, nd, append(sessions, probe, unasked), pipe, w)
-	}
-	var extra []*simSession
-	if httpTr != nil {
-		// Then what only raw HTTP asks (probes_http.go).
-		r.spawn(func() { r.httpProbes(httpTr.HTTPClient, httpTr.URL) })
-		if err := r.wait(); err != nil {
-			return nil, r.fail(err, nd, append(sessions, probe, unasked), pipe, w)
-		}
-		// And a session whose server cannot resume a stream with
-		// Last-Event-ID: the client must resume with lastSeqNr.
-		noRes := &simSession{ready: make(chan struct{})}
-		r.spawn(func() { r.noResumeProbe(noRes, transportOver(noResumeTr, len(sessions)+2)) })
-		extra = append(extra, noRes)
-		if err := r.wait(); err != nil {
-			return nil, r.fail(err, nd, append(sessions, probe, unasked, noRes), pipe, w)
-		}
-	}
-	simTime := sim.Now().Sub(simStart)
+	return m.wait()
+}
 
-	for i, oc := range out {
-		live = append(live, judgeCall(s.Workload.Calls[i], oc, ttlFault)...)
+// probeAll asks what the drawn workload never asks (probes.go), and over
+// HTTP what only raw HTTP asks and a resumption without Last-Event-ID
+// (probes_http.go).
+func (m *simulation) probeAll() error {
+	n := len(m.sessions) // the workload's sessions and the probe
+	unasked := m.session(true)
+	t := m.transport(n)
+	m.spawn(func() { m.probeLive = m.probes(m.probe, unasked, t, m.probeTask) })
+	if err := m.wait(); err != nil {
+		return err
 	}
-	if probeGot != OutcomeOK {
-		live = append(live, Finding{Rule: RuleLiveness, Message: fmt.Sprintf("after the faults stopped, a new session's call ended %s: %s", probeGot, probeDetail)})
+	if m.httpTr == nil {
+		return nil
 	}
-	live = append(live, probeLive...)
+	// Then what only raw HTTP asks (probes_http.go).
+	m.spawn(func() { m.httpProbes(m.httpTr.HTTPClient, m.httpTr.URL) })
+	if err := m.wait(); err != nil {
+		return err
+	}
+	// And a session whose server cannot resume a stream with
+	// Last-Event-ID: the client must resume with lastSeqNr.
+	noRes := m.session(false)
+	nt := m.transportOver(m.noResumeTr, n+1)
+	m.spawn(func() { m.noResumeProbe(noRes, nt) })
+	return m.wait()
+}
+
+// finish ends the trace and the HTTP record, closes the sessions and
+// judges: the trace by the rule catalog, the calls by liveness.
+func (m *simulation) finish(strict bool) (*Result, error) {
+	simTime := m.sim.Now().Sub(simStart)
+	live := m.liveness()
 
 	// The trace ends here: what closing the sessions records would come
 	// from two goroutines at once (the closer and the reader).
-	pipe.Annotate("end of the run: the simulator closes the sessions")
-	if err := pipe.Close(); err != nil {
+	m.pipe.Annotate("end of the run: the simulator closes the sessions")
+	if err := m.pipe.Close(); err != nil {
 		return nil, err
 	}
 	// So does the HTTP record: a session the simulator closes (DELETE)
 	// is not one the client ended before resuming its cut streams.
 	var httpTrace []byte
-	if r.http != nil {
-		r.http.proxy.Pipeline().Annotate("end of the run: the simulator closes the sessions")
-		if httpTrace, err = r.http.close(); err != nil {
+	if m.http != nil {
+		m.http.proxy.Pipeline().Annotate("end of the run: the simulator closes the sessions")
+		var err error
+		if httpTrace, err = m.http.close(); err != nil {
 			return nil, err
 		}
 	}
-	r.close(nd, append(append(sessions, probe, unasked), extra...))
-	if err := w.Close(); err != nil {
+	m.close(m.nd, m.sessions)
+	if err := m.w.Close(); err != nil {
 		return nil, err
 	}
-	v, err := judge(buf.Bytes())
+	v, err := judge(m.buf.Bytes())
 	if err != nil {
 		return nil, err
 	}
-	var unjudged []string
-	if r.http != nil {
-		// A stream of a session the server or the connection lost (a
-		// restart, a cut or stalled connection) cannot be resumed: the
-		// HTTP record judges resumption only in runs that lost none. The
-		// HTTP record is the server's view: it judges CLIENT-RESUME only
-		// where the client's view is the same, in runs with no fault at
-		// the HTTP place (a disconnect:at=before cuts an event the server
-		// sent and the client never got).
-		lost := restarted
-		for k := range sessions {
-			lost = lost || lostSession(ds, k)
-		}
-		if lost {
-			unjudged = append(unjudged, "HTTP-RESUME-COMPLETE", "CLIENT-RESUME")
-		} else if len(httpBound) > 0 {
-			unjudged = append(unjudged, "CLIENT-RESUME")
-		}
-		if err := judgeHTTP(v, httpTrace, unjudged); err != nil {
-			return nil, err
-		}
+	unjudged, err := m.judgeHTTPRecord(v, httpTrace)
+	if err != nil {
+		return nil, err
 	}
-	if o != nil && o.Strict {
+	if strict {
 		v.Strict()
 	}
-	nd.mu.Lock()
-	restarts := nd.restarts
-	nd.mu.Unlock()
-	return &Result{Schedule: s, Verdict: v, Liveness: live, Calls: out, Applied: applied(set, httpSet), Restarts: restarts, SimTime: simTime, Trace: buf.Bytes(), HTTPTrace: httpTrace, HTTPUnjudged: unjudged}, nil
+	m.nd.mu.Lock()
+	restarts := m.nd.restarts
+	m.nd.mu.Unlock()
+	return &Result{Schedule: m.s, Verdict: v, Liveness: live, Calls: m.out, Applied: applied(m.set, m.httpSet), Restarts: restarts, SimTime: simTime, Trace: m.buf.Bytes(), HTTPTrace: httpTrace, HTTPUnjudged: unjudged}, nil
+}
+
+// liveness judges how each call ended, and the probes.
+func (m *simulation) liveness() []Finding {
+	var live []Finding
+	for i, oc := range m.out {
+		live = append(live, judgeCall(m.s.Workload.Calls[i], oc, m.ttlFault)...)
+	}
+	if m.probeGot != OutcomeOK {
+		live = append(live, Finding{Rule: RuleLiveness, Message: fmt.Sprintf("after the faults stopped, a new session's call ended %s: %s", m.probeGot, m.probeDetail)})
+	}
+	return append(live, m.probeLive...)
+}
+
+// judgeHTTPRecord judges the HTTP record of a run over HTTP into v, and
+// returns the rules it could not judge in this run.
+//
+// A stream of a session the server or the connection lost (a restart, a
+// cut or stalled connection) cannot be resumed: the HTTP record judges
+// resumption only in runs that lost none. The HTTP record is the server's
+// view: it judges CLIENT-RESUME only where the client's view is the same,
+// in runs with no fault at the HTTP place (a disconnect:at=before cuts an
+// event the server sent and the client never got).
+func (m *simulation) judgeHTTPRecord(v *check.Verdict, httpTrace []byte) ([]string, error) {
+	if m.http == nil {
+		return nil, nil
+	}
+	var unjudged []string
+	lost := m.restarted
+	for k := range m.s.Workload.Sessions {
+		lost = lost || lostSession(m.ds, k)
+	}
+	if lost {
+		unjudged = append(unjudged, check.RuleHTTPResumeComplete.String(), check.RuleClientResume.String())
+	} else if len(m.httpBound) > 0 {
+		unjudged = append(unjudged, check.RuleClientResume.String())
+	}
+	return unjudged, judgeHTTP(v, httpTrace, unjudged)
 }
 
 // applied returns the decisions of both places: the Conn place's in the
@@ -427,66 +538,10 @@ func applied(conn, httpPlace *faults.Set) []faults.Applied {
 	return append(a, b...)
 }
 
-// oneHTTPStream reports whether a decision's stream is one HTTP exchange
-// of the HTTP place ("post:s1/7", "get:s1/2", "request:s1/id:3").
-func oneHTTPStream(stream string) bool {
-	kind, _, _ := strings.Cut(stream, ":")
-	return kind == faults.StreamPost || kind == faults.StreamGet || kind == faults.StreamRequest
-}
-
 // seedKey is the ChaCha8 key of one of a run's random sources.
 func seedKey(seed uint64, tag byte) [32]byte {
 	var k [32]byte
 	binary.LittleEndian.PutUint64(k[:], seed)
 	k[8] = tag
 	return k
-}
-
-// faulted reports whether a fault may have changed a call of session sess
-// that ended at end: one acted on the session before, or a restart or a
-// clock jump acted anywhere before.
-func faulted(ds []decision, sess int, end time.Time) bool {
-	for _, d := range ds {
-		if d.at.After(end) {
-			continue
-		}
-		if d.session == sess || d.session < 0 || d.verb == faults.Restart || d.verb == faults.Advance {
-			return true
-		}
-	}
-	return false
-}
-
-// lostSession reports whether a fault cut or stalled the session's
-// connection: then its tasks are out of reach (they belong to the
-// session), and only a new session shows the server is alive. A cut of
-// one HTTP stream at the HTTP place (a POST's, a GET's) leaves the
-// connection, hence the session.
-func lostSession(ds []decision, sess int) bool {
-	for _, d := range ds {
-		if d.session == sess && !oneHTTPStream(d.stream) {
-			switch d.verb {
-			case faults.Stall, faults.CutBefore, faults.CutMid, faults.CutAfter:
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// droppedResponse reports whether a fault dropped a response (a message
-// of a logical stream named by its id: SEP-1905's segments travel in
-// responses to the call's request) of session sess before end.
-func droppedResponse(ds []decision, sess int, end time.Time) bool {
-	for _, d := range ds {
-		if d.verb == faults.Drop && !d.at.After(end) && d.session == sess && strings.Contains(d.stream, "/id:") {
-			return true
-		}
-	}
-	return false
-}
-
-// isShortTail reports whether got is want without its last elements.
-func isShortTail(got, want []string) bool {
-	return len(got) < len(want) && slices.Equal(got, want[:len(got)])
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/check"
+	"github.com/tasksim/tasksim/faults"
 )
 
 // FailedRules returns the rules the run failed, checker's and
@@ -161,7 +162,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "not failures: %d calls lost their last segments to a dropped response, which SEP-1905 gives no client a way to see; tasks/result returned %d of them whole (the others' session or server was gone)\n", s.TailLost, s.TailRecovered)
 	}
 	b.WriteString("faults applied:")
-	for _, name := range Faults(TransportHTTP) {
+	for _, name := range faultNames(faults.Builtin(), TransportHTTP) {
 		fmt.Fprintf(&b, " %s %d", name, s.Fired[name])
 	}
 	b.WriteString("\n")

@@ -2,7 +2,11 @@
 
 package sim
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tasksim/tasksim/faults"
+)
 
 // TestThousandSeeds runs seeds 1..1000 as tasksim sim --seeds 1000 does:
 // every fault of the catalog acts at least 100 times in all, http-status
@@ -13,7 +17,7 @@ import "testing"
 // under -race.
 func TestThousandSeeds(t *testing.T) {
 	sum := runSeeds(t, 1000)
-	for _, name := range Faults(TransportHTTP) {
+	for _, name := range faultNames(faults.Builtin(), TransportHTTP) {
 		if n := sum.Fired[name]; n < 100 {
 			t.Errorf("%s applied %d times over seeds 1-1000, want at least 100", name, n)
 		}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -184,18 +185,27 @@ func (w Workload) Validate() error {
 		return fmt.Errorf("workload: %d calls (at most 1000)", len(w.Calls))
 	}
 	for i, c := range w.Calls {
-		switch {
-		case c.Session < 0 || c.Session >= w.Sessions:
-			return fmt.Errorf("workload: call %d: session %d of %d", i, c.Session, w.Sessions)
-		case c.Tool != server.ToolSlowText && c.Tool != server.ToolInstant:
-			return fmt.Errorf("workload: call %d: tool %q (want slow_text or instant)", i, c.Tool)
-		case !slices.Contains(client.Modes(), c.Mode):
-			return fmt.Errorf("workload: call %d: mode %q", i, c.Mode)
-		case c.Chunks < 0 || c.Chunks > 1000 || c.IntervalMs < 0 || c.IntervalMs > 3_600_000:
-			return fmt.Errorf("workload: call %d: chunks %d, intervalMs %d out of range", i, c.Chunks, c.IntervalMs)
-		case c.StartMs < 0 || c.StartMs > 3_600_000 || c.TTLMs < 0 || c.CancelAfterMs < 0 || c.FailAfter < -1:
-			return fmt.Errorf("workload: call %d: a negative or too large time", i)
+		if err := c.validate(w.Sessions); err != nil {
+			return fmt.Errorf("workload: call %d: %w", i, err)
 		}
+	}
+	return nil
+}
+
+// validate reports the first thing that makes c unrunnable in a workload
+// of sessions sessions.
+func (c Call) validate(sessions int) error {
+	switch {
+	case c.Session < 0 || c.Session >= sessions:
+		return fmt.Errorf("session %d of %d", c.Session, sessions)
+	case c.Tool != server.ToolSlowText && c.Tool != server.ToolInstant:
+		return fmt.Errorf("tool %q (want slow_text or instant)", c.Tool)
+	case !slices.Contains(client.Modes(), c.Mode):
+		return fmt.Errorf("mode %q", c.Mode)
+	case c.Chunks < 0 || c.Chunks > 1000 || c.IntervalMs < 0 || c.IntervalMs > 3_600_000:
+		return fmt.Errorf("chunks %d, intervalMs %d out of range", c.Chunks, c.IntervalMs)
+	case c.StartMs < 0 || c.StartMs > 3_600_000 || c.TTLMs < 0 || c.CancelAfterMs < 0 || c.FailAfter < -1:
+		return errors.New("a negative or too large time")
 	}
 	return nil
 }

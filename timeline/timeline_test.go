@@ -202,8 +202,8 @@ func TestWriteDrawsTheRun(t *testing.T) {
 		t.Errorf("violations highlighted %v, want %v", violations, wantViolations)
 	}
 	table := regexp.MustCompile(`(?s)<table class="tl-verdict">.*?</table>`).FindString(page)
-	if got := strings.Count(table, "<tr class=\"tl-status-"); got != len(check.Catalog) {
-		t.Errorf("verdict table has %d rules, want %d", got, len(check.Catalog))
+	if got := strings.Count(table, "<tr class=\"tl-status-"); got != len(check.Catalog()) {
+		t.Errorf("verdict table has %d rules, want %d", got, len(check.Catalog()))
 	}
 	for i := range wantViolations {
 		if !strings.Contains(table, `href="#`+pics0ID(page)+`-r`+i+`"`) {
@@ -333,7 +333,7 @@ func TestBigTracesAreBounded(t *testing.T) {
 		}
 		run.Add(r)
 	}
-	run.Verdict = &check.Verdict{Records: n, Rules: []check.RuleResult{{Rule: check.Catalog[0], Status: check.Fail, Failures: 2,
+	run.Verdict = &check.Verdict{Records: n, Rules: []check.RuleResult{{Rule: check.Catalog()[0], Status: check.Fail, Failures: 2,
 		Findings: []check.Finding{{Records: []uint64{5, 9000}, Message: "bad"}}}}}
 	var buf bytes.Buffer
 	if err := Write(&buf, "big", run); err != nil {

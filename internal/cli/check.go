@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -378,7 +377,7 @@ func writeCheckText(w io.Writer, res *suite.SuiteResult, repro func(string) stri
 	}
 	// The per-rule table: each rule across the scenarios that judged it.
 	b.WriteString("\nrule                      keyword  pass  warn  fail  skip\n")
-	for _, rule := range check.Catalog {
+	for _, rule := range check.Catalog() {
 		var p, wa, f, s int
 		for _, r := range res.Scenarios {
 			if o, ok := r.Rule(rule.ID); ok {
@@ -429,7 +428,7 @@ type checkJSON struct {
 }
 
 func writeCheckJSON(w io.Writer, res *suite.SuiteResult, repro func(string) string) error {
-	doc := checkJSON{Schema: "tasksim.check/v1", SuiteResult: res, Failed: res.Failed(), Warned: res.Warned(), Rules: check.Catalog, Counts: map[string]int{"pass": 0, "warn": 0, "fail": 0, "skip": 0}}
+	doc := checkJSON{Schema: "tasksim.check/v1", SuiteResult: res, Failed: res.Failed(), Warned: res.Warned(), Rules: check.Catalog(), Counts: map[string]int{"pass": 0, "warn": 0, "fail": 0, "skip": 0}}
 	for _, r := range res.Scenarios {
 		doc.Counts[strings.ToLower(string(r.Status))]++
 		if r.Status.Broken() {
@@ -447,37 +446,13 @@ func writeCheckJSON(w io.Writer, res *suite.SuiteResult, repro func(string) stri
 // that reproduces them; a scenario's own failure (an error that ended it)
 // is a testcase named after the scenario.
 func writeCheckJUnit(w io.Writer, res *suite.SuiteResult, repro func(string) string) error {
-	type failure struct {
-		Message string `xml:"message,attr"`
-		Text    string `xml:",chardata"`
-	}
-	type skipped struct {
-		Message string `xml:"message,attr"`
-	}
-	type testcase struct {
-		Name      string   `xml:"name,attr"`
-		Classname string   `xml:"classname,attr"`
-		Time      string   `xml:"time,attr"`
-		Failure   *failure `xml:"failure,omitempty"`
-		Skipped   *skipped `xml:"skipped,omitempty"`
-		SystemOut string   `xml:"system-out,omitempty"`
-	}
-	type testsuite struct {
-		Name     string     `xml:"name,attr"`
-		Tests    int        `xml:"tests,attr"`
-		Failures int        `xml:"failures,attr"`
-		Skipped  int        `xml:"skipped,attr"`
-		Time     string     `xml:"time,attr"`
-		Cases    []testcase `xml:"testcase"`
-	}
-	type testsuites struct {
-		XMLName  xml.Name    `xml:"testsuites"`
-		Name     string      `xml:"name,attr"`
-		Tests    int         `xml:"tests,attr"`
-		Failures int         `xml:"failures,attr"`
-		Suites   []testsuite `xml:"testsuite"`
-	}
-	all := testsuites{Name: "tasksim check " + res.Target}
+	type (
+		failure   = check.JUnitFailure
+		skipped   = check.JUnitSkipped
+		testcase  = check.JUnitCase
+		testsuite = check.JUnitSuite
+	)
+	all := check.JUnitSuites{Name: "tasksim check " + res.Target}
 	for _, r := range res.Scenarios {
 		secs := fmt.Sprintf("%.3f", float64(r.DurationMs)/1000)
 		s := testsuite{Name: "tasksim check: " + r.Name, Time: secs}
@@ -539,16 +514,7 @@ func writeCheckJUnit(w io.Writer, res *suite.SuiteResult, repro func(string) str
 		all.Suites = append(all.Suites, testsuite{Name: "tasksim check: " + name, Tests: 1, Skipped: 1, Time: "0",
 			Cases: []testcase{{Name: name, Classname: "tasksim.check." + name, Time: "0", Skipped: &skipped{Message: "not run: the check was interrupted"}}}})
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(all); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return check.WriteJUnitXML(w, all)
 }
 
 func listScenarios(st *State, o *CheckOptions) error {

@@ -72,7 +72,7 @@ func flagValues(c *cobra.Command, name string) cobra.CompletionFunc {
 		return completeList(names)
 	case name == "rule":
 		var ids []string
-		for _, r := range check.Catalog {
+		for _, r := range check.Catalog() {
 			ids = append(ids, r.ID)
 		}
 		return completeList(ids)

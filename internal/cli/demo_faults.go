@@ -102,7 +102,7 @@ type ruleTable struct {
 
 func newRuleTable() *ruleTable {
 	t := &ruleTable{counts: map[string]*[3]int{}}
-	for _, r := range check.Catalog {
+	for _, r := range check.Catalog() {
 		t.ids = append(t.ids, r.ID)
 		t.counts[r.ID] = new([3]int)
 	}

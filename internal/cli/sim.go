@@ -348,11 +348,12 @@ func simSchedules(o *SimOptions, seedsGiven bool) (simPlan, error) {
 	if o.NoFaults && len(o.Faults) > 0 {
 		return simPlan{}, usagef("--no-faults and --fault: choose one")
 	}
-	if err := sim.CheckFaults(o.Faults, o.Transport); err != nil {
+	fo := &sim.FaultOptions{Specs: o.Faults, Rate: o.FaultRate, None: o.NoFaults}
+	if err := fo.Check(o.Transport); err != nil {
 		return simPlan{}, &UsageError{Err: err}
 	}
 	transport := o.Transport
-	if transport == "" && sim.NeedsHTTP(o.Faults) != "" {
+	if transport == "" && fo.Transport() == sim.TransportHTTP {
 		transport = sim.TransportHTTP // a fault of the HTTP place: every run over HTTP
 	}
 	var modes []client.Mode
@@ -410,7 +411,6 @@ func simSchedules(o *SimOptions, seedsGiven bool) (simPlan, error) {
 		seed, n = sim.Partition(seed, n, i, parts)
 	}
 	wo := &sim.WorkloadOptions{Modes: modes, Tasks: o.Tasks, Transport: transport}
-	fo := &sim.FaultOptions{Specs: o.Faults, Rate: o.FaultRate, None: o.NoFaults}
 	draw := func(yield func(sim.Schedule) bool) {
 		for i := range n {
 			if !yield(sim.Draw(seed+uint64(i), wo, fo)) {
@@ -593,14 +593,5 @@ func writeSimJUnit(w io.Writer, t *simTally, interrupted bool, planned int) erro
 			s.Skipped++
 		}
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(s); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
+	return check.WriteJUnitXML(w, s)
 }

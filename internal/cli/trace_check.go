@@ -63,7 +63,7 @@ func runTraceCheck(st *State, o *TraceCheckOptions, paths []string) error {
 	for _, id := range o.Rules {
 		if _, ok := check.RuleByID(id); !ok {
 			var ids []string
-			for _, r := range check.Catalog {
+			for _, r := range check.Catalog() {
 				ids = append(ids, r.ID)
 			}
 			return usagef("--rule %s: no such rule (rules: %s)", id, strings.Join(ids, ", "))

@@ -179,19 +179,38 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("trace: %w", err)
 	}
-	v, verr := harness.JudgeTrace(tracePath, check.Client)
+	return judgeClientRun(r, sc, clientRun{ep: ep, acts: acts, tracePath: tracePath, stdout: stdout, err: runErr}, fail)
+}
+
+// clientRun is what a client scenario's run left to judge: the scripted
+// server's record, what it did on purpose, the trace, what the client
+// printed and how it ended.
+type clientRun struct {
+	ep        *truth
+	acts      *misbehaviorActs
+	tracePath string
+	stdout    string
+	err       error
+}
+
+// judgeClientRun judges a client scenario's run into r: its trace (the
+// client's view), what the client printed, and the rules the scripted
+// server could not exercise.
+func judgeClientRun(r *ScenarioResult, sc *ClientScenario, run clientRun, fail func(string, ...any) *ScenarioResult) *ScenarioResult {
+	runErr := run.err
+	v, verr := harness.JudgeTrace(run.tracePath, check.Client)
 	if verr != nil {
 		return fail("%v", verr)
 	}
 	r.Verdict = v
-	if !clientConnected(tracePath) {
+	if !clientConnected(run.tracePath) {
 		why := "the client never connected (no initialize reached the scripted server)"
 		if runErr != nil {
 			why += ": " + runErr.Error()
 		}
 		return fail("%s", why)
 	}
-	missed := missedExercise(sc.Misbehave.exercises(acts))
+	missed := missedExercise(sc.Misbehave.exercises(run.acts))
 	e := &Env{asserts: map[string]*RuleOutcome{}}
 	if runErr != nil {
 		// A client that could not finish says so; the wire says why.
@@ -202,7 +221,7 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 			e.Expect("CLIENT-RESUME", false, "the client did not complete the call after the loss: %v", runErr)
 		}
 	} else {
-		judgeOutput(e, ep, strings.TrimRight(stdout, "\n"))
+		judgeOutput(e, run.ep, strings.TrimRight(run.stdout, "\n"))
 	}
 	r.Rules = mergeOutcomes(sc.Rules, v, e)
 	deferLoss(r.Rules, runErr)

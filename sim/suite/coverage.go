@@ -46,7 +46,7 @@ func (s *SuiteResult) Coverage(o CoverageOptions) Coverage {
 		}
 	}
 	var c Coverage
-	for _, r := range check.Catalog {
+	for _, r := range check.Catalog() {
 		if !o.applies(r) {
 			continue
 		}

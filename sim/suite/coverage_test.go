@@ -27,7 +27,7 @@ func TestCoverage(t *testing.T) {
 	}}
 	count := func(pred func(check.Rule) bool) int {
 		n := 0
-		for _, r := range check.Catalog {
+		for _, r := range check.Catalog() {
 			if pred(r) {
 				n++
 			}

@@ -233,7 +233,7 @@ func TestSuiteCoversCatalog(t *testing.T) {
 			seen[id] = true
 		}
 	}
-	for _, r := range check.Catalog {
+	for _, r := range check.Catalog() {
 		if !seen[r.ID] {
 			t.Errorf("rule %s: no scenario exercises it", r.ID)
 		}

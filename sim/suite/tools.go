@@ -283,21 +283,24 @@ func requiredArgs(schema json.RawMessage) (json.RawMessage, error) {
 	return json.Marshal(out)
 }
 
+// propSchema is what simpleValue reads of a property's JSON schema.
+type propSchema struct {
+	Default   json.RawMessage   `json:"default"`
+	Const     json.RawMessage   `json:"const"`
+	Enum      []json.RawMessage `json:"enum"`
+	Type      json.RawMessage   `json:"type"`
+	Pattern   string            `json:"pattern"`
+	Format    string            `json:"format"`
+	MinLength int               `json:"minLength"`
+	MaxLength *int              `json:"maxLength"`
+	Minimum   *float64          `json:"minimum"`
+	Maximum   *float64          `json:"maximum"`
+	MinItems  int               `json:"minItems"`
+}
+
 // simpleValue is the value requiredArgs gives one property.
 func simpleValue(prop json.RawMessage) (any, bool) {
-	var p struct {
-		Default   json.RawMessage   `json:"default"`
-		Const     json.RawMessage   `json:"const"`
-		Enum      []json.RawMessage `json:"enum"`
-		Type      json.RawMessage   `json:"type"`
-		Pattern   string            `json:"pattern"`
-		Format    string            `json:"format"`
-		MinLength int               `json:"minLength"`
-		MaxLength *int              `json:"maxLength"`
-		Minimum   *float64          `json:"minimum"`
-		Maximum   *float64          `json:"maximum"`
-		MinItems  int               `json:"minItems"`
-	}
+	var p propSchema
 	if len(prop) == 0 || json.Unmarshal(prop, &p) != nil {
 		return nil, false
 	}
@@ -309,44 +312,66 @@ func simpleValue(prop json.RawMessage) (any, bool) {
 	case len(p.Enum) > 0:
 		return p.Enum[0], true
 	}
+	t, ok := p.firstType()
+	if !ok {
+		return nil, false
+	}
+	if f := typedValue[t]; f != nil {
+		return f(&p, t)
+	}
+	return nil, false
+}
+
+// firstType returns the schema's first type but null.
+func (p *propSchema) firstType() (string, bool) {
 	var types []string
 	if json.Unmarshal(p.Type, &types) != nil {
 		var one string
 		if json.Unmarshal(p.Type, &one) != nil {
-			return nil, false
+			return "", false
 		}
 		types = []string{one}
 	}
 	types = slices.DeleteFunc(types, func(t string) bool { return t == "null" })
 	if len(types) == 0 {
-		return nil, false
+		return "", false
 	}
-	const word = "tasksim check"
-	switch types[0] {
-	case "string":
-		if p.Pattern != "" || p.Format != "" || p.MinLength > len(word) || p.MaxLength != nil && *p.MaxLength < len(word) {
-			return nil, false
-		}
-		return word, true
-	case "integer", "number":
-		v := 1.0
-		switch {
-		case p.Minimum != nil:
-			v = *p.Minimum
-		case p.Maximum != nil && *p.Maximum < v:
-			v = *p.Maximum
-		}
-		if types[0] == "integer" && v != float64(int64(v)) {
-			return nil, false
-		}
-		return v, true
-	case "boolean":
-		return false, true
-	case "array":
+	return types[0], true
+}
+
+// typedValue gives a value of each JSON schema type simpleValue can fill
+// without guessing, or false.
+var typedValue = map[string]func(p *propSchema, typ string) (any, bool){
+	"string":  stringValue,
+	"integer": numberValue,
+	"number":  numberValue,
+	"boolean": func(*propSchema, string) (any, bool) { return false, true },
+	"array": func(p *propSchema, _ string) (any, bool) {
 		if p.MinItems > 0 {
 			return nil, false
 		}
 		return []any{}, true
+	},
+}
+
+func stringValue(p *propSchema, _ string) (any, bool) {
+	const word = "tasksim check"
+	if p.Pattern != "" || p.Format != "" || p.MinLength > len(word) || p.MaxLength != nil && *p.MaxLength < len(word) {
+		return nil, false
 	}
-	return nil, false
+	return word, true
+}
+
+func numberValue(p *propSchema, typ string) (any, bool) {
+	v := 1.0
+	switch {
+	case p.Minimum != nil:
+		v = *p.Minimum
+	case p.Maximum != nil && *p.Maximum < v:
+		v = *p.Maximum
+	}
+	if typ == "integer" && v != float64(int64(v)) {
+		return nil, false
+	}
+	return v, true
 }

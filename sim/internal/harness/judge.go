@@ -12,7 +12,7 @@ import (
 // client is tasksim's own, and is not what the scenario judges.
 func rulesOf(sides ...check.Side) []string {
 	var out []string
-	for _, r := range check.Catalog {
+	for _, r := range check.Catalog() {
 		if slices.Contains(sides, r.Side) {
 			out = append(out, r.ID)
 		}
