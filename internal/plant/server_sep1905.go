@@ -15,15 +15,14 @@ import (
 // through multiple mechanisms"). Nothing is lost: a replay after
 // Last-Event-ID carries both copies, and no other rule fails.
 func RepeatSeqNr(inner mcp.Endpoint) mcp.Endpoint {
-	return &endpoint{
-		inner: inner,
+	return &endpoint{inner: inner, hooks: hooks{
 		reply: func(ctx context.Context, msg *mcp.Message, final bool, next mcp.Replier) error {
 			if err := next.Reply(ctx, msg, final); err != nil || final || msg == nil || !isSegmentResponse(msg) {
 				return err
 			}
 			return next.Reply(ctx, msg, false)
 		},
-	}
+	}}
 }
 
 // isSegmentResponse reports whether msg is a response carrying SEP-1905
@@ -100,15 +99,14 @@ func earlyCompleted(msg *mcp.Message) *mcp.Message {
 // modes, the server MUST prioritize them in the following order:
 // immediate, streaming, task").
 func LastModeOnly(inner mcp.Endpoint) mcp.Endpoint {
-	return &endpoint{
-		inner: inner,
+	return &endpoint{inner: inner, hooks: hooks{
 		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
 			if msg.Method == mcp.MethodToolsCall {
 				msg = lastModeOnly(msg)
 			}
 			next(msg, r)
 		},
-	}
+	}}
 }
 
 func lastModeOnly(msg *mcp.Message) *mcp.Message {
@@ -131,8 +129,7 @@ func lastModeOnly(msg *mcp.Message) *mcp.Message {
 
 // callReplies decorates the replier of every tools/call with reply.
 func callReplies(inner mcp.Endpoint, reply func(ctx context.Context, msg *mcp.Message, final bool, next mcp.Replier) error) mcp.Endpoint {
-	return &endpoint{
-		inner: inner,
+	return &endpoint{inner: inner, hooks: hooks{
 		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
 			if msg.Method == mcp.MethodToolsCall && r != nil {
 				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
@@ -144,7 +141,7 @@ func callReplies(inner mcp.Endpoint, reply func(ctx context.Context, msg *mcp.Me
 			}
 			next(msg, r)
 		},
-	}
+	}}
 }
 
 // decodeObject decodes a JSON object, nil when raw is none.
@@ -196,8 +193,7 @@ func LateStatus(inner mcp.Endpoint) mcp.Endpoint {
 		_, ok := late[id]
 		return ok
 	}
-	return &endpoint{
-		inner: inner,
+	return &endpoint{inner: inner, hooks: hooks{
 		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
 			if r == nil {
 				next(msg, r)
@@ -256,7 +252,7 @@ func LateStatus(inner mcp.Endpoint) mcp.Endpoint {
 			}
 			return self.Send(ctx, msg)
 		},
-	}
+	}}
 }
 
 // jsonString decodes a JSON string, "" when raw is none.

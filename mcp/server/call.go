@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
@@ -140,9 +139,6 @@ func (ss *session) plainCall(id mcp.ID, run RunFunc, token json.RawMessage, r mc
 func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFunc, token json.RawMessage, size int64, r mcp.Replier) {
 	o := &ss.srv.opts
 	dec := mcp.DecideMode(tp.ResponseModes, o.Modes, true, tool.Incremental)
-	if o.Bugs.IgnoreModes {
-		dec.Mode, dec.Negotiated, dec.Fallback = mcp.ModeTask, mcp.ModeTask, false
-	}
 	now := o.Clock.Now()
 	ttl := o.DefaultTTL
 	if tp.TTL != nil && *tp.TTL > 0 {
@@ -152,9 +148,6 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 		ttl = mcp.Millis(*tp.TTL, o.MaxTTL)
 	}
 	taskID, err := ss.srv.ids.next()
-	if ss.srv.opts.Bugs.SequentialIDs {
-		taskID = fmt.Sprintf("task-%d", ss.srv.bugIDs.Add(1))
-	}
 	if err != nil {
 		replyError(ss.ctx, r, id, mcp.Errorf(mcp.CodeInternalError, "internal error: %v", err))
 		return
@@ -235,15 +228,6 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 			t.mu.Unlock()
 			if rpcErr != nil {
 				replyError(ss.ctx, r, id, rpcErr)
-				return
-			}
-			if o.Bugs.ImmediateWorking {
-				snap := t.snapshot()
-				snap.Status = mcp.StatusWorking
-				reply(ss.ctx, r, id, struct {
-					*mcp.CallToolResult
-					Task *mcp.Task `json:"task"`
-				}{res, &snap})
 				return
 			}
 			reply(ss.ctx, r, id, res)
@@ -356,9 +340,6 @@ func (t *task) emit(ctx context.Context, blocks []mcp.ContentBlock) error {
 func (t *task) appendSegmentsLocked(blocks []mcp.ContentBlock) []mcp.Segment {
 	segs := make([]mcp.Segment, len(blocks))
 	next := int64(len(t.segments)) + 1
-	if t.owner.srv.opts.Bugs.SeqNrFromZero {
-		next--
-	}
 	for i, b := range blocks {
 		segs[i] = mcp.Segment{SeqNr: next + int64(i), ContentBlock: b}
 	}
@@ -373,10 +354,7 @@ func (t *task) sendPartialLocked(blocks []mcp.ContentBlock) {
 	if !t.partial || len(blocks) == 0 {
 		return
 	}
-	if t.nextSeq == 0 && t.owner.srv.opts.Bugs.EmptyPartial {
-		blocks = []mcp.ContentBlock{}
-	}
-	n, err := mcp.NewPartialNotification(mcp.TaskPartialParams{TaskID: t.id, Content: blocks, Seq: t.nextSeq + t.seqBug()})
+	n, err := mcp.NewPartialNotification(mcp.TaskPartialParams{TaskID: t.id, Content: blocks, Seq: t.nextSeq})
 	if err != nil {
 		return
 	}
@@ -462,11 +440,6 @@ func (t *task) finish(res *mcp.CallToolResult, err error) {
 	}
 	t.mu.Unlock()
 	t.ended()
-	if t.owner.srv.opts.Bugs.PartialAfterTerminal {
-		t.mu.Lock()
-		t.sendPartialLocked([]mcp.ContentBlock{mcp.TextBlock("late")})
-		t.mu.Unlock()
-	}
 }
 
 // finalStreamResponseLocked is the last SEP-1905 streaming response:
@@ -485,7 +458,7 @@ func (t *task) finalStreamResponseLocked(segs []mcp.Segment) mcp.PartialResult {
 		Task:           &snap,
 		PartialContent: segs,
 		Content:        t.tail,
-		IsError:        t.status == mcp.StatusFailed && !t.owner.srv.opts.Bugs.FailedWithoutError,
+		IsError:        t.status == mcp.StatusFailed,
 		IsComplete:     true,
 		Meta:           meta,
 	}
@@ -559,11 +532,6 @@ func (t *task) sendStatus() {
 // isComplete.
 func (t *task) cancel() (mcp.Task, *mcp.Error) {
 	t.mu.Lock()
-	if t.status.IsTerminal() && t.owner.srv.opts.Bugs.CancelTerminal {
-		snap := t.snapshotLocked()
-		t.mu.Unlock()
-		return snap, nil
-	}
 	if t.status.IsTerminal() {
 		st := t.status
 		t.mu.Unlock()
@@ -641,12 +609,4 @@ func (t *task) stop() {
 	t.mu.Unlock()
 	t.cancelRun()
 	t.releaseCharge()
-}
-
-// seqBug is 1 under Bugs.SeqFromOne.
-func (t *task) seqBug() int64 {
-	if t.owner.srv.opts.Bugs.SeqFromOne {
-		return 1
-	}
-	return 0
 }

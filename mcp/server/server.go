@@ -4,17 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
-	"sync/atomic"
 
 	"github.com/tasksim/tasksim/mcp"
 )
-
-func (srv *Server) bugOffByOne() int64 {
-	if srv.opts.Bugs.ResumeOffByOne {
-		return 1
-	}
-	return 0
-}
 
 // Server is the reference server. It implements mcp.Endpoint: hand it to a
 // transport (mcp/stdio, mcp/streamhttp) to serve it.
@@ -26,8 +18,6 @@ type Server struct {
 	ids    ids
 	budget *budget
 
-	bugIDs atomic.Int64 // Bugs.SequentialIDs
-
 	mu       sync.Mutex
 	sessions map[*session]struct{}
 	closed   bool
@@ -36,7 +26,7 @@ type Server struct {
 // New returns a server. A nil opts gives every default.
 func New(opts *Options) *Server {
 	o := opts.withDefaults()
-	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), sessions: map[*session]struct{}{}}
+	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand, make: o.TaskIDs}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), sessions: map[*session]struct{}{}}
 	tools := o.Tools
 	if tools == nil {
 		tools = BuiltinTools()

@@ -155,7 +155,7 @@ func (ss *session) takeTaskOp() bool {
 func (ss *session) clientWantsPartials() bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.caps.Tasks.PartialStreaming() || ss.srv.opts.Bugs.PartialsUnasked
+	return ss.caps.Tasks.PartialStreaming()
 }
 
 // track registers a request's cancel function until done is called.

@@ -196,14 +196,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, p *
 		p.mu.Lock()
 		p.httpGone = true
 		discard := created && p.final && p.isError
-		cancelTask := ""
-		if !p.final && h.opts.Bugs.CancelOnDisconnect {
-			cancelTask = p.taskID
-		}
 		p.mu.Unlock()
-		if cancelTask != "" {
-			s.cancelTask(cancelTask)
-		}
 		if discard {
 			h.endSession(s)
 		}

@@ -129,9 +129,6 @@ func (s *session) Send(_ context.Context, msg *mcp.Message) error {
 	if err != nil {
 		return fmt.Errorf("streamhttp: encode message: %w", err)
 	}
-	if s.h.opts.Bugs.Broadcast {
-		s.broadcast(data)
-	}
 	return s.standalone.appendMessage(data, false)
 }
 
