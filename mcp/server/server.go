@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
+	"github.com/tasksim/tasksim/internal/ratelimit"
 	"github.com/tasksim/tasksim/mcp"
 )
 
@@ -72,7 +74,8 @@ func (s *Server) Tools() []mcp.Tool {
 // NewSession implements mcp.Endpoint.
 func (s *Server) NewSession(out mcp.Outbox) mcp.Session {
 	ctx, cancel := context.WithCancel(context.Background())
-	ss := &session{srv: s, out: out, ctx: ctx, cancel: cancel, inflight: map[mcp.ID]context.CancelFunc{}}
+	ss := &session{srv: s, out: out, ctx: ctx, cancel: cancel, inflight: map[mcp.ID]context.CancelFunc{},
+		ops: ratelimit.Bucket{Max: s.opts.MaxTaskOpsPerSecond, Per: time.Second}}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
