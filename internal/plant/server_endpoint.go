@@ -136,11 +136,35 @@ func paramsOf(msg *mcp.Message) taskParams {
 
 // withParams returns a copy of msg with params as its params.
 func withParams(msg *mcp.Message, params map[string]json.RawMessage) *mcp.Message {
-	raw, err := json.Marshal(params)
+	return withObject(msg, params, func(m *mcp.Message, raw json.RawMessage) { m.Params = raw })
+}
+
+// withResult returns a copy of msg with res as its result.
+func withResult(msg *mcp.Message, res map[string]json.RawMessage) *mcp.Message {
+	return withObject(msg, res, func(m *mcp.Message, raw json.RawMessage) { m.Result = raw })
+}
+
+// withObject returns a copy of msg with obj, encoded, set by set; msg
+// itself if obj cannot be encoded.
+func withObject(msg *mcp.Message, obj map[string]json.RawMessage, set func(*mcp.Message, json.RawMessage)) *mcp.Message {
+	raw, err := json.Marshal(obj)
 	if err != nil {
 		return msg
 	}
 	out := *msg
-	out.Params = raw
+	set(&out, raw)
 	return &out
+}
+
+// onRequests passes every request or notification of method the client
+// sends through edit before the server sees it.
+func onRequests(inner mcp.Endpoint, method string, edit func(*mcp.Message) *mcp.Message) mcp.Endpoint {
+	return &endpoint{inner: inner, hooks: hooks{
+		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
+			if msg.Method == method {
+				msg = edit(msg)
+			}
+			next(msg, r)
+		},
+	}}
 }

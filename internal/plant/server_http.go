@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -175,20 +174,9 @@ func CancelOnDisconnect(h http.Handler) http.Handler {
 			return block
 		})
 		h.ServeHTTP(ew, r)
-		if !ew.sse || final || taskID == "" || r.Header.Get("Mcp-Session-Id") == "" && ew.Header().Get("Mcp-Session-Id") == "" {
-			return
+		if ew.sse && !final && taskID != "" {
+			handCancel(h, r, "tasksim-plant-cancel", taskID, ew.Header().Get("Mcp-Session-Id"))
 		}
-		cancel, err := mcp.NewRequest(mcp.StringID("tasksim-plant-cancel"), mcp.MethodTasksCancel, mcp.CancelTaskParams{TaskID: taskID})
-		if err != nil {
-			return
-		}
-		data, _ := cancel.MarshalJSON()
-		req := httptest.NewRequest(http.MethodPost, r.URL.String(), bytes.NewReader(data))
-		req.Header = r.Header.Clone()
-		if req.Header.Get("Mcp-Session-Id") == "" {
-			req.Header.Set("Mcp-Session-Id", ew.Header().Get("Mcp-Session-Id"))
-		}
-		h.ServeHTTP(httptest.NewRecorder(), req)
 	})
 }
 

@@ -93,20 +93,16 @@ func FailedWithoutError(inner mcp.Endpoint) mcp.Endpoint {
 // call as if it offered no mode (S1905-MODE-SELECT: the server picks
 // among the modes both support, in order; a fallback is announced).
 func IgnoreModes(inner mcp.Endpoint) mcp.Endpoint {
-	return &endpoint{inner: inner, hooks: hooks{
-		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
-			if msg.Method == mcp.MethodToolsCall {
-				if params := decodeObject(msg.Params); params != nil {
-					if task := decodeObject(params["task"]); task != nil && task["responseModes"] != nil {
-						delete(task, "responseModes")
-						params["task"], _ = json.Marshal(task)
-						msg = withParams(msg, params)
-					}
-				}
-			}
-			next(msg, r)
-		},
-	}}
+	return onRequests(inner, mcp.MethodToolsCall, func(msg *mcp.Message) *mcp.Message {
+		params := decodeObject(msg.Params)
+		task := decodeObject(params["task"])
+		if task == nil || task["responseModes"] == nil {
+			return msg
+		}
+		delete(task, "responseModes")
+		params["task"], _ = json.Marshal(task)
+		return withParams(msg, params)
+	})
 }
 
 // mergedResultTask returns the task whose whole result m is (content with

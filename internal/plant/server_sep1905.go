@@ -99,14 +99,7 @@ func earlyCompleted(msg *mcp.Message) *mcp.Message {
 // modes, the server MUST prioritize them in the following order:
 // immediate, streaming, task").
 func LastModeOnly(inner mcp.Endpoint) mcp.Endpoint {
-	return &endpoint{inner: inner, hooks: hooks{
-		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
-			if msg.Method == mcp.MethodToolsCall {
-				msg = lastModeOnly(msg)
-			}
-			next(msg, r)
-		},
-	}}
+	return onRequests(inner, mcp.MethodToolsCall, lastModeOnly)
 }
 
 func lastModeOnly(msg *mcp.Message) *mcp.Message {
@@ -118,13 +111,7 @@ func lastModeOnly(msg *mcp.Message) *mcp.Message {
 	}
 	task["responseModes"], _ = json.Marshal(modes[len(modes)-1:])
 	params["task"], _ = json.Marshal(task)
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return msg
-	}
-	out := *msg
-	out.Params = raw
-	return &out
+	return withParams(msg, params)
 }
 
 // callReplies decorates the replier of every tools/call with reply.
@@ -151,17 +138,6 @@ func decodeObject(raw json.RawMessage) map[string]json.RawMessage {
 		return nil
 	}
 	return m
-}
-
-// withResult returns a copy of msg with res as its result.
-func withResult(msg *mcp.Message, res map[string]json.RawMessage) *mcp.Message {
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return msg
-	}
-	out := *msg
-	out.Result = raw
-	return &out
 }
 
 // LateStatus is no bug: a legal variant of a correct server, for tests

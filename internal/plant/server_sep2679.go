@@ -53,14 +53,7 @@ func onPartials(inner mcp.Endpoint, edit func(map[string]json.RawMessage)) mcp.E
 // a client that declared it, §2.3): the server reads every initialize as
 // if it did.
 func PartialsUnasked(inner mcp.Endpoint) mcp.Endpoint {
-	return &endpoint{inner: inner, hooks: hooks{
-		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
-			if msg.Method == mcp.MethodInitialize {
-				msg = declarePartials(msg)
-			}
-			next(msg, r)
-		},
-	}}
+	return onRequests(inner, mcp.MethodInitialize, declarePartials)
 }
 
 // declarePartials returns initialize msg with
