@@ -20,23 +20,30 @@ type node struct {
 	taskIDs, sess io.Reader
 	bugs          Bugs
 
-	mu       sync.Mutex
-	conns    []mcp.Conn // stdio connections, which a restart ends
-	srv      *server.Server
-	h        *streamhttp.Handler
+	mu    sync.Mutex
+	conns []mcp.Conn // stdio connections, which a restart ends
+	srv   *server.Server
+	h     *streamhttp.Handler
+	// ep and served are the server as stdio serves it and the
+	// handler as HTTP serves it: srv and h with the planted bugs.
+	ep       mcp.Endpoint
+	served   http.Handler
 	restarts int
 	closed   bool
 }
 
 func newNode(c *clock.Sim, taskIDs, sessionIDs io.Reader, bugs Bugs) *node {
 	n := &node{clock: c, taskIDs: taskIDs, sess: sessionIDs, bugs: bugs}
-	n.srv, n.h = n.make()
+	n.make()
 	return n
 }
 
-func (n *node) make() (*server.Server, *streamhttp.Handler) {
-	srv := server.New(&server.Options{Clock: n.clock, Rand: n.taskIDs, Bugs: n.bugs.Server})
-	return srv, streamhttp.NewHandler(srv, &streamhttp.Options{Clock: n.clock, Rand: n.sess, Bugs: n.bugs.HTTP})
+// make starts a fresh server, with the planted bugs. n.mu must be held
+// once n is shared.
+func (n *node) make() {
+	n.srv = server.New(n.bugs.ServerOptions(&server.Options{Clock: n.clock, Rand: n.taskIDs}))
+	n.h = streamhttp.NewHandler(n.bugs.HTTP(n.srv), &streamhttp.Options{Clock: n.clock, Rand: n.sess})
+	n.ep, n.served = n.bugs.Stdio(n.srv), n.bugs.WrapHandler(n.h)
 }
 
 // restart ends the server and starts a fresh one.
@@ -47,7 +54,7 @@ func (n *node) restart() {
 		return
 	}
 	oldSrv, oldH := n.srv, n.h
-	n.srv, n.h = n.make()
+	n.make()
 	n.restarts++
 	conns := n.conns
 	n.conns = nil
@@ -78,20 +85,18 @@ func (n *node) close() {
 	srv.Close()
 }
 
-func (n *node) current() (*server.Server, *streamhttp.Handler) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	return n.srv, n.h
-}
-
 // ServeHTTP implements http.Handler with the current server.
 func (n *node) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	_, h := n.current()
+	n.mu.Lock()
+	h := n.served
+	n.mu.Unlock()
 	h.ServeHTTP(w, r)
 }
 
 // NewSession implements mcp.Endpoint with the current server.
 func (n *node) NewSession(out mcp.Outbox) mcp.Session {
-	srv, _ := n.current()
-	return srv.NewSession(out)
+	n.mu.Lock()
+	ep := n.ep
+	n.mu.Unlock()
+	return ep.NewSession(out)
 }

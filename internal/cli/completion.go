@@ -23,6 +23,8 @@ import (
 //	--format  trace export: jsonl, har
 //	--fault   the built-in faults' names (faults.Builtin)
 //	--rule    the rule catalog's IDs (check)
+//	--bug     list and the known bugs' names (internal/plant): serve the
+//	          server's, sim all
 //
 // A command with values of its own (a --scenario of sim) registers them
 // with CompleteValues.
@@ -70,6 +72,8 @@ func flagValues(c *cobra.Command, name string) cobra.CompletionFunc {
 			names = append(names, sc.Name)
 		}
 		return completeList(names)
+	case name == "bug":
+		return CompleteValues(bugNames(c.Name() == "serve")...)
 	case name == "rule":
 		var ids []string
 		for _, r := range check.Catalog() {

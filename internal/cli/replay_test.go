@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
-	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/sim/suite"
 	"github.com/tasksim/tasksim/traces"
@@ -251,7 +251,7 @@ func TestReplayHTML(t *testing.T) {
 	// Task ids are mapped: a server that numbers them in sequence again
 	// replays the sequential-ids trace with no divergence, but fails
 	// TASK-ID-ENTROPY, on records the page highlights.
-	buggy := refserver.StartHTTP(t, &refserver.Options{Server: &server.Options{Bugs: server.Bugs{SequentialIDs: true}}})
+	buggy := refserver.StartHTTP(t, plant.MustNamed("sequential-ids").RefServer(nil))
 	code, stdout, stderr = run(t, "", "replay", bugTrace("sequential-ids"), "--server", buggy.URL, "--speed", "max", "--html", out)
 	if code != ExitFindings || !strings.Contains(stdout, "no divergence") {
 		t.Fatalf("exit %d, want 1 with no divergence\n%s\n%s", code, stdout, stderr)

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/server"
@@ -37,6 +38,9 @@ type ServeOptions struct {
 	// CPUProfile is --cpuprofile: a Go CPU profile of the server from
 	// start to exit, written when the server stops.
 	CPUProfile string
+	// Bug is --bug: a known bug (internal/plant) planted in the server,
+	// or "list".
+	Bug string
 
 	// Front are the flags shared with record and proxy: --allow-remote,
 	// --allow-origin, --allow-host, --max-conns, --body-timeout,
@@ -118,9 +122,17 @@ To serve an "old" server, without the streaming extensions:
 A program that starts tasksim serve learns when it listens, and where,
 from --ready-fd N: one line with the endpoint URL, then end of file, on
 its file descriptor N (a pipe the parent passes, e.g. --addr 127.0.0.1:0
---ready-fd 3). Should the server fail first, the pipe ends without a line.`,
+--ready-fd 3). Should the server fail first, the pipe ends without a line.
+
+--bug NAME serves a known-buggy server: the reference server with one
+bug planted from outside (tasksim serve --bug list names them, with the
+rule that catches each), to replay a bug trace against, or to see what
+the bug looks like to a client or to tasksim check.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Bug == bugList {
+				return listBugs(st.Stdout, true)
+			}
 			return runF(cmd.Context(), st, o)
 		},
 	}
@@ -142,6 +154,7 @@ its file descriptor N (a pipe the parent passes, e.g. --addr 127.0.0.1:0
 	o.Budgets.flags(f)
 	f.StringVar(&o.LogLevel, "log-level", "info", "debug, info, warn or error (logs go to stderr)")
 	f.StringVar(&o.CPUProfile, "cpuprofile", "", "write a Go CPU profile of the server, from start to exit, to FILE (go tool pprof)")
+	f.StringVar(&o.Bug, "bug", "", `serve with this known bug planted ("list" lists them)`)
 	f.IntVar(&o.ReadyFD, "ready-fd", 0, "once listening, write the endpoint URL and a newline to this inherited file descriptor and close it (0: none)")
 	return cmd
 }
@@ -197,6 +210,18 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 	if o.ReadyFD < 0 || o.ReadyFD > 0 && o.Stdio {
 		return usagef("--ready-fd: want a file descriptor for the URL of an HTTP server (not with --stdio)")
 	}
+	var bug plant.Plant
+	if o.Bug != "" {
+		b, err := plantedBug(o.Bug, true)
+		if err != nil {
+			return err
+		}
+		if o.Stdio && b.HTTPOnly() {
+			return usagef("--bug %s is a bug of the Streamable HTTP transport: not with --stdio", o.Bug)
+		}
+		bug = b.Plant
+		log.Warn("serving with a planted bug", "bug", b.Name, "rule", b.Rule, "what", b.What)
+	}
 	if o.CPUProfile != "" {
 		stop, err := startServeProfile(st, o.CPUProfile)
 		if err != nil {
@@ -226,13 +251,13 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 		Logger:                log,
 	}
 	if o.Stdio {
-		err := refserver.ServeStdio(ctx, sopts, st.Stdin, st.Stdout, &stdio.ServerOptions{Logger: log})
+		err := refserver.ServeStdioWrapped(ctx, bug.ServerOptions(sopts), bug.Stdio, st.Stdin, st.Stdout, &stdio.ServerOptions{Logger: log})
 		if errors.Is(err, context.Canceled) {
 			return nil
 		}
 		return err
 	}
-	s, err := refserver.Listen(&refserver.Options{
+	s, err := refserver.Listen(bug.RefServer(&refserver.Options{
 		Server: sopts,
 		HTTP: &streamhttp.Options{
 			AllowedOrigins:     o.Front.Origins,
@@ -255,7 +280,7 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 		Addr:        o.Addr,
 		IdleTimeout: o.Front.IdleTimeout,
 		MaxConns:    o.Front.MaxConns,
-	})
+	}))
 	if err != nil {
 		return err
 	}

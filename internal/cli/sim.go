@@ -81,9 +81,16 @@ Exit codes: 0 every run passed, 1 a run failed a rule, 2 bad input (a seed
 that is not a number, a schedule file that is not one, an unknown fault, a
 bad --partition, a bad output path), 3 runtime failure (a run past its
 wall-time bound, an output not written), 130 interrupted before its end
-with no run failed.`,
+with no run failed.
+
+--bug NAME plants a known bug in the reference server, its transport or
+the reference client (tasksim sim --bug list names them, with the rule
+that catches each): a way to see what a bug looks like, shrunk.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Bug == bugList {
+				return listBugs(st.Stdout, false)
+			}
 			if !cmd.Flags().Changed("shrink") && (o.Schedule != "" || o.Corpus != "") {
 				o.Shrink = "none" // a kept schedule is small already
 			}
@@ -112,8 +119,7 @@ with no run failed.`,
 	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule), and over HTTP its HTTP record beside it (x.trace: x.http.trace); --json then holds its verdict")
 	f.StringVar(&o.HTML, "html", "", "write the timeline of a run to this HTML file: the run, or of many the first failing (else the one where faults did most)")
 	f.StringVar(&o.Partition, "partition", "", "run partition I/N (I from 0 to N-1) of the seeds; default from JOB_COMPLETION_INDEX and TASKSIM_SIM_PARTITIONS (a Kubernetes Indexed Job)")
-	f.StringVar(&o.Bug, "bug", "", "plant this known bug in the reference implementation (tests of the simulator; docs/sim.md)")
-	_ = f.MarkHidden("bug")
+	f.StringVar(&o.Bug, "bug", "", `plant this known bug in the reference server, transport or client, to see the simulator catch it ("list" lists them; docs/sim.md)`)
 	return cmd
 }
 
@@ -142,11 +148,11 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	}
 	var bugs *sim.Bugs
 	if o.Bug != "" {
-		b, err := sim.BugNamed(o.Bug)
+		b, err := plantedBug(o.Bug, false)
 		if err != nil {
-			return &UsageError{Err: err}
+			return err
 		}
-		bugs = &b.Bugs
+		bugs = &b.Plant
 	}
 	outs, err := openSimOutputs(st, o)
 	if err != nil {

@@ -2,7 +2,6 @@ package plant
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -36,11 +35,28 @@ func CancelWithRequest(h http.Handler) http.Handler {
 		if m == nil {
 			return
 		}
-		cancel, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "gone-with-request", "method": mcp.MethodTasksCancel, "params": map[string]any{"taskId": string(m[1])}})
-		req := httptest.NewRequest(http.MethodPost, r.URL.String(), bytes.NewReader(cancel))
-		req.Header = r.Header.Clone()
-		h.ServeHTTP(httptest.NewRecorder(), req)
+		handCancel(h, r, "gone-with-request", string(m[1]), "")
 	})
+}
+
+// handCancel hands h a tasks/cancel of taskID with request id id, posted
+// as r was, in r's session or, when r had none, in session sid; its
+// answer is discarded.
+func handCancel(h http.Handler, r *http.Request, id, taskID, sid string) {
+	cancel, err := mcp.NewRequest(mcp.StringID(id), mcp.MethodTasksCancel, mcp.CancelTaskParams{TaskID: taskID})
+	if err != nil {
+		return
+	}
+	data, err := cancel.MarshalJSON()
+	if err != nil {
+		return
+	}
+	req := httptest.NewRequest(http.MethodPost, r.URL.String(), bytes.NewReader(data))
+	req.Header = r.Header.Clone()
+	if req.Header.Get("Mcp-Session-Id") == "" && sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+	}
+	h.ServeHTTP(httptest.NewRecorder(), req)
 }
 
 var taskIDRe = regexp.MustCompile(`"taskId":"([^"]+)"`)

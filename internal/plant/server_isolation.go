@@ -16,30 +16,28 @@ import (
 func LeakTaskNotifications(inner mcp.Endpoint) mcp.Endpoint {
 	var mu sync.Mutex
 	var all []mcp.Outbox
-	return &endpoint{
-		inner: inner,
-		newSession: func(out mcp.Outbox) {
-			mu.Lock()
-			all = append(all, out)
-			mu.Unlock()
-		},
-		send: func(ctx context.Context, msg *mcp.Message, self mcp.Outbox) error {
-			err := self.Send(ctx, msg)
-			if msg.Method != mcp.NotificationTaskStatus && msg.Method != mcp.NotificationTaskPartial {
-				return err
-			}
-			mu.Lock()
-			others := make([]mcp.Outbox, 0, len(all))
-			for _, o := range all {
-				if o != self {
-					others = append(others, o)
-				}
-			}
-			mu.Unlock()
-			for _, o := range others {
-				_ = o.Send(ctx, msg) // a closed session refuses: nothing to leak to
-			}
+	send := func(ctx context.Context, msg *mcp.Message, self mcp.Outbox) error {
+		err := self.Send(ctx, msg)
+		if msg.Method != mcp.NotificationTaskStatus && msg.Method != mcp.NotificationTaskPartial {
 			return err
-		},
+		}
+		mu.Lock()
+		others := make([]mcp.Outbox, 0, len(all))
+		for _, o := range all {
+			if o != self {
+				others = append(others, o)
+			}
+		}
+		mu.Unlock()
+		for _, o := range others {
+			_ = o.Send(ctx, msg) // a closed session refuses: nothing to leak to
+		}
+		return err
 	}
+	return &endpoint{inner: inner, perSession: func(out mcp.Outbox) hooks {
+		mu.Lock()
+		all = append(all, out)
+		mu.Unlock()
+		return hooks{send: send}
+	}}
 }

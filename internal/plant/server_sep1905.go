@@ -15,15 +15,14 @@ import (
 // through multiple mechanisms"). Nothing is lost: a replay after
 // Last-Event-ID carries both copies, and no other rule fails.
 func RepeatSeqNr(inner mcp.Endpoint) mcp.Endpoint {
-	return &endpoint{
-		inner: inner,
+	return &endpoint{inner: inner, hooks: hooks{
 		reply: func(ctx context.Context, msg *mcp.Message, final bool, next mcp.Replier) error {
 			if err := next.Reply(ctx, msg, final); err != nil || final || msg == nil || !isSegmentResponse(msg) {
 				return err
 			}
 			return next.Reply(ctx, msg, false)
 		},
-	}
+	}}
 }
 
 // isSegmentResponse reports whether msg is a response carrying SEP-1905
@@ -100,15 +99,7 @@ func earlyCompleted(msg *mcp.Message) *mcp.Message {
 // modes, the server MUST prioritize them in the following order:
 // immediate, streaming, task").
 func LastModeOnly(inner mcp.Endpoint) mcp.Endpoint {
-	return &endpoint{
-		inner: inner,
-		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
-			if msg.Method == mcp.MethodToolsCall {
-				msg = lastModeOnly(msg)
-			}
-			next(msg, r)
-		},
-	}
+	return onRequests(inner, mcp.MethodToolsCall, lastModeOnly)
 }
 
 func lastModeOnly(msg *mcp.Message) *mcp.Message {
@@ -120,19 +111,12 @@ func lastModeOnly(msg *mcp.Message) *mcp.Message {
 	}
 	task["responseModes"], _ = json.Marshal(modes[len(modes)-1:])
 	params["task"], _ = json.Marshal(task)
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return msg
-	}
-	out := *msg
-	out.Params = raw
-	return &out
+	return withParams(msg, params)
 }
 
 // callReplies decorates the replier of every tools/call with reply.
 func callReplies(inner mcp.Endpoint, reply func(ctx context.Context, msg *mcp.Message, final bool, next mcp.Replier) error) mcp.Endpoint {
-	return &endpoint{
-		inner: inner,
+	return &endpoint{inner: inner, hooks: hooks{
 		handle: func(ctx context.Context, msg *mcp.Message, r mcp.Replier, next func(*mcp.Message, mcp.Replier)) {
 			if msg.Method == mcp.MethodToolsCall && r != nil {
 				r = replier{inner: r, reply: func(ctx context.Context, m *mcp.Message, final bool, next mcp.Replier) error {
@@ -144,7 +128,7 @@ func callReplies(inner mcp.Endpoint, reply func(ctx context.Context, msg *mcp.Me
 			}
 			next(msg, r)
 		},
-	}
+	}}
 }
 
 // decodeObject decodes a JSON object, nil when raw is none.
@@ -154,17 +138,6 @@ func decodeObject(raw json.RawMessage) map[string]json.RawMessage {
 		return nil
 	}
 	return m
-}
-
-// withResult returns a copy of msg with res as its result.
-func withResult(msg *mcp.Message, res map[string]json.RawMessage) *mcp.Message {
-	raw, err := json.Marshal(res)
-	if err != nil {
-		return msg
-	}
-	out := *msg
-	out.Result = raw
-	return &out
 }
 
 // LateStatus is no bug: a legal variant of a correct server, for tests
@@ -178,7 +151,7 @@ func withResult(msg *mcp.Message, res map[string]json.RawMessage) *mcp.Message {
 // Then the status is completed.
 func LateStatus(inner mcp.Endpoint) mcp.Endpoint {
 	l := &lateStatus{late: map[string][]func(){}}
-	return &endpoint{inner: inner, handle: l.handle, send: l.send}
+	return &endpoint{inner: inner, hooks: hooks{handle: l.handle, send: l.send}}
 }
 
 // lateStatus is LateStatus's state: the tasks whose status has not moved

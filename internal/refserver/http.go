@@ -52,6 +52,10 @@ type Options struct {
 	// serves it: the tests' planted bugs (internal/plant) decorate it from
 	// outside. nil serves the server as it is.
 	Endpoint func(mcp.Endpoint) mcp.Endpoint
+	// Handler, when set, wraps the Streamable HTTP handler before it
+	// serves: planted transport bugs (internal/plant) decorate it from
+	// outside. nil serves the handler as it is.
+	Handler func(http.Handler) http.Handler
 	// MaxConns caps the connections open at once; one more is answered 503
 	// and closed. 0 means DefaultMaxConns (8,192), lowered to the
 	// process's open-file limit less 64 where that is smaller; negative,
@@ -121,12 +125,16 @@ func Listen(o *Options) (*HTTP, error) {
 		ep = o.Endpoint(srv)
 	}
 	h := streamhttp.NewHandler(ep, o.HTTP)
+	var served http.Handler = h
+	if o.Handler != nil {
+		served = o.Handler(h)
+	}
 	s := &HTTP{
 		URL:     "http://" + ln.Addr().String() + path,
 		Addr:    ln.Addr().String(),
 		Server:  srv,
 		handler: h,
-		hs:      newHTTPServer(h, o),
+		hs:      newHTTPServer(served, o),
 		done:    make(chan struct{}),
 	}
 	if s.limit = o.limits().Listener(ln); s.limit != nil {

@@ -96,65 +96,84 @@ func slowText() *Tool {
 			// Each chunk is one stored block: its text and its overhead.
 			return int64(a.Chunks) * (int64(a.ChunkSize) + blockOverhead + 4)
 		},
-		Prepare: func(raw json.RawMessage) (RunFunc, error) {
-			a := SlowTextArgs{Chunks: 5, ChunkSize: 32}
-			if err := decodeArgs(raw, &a); err != nil {
+		Prepare: prepareSlowText,
+	}
+}
+
+// prepareSlowText reads slow_text's arguments and returns its run.
+func prepareSlowText(raw json.RawMessage) (RunFunc, error) {
+	a := SlowTextArgs{Chunks: 5, ChunkSize: 32}
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	switch {
+	case a.Chunks < 0 || a.Chunks > maxChunks:
+		return nil, mcp.Errorf(mcp.CodeInvalidParams, "invalid arguments: chunks must be between 0 and %d", maxChunks)
+	case a.ChunkSize < 1 || a.ChunkSize > maxChunkSize:
+		return nil, mcp.Errorf(mcp.CodeInvalidParams, "invalid arguments: chunkSize must be between 1 and %d", maxChunkSize)
+	case a.FailAfter != nil && *a.FailAfter < 0:
+		return nil, mcp.Errorf(mcp.CodeInvalidParams, "invalid arguments: failAfter must not be negative")
+	}
+	interval, err := a.interval()
+	if err != nil {
+		return nil, err
+	}
+	return a.run(interval), nil
+}
+
+// interval is the time between two chunks: intervalMs, or durationMs
+// spread over the chunks, else 100 ms.
+func (a SlowTextArgs) interval() (time.Duration, error) {
+	interval := 100 * time.Millisecond
+	if a.IntervalMs != nil {
+		d, err := msArg("intervalMs", *a.IntervalMs)
+		if err != nil {
+			return 0, err
+		}
+		interval = d
+	}
+	if a.DurationMs != nil {
+		d, err := msArg("durationMs", *a.DurationMs)
+		if err != nil {
+			return 0, err
+		}
+		interval = 0
+		if a.Chunks > 0 {
+			interval = d / time.Duration(a.Chunks)
+		}
+	}
+	return interval, nil
+}
+
+// run emits chunk i at start + i*interval, with progress unless asked
+// not to, and fails after failAfter chunks when asked to.
+func (a SlowTextArgs) run(interval time.Duration) RunFunc {
+	progress := a.Progress == nil || *a.Progress
+	return func(ctx context.Context, c *Call) (*mcp.CallToolResult, error) {
+		total := float64(a.Chunks)
+		start := c.Now()
+		for i := 1; i <= a.Chunks; i++ {
+			if a.FailAfter != nil && i > *a.FailAfter {
+				return nil, fmt.Errorf("slow_text failed after %d chunks, as asked", *a.FailAfter)
+			}
+			// Chunk i is due at start + i*interval: a late wake-up
+			// does not push the later chunks back.
+			if err := c.Sleep(ctx, start.Add(time.Duration(i)*interval).Sub(c.Now())); err != nil {
 				return nil, err
 			}
-			interval := 100 * time.Millisecond
-			switch {
-			case a.Chunks < 0 || a.Chunks > maxChunks:
-				return nil, mcp.Errorf(mcp.CodeInvalidParams, "invalid arguments: chunks must be between 0 and %d", maxChunks)
-			case a.ChunkSize < 1 || a.ChunkSize > maxChunkSize:
-				return nil, mcp.Errorf(mcp.CodeInvalidParams, "invalid arguments: chunkSize must be between 1 and %d", maxChunkSize)
-			case a.FailAfter != nil && *a.FailAfter < 0:
-				return nil, mcp.Errorf(mcp.CodeInvalidParams, "invalid arguments: failAfter must not be negative")
+			if err := c.Emit(ctx, mcp.TextBlock(ChunkText(i, a.ChunkSize))); err != nil {
+				return nil, err
 			}
-			if a.IntervalMs != nil {
-				d, err := msArg("intervalMs", *a.IntervalMs)
-				if err != nil {
+			if progress {
+				if err := c.Progress(ctx, float64(i), &total, ""); err != nil {
 					return nil, err
 				}
-				interval = d
 			}
-			if a.DurationMs != nil {
-				d, err := msArg("durationMs", *a.DurationMs)
-				if err != nil {
-					return nil, err
-				}
-				interval = 0
-				if a.Chunks > 0 {
-					interval = d / time.Duration(a.Chunks)
-				}
-			}
-			progress := a.Progress == nil || *a.Progress
-			return func(ctx context.Context, c *Call) (*mcp.CallToolResult, error) {
-				total := float64(a.Chunks)
-				start := c.Now()
-				for i := 1; i <= a.Chunks; i++ {
-					if a.FailAfter != nil && i > *a.FailAfter {
-						return nil, fmt.Errorf("slow_text failed after %d chunks, as asked", *a.FailAfter)
-					}
-					// Chunk i is due at start + i*interval: a late wake-up
-					// does not push the later chunks back.
-					if err := c.Sleep(ctx, start.Add(time.Duration(i)*interval).Sub(c.Now())); err != nil {
-						return nil, err
-					}
-					if err := c.Emit(ctx, mcp.TextBlock(ChunkText(i, a.ChunkSize))); err != nil {
-						return nil, err
-					}
-					if progress {
-						if err := c.Progress(ctx, float64(i), &total, ""); err != nil {
-							return nil, err
-						}
-					}
-				}
-				if a.FailAfter != nil { // failAfter >= chunks: fail at the end
-					return nil, fmt.Errorf("slow_text failed after %d chunks, as asked", a.Chunks)
-				}
-				return &mcp.CallToolResult{}, nil
-			}, nil
-		},
+		}
+		if a.FailAfter != nil { // failAfter >= chunks: fail at the end
+			return nil, fmt.Errorf("slow_text failed after %d chunks, as asked", a.Chunks)
+		}
+		return &mcp.CallToolResult{}, nil
 	}
 }
 

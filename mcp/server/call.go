@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
@@ -140,9 +138,50 @@ func (ss *session) plainCall(id mcp.ID, run RunFunc, token json.RawMessage, r mc
 func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFunc, token json.RawMessage, size int64, r mcp.Replier) {
 	o := &ss.srv.opts
 	dec := mcp.DecideMode(tp.ResponseModes, o.Modes, true, tool.Incremental)
-	if o.Bugs.IgnoreModes {
-		dec.Mode, dec.Negotiated, dec.Fallback = mcp.ModeTask, mcp.ModeTask, false
+	t, runCtx, err := ss.newTask(tool, dec.Mode, tp, token, size)
+	if err != nil {
+		replyError(ss.ctx, r, id, err)
+		return
 	}
+	defer t.firstAnswerSent()
+	c := &Call{clock: o.Clock, emit: t.emit, progress: t.sendProgress}
+	started := false
+	start := func() {
+		if started {
+			return
+		}
+		started = true
+		go func() {
+			res, err := run(runCtx, c)
+			t.finish(res, err)
+		}()
+	}
+
+	mode := dec.Mode
+	if dec.Negotiated == mcp.ModeImmediate || mode == mcp.ModeStreaming {
+		var answered bool
+		if mode, answered = ss.answerInWindow(t, id, tp, tool, dec, start, r); answered {
+			return
+		}
+	}
+	switch mode {
+	case mcp.ModeStreaming:
+		if ss.answerStreaming(t, id, r) {
+			start()
+		}
+	default:
+		if ss.answerTaskMode(t, id, dec, r) {
+			start()
+		}
+	}
+}
+
+// newTask makes the task of a task-augmented call, in mode, and stores
+// it, its bytes reserved; runCtx is the tool's, cancelled when the task
+// ends. It fails, holding nothing, when the server cannot make an id or
+// the budgets or the store are full.
+func (ss *session) newTask(tool *Tool, mode mcp.ResponseMode, tp *mcp.TaskParams, token json.RawMessage, size int64) (*task, context.Context, error) {
+	o := &ss.srv.opts
 	now := o.Clock.Now()
 	ttl := o.DefaultTTL
 	if tp.TTL != nil && *tp.TTL > 0 {
@@ -152,19 +191,15 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 		ttl = mcp.Millis(*tp.TTL, o.MaxTTL)
 	}
 	taskID, err := ss.srv.ids.next()
-	if ss.srv.opts.Bugs.SequentialIDs {
-		taskID = fmt.Sprintf("task-%d", ss.srv.bugIDs.Add(1))
-	}
 	if err != nil {
-		replyError(ss.ctx, r, id, mcp.Errorf(mcp.CodeInternalError, "internal error: %v", err))
-		return
+		return nil, nil, err
 	}
 	runCtx, cancel := context.WithCancel(ss.ctx)
 	t := &task{
 		id:            taskID,
 		owner:         ss,
 		tool:          tool.Name,
-		mode:          dec.Mode,
+		mode:          mode,
 		createdAt:     now,
 		ttl:           ttl,
 		pollInterval:  o.PollInterval,
@@ -182,471 +217,131 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 	// rather than failing halfway.
 	if !ss.srv.budget.reserve(ss, size) {
 		cancel()
-		replyError(ss.ctx, r, id, mcp.Errorf(mcp.CodeInternalError,
-			"server busy: a result of %d bytes does not fit the memory budget (%d bytes per session, %d in all)", size, o.MaxSessionBytes, o.MaxServerBytes))
-		return
+		return nil, nil, mcp.Errorf(mcp.CodeInternalError,
+			"server busy: a result of %d bytes does not fit the memory budget (%d bytes per session, %d in all)", size, o.MaxSessionBytes, o.MaxServerBytes)
 	}
 	if err := ss.srv.store.add(t, o.MaxTasksPerSession, o.MaxTasks); err != nil {
 		cancel()
 		ss.srv.budget.release(ss, size)
-		replyError(ss.ctx, r, id, err)
-		return
+		return nil, nil, err
 	}
 	t.mu.Lock()
 	t.expiry = o.Clock.AfterFunc(ttl, t.expire)
 	t.mu.Unlock()
-	defer t.firstAnswerSent()
-	c := &Call{clock: o.Clock, emit: t.emit, progress: t.sendProgress}
-	start := func() {
-		go func() {
-			res, err := run(runCtx, c)
-			t.finish(res, err)
-		}()
-	}
+	return t, runCtx, nil
+}
 
-	mode := dec.Mode
-	if dec.Negotiated == mcp.ModeImmediate || mode == mcp.ModeStreaming {
-		// Is the result complete at request time? The tool runs for at
-		// most the window; a first chunk means it is not. The window is on
-		// the server's clock, so on a clock.Sim the decision follows
-		// simulated time; it is made before the tool starts, so it fires
-		// before a tool timer due at the same instant.
-		window := clock.NewTimer(o.Clock, o.ImmediateWindow)
-		start()
-		start = func() {} // already running
-		select {
-		case <-t.done:
-		case <-t.firstEmit:
-		case <-window.C():
-		case <-ss.ctx.Done():
-			window.Stop()
-			return
-		}
+// answerInWindow starts the tool and waits, at most the immediate window,
+// to learn whether the result is complete at request time: the tool runs
+// for at most the window; a first chunk means it is not. A complete
+// result is answered here (answered: true). Otherwise it returns the mode
+// to answer in: the one negotiated, or for immediate the mode it falls
+// back to.
+//
+// The window is on the server's clock, so on a clock.Sim the decision
+// follows simulated time; it is made before the tool starts, so it fires
+// before a tool timer due at the same instant.
+func (ss *session) answerInWindow(t *task, id mcp.ID, tp *mcp.TaskParams, tool *Tool, dec mcp.ModeDecision, start func(), r mcp.Replier) (mode mcp.ResponseMode, answered bool) {
+	o := &ss.srv.opts
+	window := clock.NewTimer(o.Clock, o.ImmediateWindow)
+	start()
+	select {
+	case <-t.done:
+	case <-t.firstEmit:
+	case <-window.C():
+	case <-ss.ctx.Done():
 		window.Stop()
-		t.mu.Lock()
-		complete := t.status.IsTerminal()
-		t.mu.Unlock()
-		switch {
-		case complete && dec.Negotiated == mcp.ModeImmediate:
-			// Case 1: the full result in content, the task (created for
-			// tracking) already completed (SEP-1905, "Case 1").
-			t.mu.Lock()
-			res, rpcErr := t.resultLocked()
-			t.mu.Unlock()
-			if rpcErr != nil {
-				replyError(ss.ctx, r, id, rpcErr)
-				return
-			}
-			if o.Bugs.ImmediateWorking {
-				snap := t.snapshot()
-				snap.Status = mcp.StatusWorking
-				reply(ss.ctx, r, id, struct {
-					*mcp.CallToolResult
-					Task *mcp.Task `json:"task"`
-				}{res, &snap})
-				return
-			}
-			reply(ss.ctx, r, id, res)
-			return
-		case complete:
-			// Streaming with everything ready: one response that is
-			// also the last (SEP-1905 test scenario 3).
-			t.mu.Lock()
-			final := t.finalStreamResponseLocked(t.segmentsLocked())
-			t.mu.Unlock()
-			msg, _ := mcp.NewResult(id, final)
-			_ = r.Reply(ss.ctx, msg, true)
-			return
-		case dec.Negotiated == mcp.ModeImmediate:
-			mode = mcp.DecideMode(tp.ResponseModes, o.Modes, false, tool.Incremental).Mode
-		}
+		return "", true
 	}
-
-	switch mode {
-	case mcp.ModeStreaming:
-		// Case 3, initial response option 1: the task and the segments
-		// already there; later segments follow on the same answer with
-		// the same id (SEP-1905, "Case 3").
-		t.mu.Lock()
-		if t.status.IsTerminal() {
-			// It ended since the wait: send it whole.
-			final := t.finalStreamResponseLocked(t.segmentsLocked())
-			t.mu.Unlock()
-			msg, _ := mcp.NewResult(id, final)
-			_ = r.Reply(ss.ctx, msg, true)
-			return
-		}
-		snap := t.snapshotLocked()
-		initial := mcp.PartialResult{
-			Task:           &snap,
-			PartialContent: t.segmentsLocked(),
-			Meta:           mcp.Meta{}.WithRelatedTask(t.id),
-		}
-		if initial.PartialContent == nil {
-			initial.PartialContent = []mcp.Segment{}
-		}
-		t.stream, t.streamID = r, id
-		msg, _ := mcp.NewResult(id, initial)
-		_ = r.Reply(ss.ctx, msg, false)
-		t.mu.Unlock()
-		start()
-	default:
-		// Case 2: CreateTaskResult. A fallback is announced in the meta
-		// and the status message (SEP-1905, "Capability Negotiation").
-		t.mu.Lock()
-		if dec.Negotiated == mcp.ModeImmediate && t.status.IsTerminal() {
-			// The tool, started for the immediate window, ended since:
-			// the result is ready, so Case 1 after all. A CreateTaskResult
-			// would show a task created in a terminal status ("Tasks MUST
-			// begin in the working status", 2025-11-25 Tasks › Task Status
-			// Lifecycle).
-			res, rpcErr := t.resultLocked()
-			t.mu.Unlock()
-			if rpcErr != nil {
-				replyError(ss.ctx, r, id, rpcErr)
-				return
-			}
-			reply(ss.ctx, r, id, res)
-			return
-		}
-		res := mcp.CreateTaskResult{Task: t.snapshotLocked()}
-		if dec.Fallback {
-			res.Meta = mcp.Meta{mcp.MetaFallbackMode: string(mcp.ModeTask)}
-			res.Task.StatusMessage = "none of the requested response modes is supported; falling back to task mode"
-		}
-		t.mu.Unlock()
-		reply(ss.ctx, r, id, res)
-		start()
-	}
-}
-
-// emit records blocks as segments and pushes them to the open streaming
-// answer and, when negotiated, as a partial notification.
-func (t *task) emit(ctx context.Context, blocks []mcp.ContentBlock) error {
+	window.Stop()
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.status.IsTerminal() {
-		return ErrTaskEnded // SEP-2679 §1.3 rule 2; SEP-1905 cancellation
-	}
-	if err := t.chargeLocked(blocksBytes(blocks)); err != nil {
-		return err
-	}
-	if len(t.segments) == 0 {
-		close(t.firstEmit)
-	}
-	segs := t.appendSegmentsLocked(blocks)
-	if t.stream != nil {
-		if t.segmentMeta == nil {
-			t.segmentMeta = mcp.Meta{}.WithRelatedTask(t.id)
-		}
-		msg, err := mcp.NewResult(t.streamID, mcp.PartialResult{
-			PartialContent: segs,
-			Meta:           t.segmentMeta,
-		})
-		if err == nil {
-			_ = t.stream.Reply(ctx, msg, false)
-		}
-	}
-	t.sendPartialLocked(blocks)
-	return nil
-}
-
-// appendSegmentsLocked numbers blocks from the next seqNr (SEP-1905,
-// "Sequence Number Requirements": from 1, +1, never reused).
-func (t *task) appendSegmentsLocked(blocks []mcp.ContentBlock) []mcp.Segment {
-	segs := make([]mcp.Segment, len(blocks))
-	next := int64(len(t.segments)) + 1
-	if t.owner.srv.opts.Bugs.SeqNrFromZero {
-		next--
-	}
-	for i, b := range blocks {
-		segs[i] = mcp.Segment{SeqNr: next + int64(i), ContentBlock: b}
-	}
-	t.segments = append(t.segments, segs...)
-	return segs
-}
-
-// sendPartialLocked sends notifications/tasks/partial: only to a client
-// that declared tasks.streaming.partial (SEP-2679 §2.3), with seq from 0
-// in steps of 1 (§1.3 rule 4) and never empty content (rule 5).
-func (t *task) sendPartialLocked(blocks []mcp.ContentBlock) {
-	if !t.partial || len(blocks) == 0 {
-		return
-	}
-	if t.nextSeq == 0 && t.owner.srv.opts.Bugs.EmptyPartial {
-		blocks = []mcp.ContentBlock{}
-	}
-	n, err := mcp.NewPartialNotification(mcp.TaskPartialParams{TaskID: t.id, Content: blocks, Seq: t.nextSeq + t.seqBug()})
-	if err != nil {
-		return
-	}
-	t.nextSeq++
-	_ = t.owner.out.Send(t.owner.ctx, n)
-}
-
-// sendProgress sends notifications/progress with the creating request's
-// token, valid for the task's whole life (2025-11-25 Progress, "Behavior
-// Requirements"), and never after a terminal status.
-func (t *task) sendProgress(ctx context.Context, p mcp.ProgressParams) error {
-	if t.progressToken == nil {
-		return nil
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.status.IsTerminal() {
-		return ErrTaskEnded
-	}
-	p.ProgressToken = t.progressToken
-	p.Meta = mcp.Meta{}.WithRelatedTask(t.id)
-	n, err := mcp.NewNotification(mcp.NotificationProgress, p)
-	if err != nil {
-		return err
-	}
-	if t.stream != nil {
-		return t.stream.Reply(ctx, n, false)
-	}
-	return t.owner.out.Send(t.owner.ctx, n)
-}
-
-// finish ends the task with what the tool returned, unless it already
-// ended (cancelled, expired): a cancelled task stays cancelled.
-func (t *task) finish(res *mcp.CallToolResult, err error) {
-	t.mu.Lock()
-	if t.status.IsTerminal() {
-		t.mu.Unlock()
-		return
-	}
-	var rpcErr *mcp.Error
-	failed := false
-	var extra []mcp.ContentBlock
+	complete := t.status.IsTerminal()
+	t.mu.Unlock()
 	switch {
-	case errors.As(err, &rpcErr):
-		t.rpcErr = rpcErr
-		failed = true
-		t.statusMessage = "Tool execution failed: " + rpcErr.Message
-		extra = []mcp.ContentBlock{mcp.TextBlock(rpcErr.Message)}
-	case err != nil:
-		failed = true
-		t.statusMessage = "Tool execution failed: " + err.Error()
-		extra = []mcp.ContentBlock{mcp.TextBlock(err.Error())}
-	case res != nil:
-		failed = res.IsError
-		extra = res.Content
-		t.structured = res.StructuredContent
-		if failed {
-			t.statusMessage = "Tool execution failed"
-		}
-	}
-	t.forceChargeLocked(blocksBytes(extra))
-	var segs []mcp.Segment
-	if !failed {
-		// The rest of the result: segments like the emitted ones, and
-		// partials before the terminal status (SEP-2679 §1.3 rule 3).
-		segs = t.appendSegmentsLocked(extra)
-		t.sendPartialLocked(extra)
-	} else if len(t.segments) > 0 {
-		// A failure after partial results: the error travels as segments
-		// (SEP-1905, "Streaming Behavior").
-		segs = t.appendSegmentsLocked(extra)
-	} else {
-		// A failure with no partial result: the error travels as content.
-		t.tail = append(t.tail, extra...)
-	}
-	status := mcp.StatusCompleted
-	if failed {
-		status = mcp.StatusFailed
-	}
-	t.setStatusLocked(status)
-	if t.stream != nil {
-		t.replyFinalLocked(t.finalStreamResponseLocked(segs))
-	}
-	t.mu.Unlock()
-	t.ended()
-	if t.owner.srv.opts.Bugs.PartialAfterTerminal {
+	case complete && dec.Negotiated == mcp.ModeImmediate:
+		// Case 1: the full result in content, the task (created for
+		// tracking) already completed (SEP-1905, "Case 1").
 		t.mu.Lock()
-		t.sendPartialLocked([]mcp.ContentBlock{mcp.TextBlock("late")})
+		res, rpcErr := t.resultLocked()
 		t.mu.Unlock()
+		if rpcErr != nil {
+			replyError(ss.ctx, r, id, rpcErr)
+			return "", true
+		}
+		reply(ss.ctx, r, id, res)
+		return "", true
+	case complete:
+		// Streaming with everything ready: one response that is
+		// also the last (SEP-1905 test scenario 3).
+		t.mu.Lock()
+		final := t.finalStreamResponseLocked(t.segmentsLocked())
+		t.mu.Unlock()
+		msg, _ := mcp.NewResult(id, final)
+		_ = r.Reply(ss.ctx, msg, true)
+		return "", true
+	case dec.Negotiated == mcp.ModeImmediate:
+		return mcp.DecideMode(tp.ResponseModes, o.Modes, false, tool.Incremental).Mode, false
 	}
+	return dec.Mode, false
 }
 
-// finalStreamResponseLocked is the last SEP-1905 streaming response:
-// isComplete true, isError on failure, the final segments, and the tail in
-// content format when there was no segment to carry it.
-func (t *task) finalStreamResponseLocked(segs []mcp.Segment) mcp.PartialResult {
-	snap := t.snapshotLocked()
-	if segs == nil {
-		segs = []mcp.Segment{}
-	}
-	meta := mcp.Meta{}.WithRelatedTask(t.id)
-	if !t.completedAt.IsZero() {
-		meta[mcp.MetaCompletedAt] = t.completedAt.UTC().Format(time.RFC3339Nano)
-	}
-	return mcp.PartialResult{
-		Task:           &snap,
-		PartialContent: segs,
-		Content:        t.tail,
-		IsError:        t.status == mcp.StatusFailed && !t.owner.srv.opts.Bugs.FailedWithoutError,
-		IsComplete:     true,
-		Meta:           meta,
-	}
-}
-
-func (t *task) replyFinalLocked(res mcp.PartialResult) {
-	msg, err := mcp.NewResult(t.streamID, res)
-	if err == nil {
-		_ = t.stream.Reply(t.owner.ctx, msg, true)
-	}
-	t.stream = nil
-}
-
-// setStatusLocked moves the task to a status (2025-11-25 Tasks, "Task
-// Status Lifecycle": callers never leave a terminal status) and, for a
-// terminal one, releases tasks/result waiters.
-func (t *task) setStatusLocked(s mcp.TaskStatus) {
-	now := t.owner.srv.opts.Clock.Now()
-	t.status = s
-	t.updatedAt = now
-	if s.IsTerminal() {
-		t.completedAt = now
-		close(t.done)
-		t.trimChargeLocked()
-	}
-}
-
-// ended runs after a terminal transition, outside the lock: the status
-// notification (after every partial, SEP-2679 §1.3 rule 3) and bookkeeping.
-func (t *task) ended() {
-	t.owner.srv.store.ended(t)
-	t.cancelRun()
-	if t.owner.srv.opts.NoStatusNotifications {
-		return
-	}
-	t.statusMu.Lock()
-	if !t.answered {
-		t.statusHeld = true
-		t.statusMu.Unlock()
-		return
-	}
-	t.statusMu.Unlock()
-	t.sendStatus()
-}
-
-// firstAnswerSent runs when the creating request's handler has sent its
-// first answer (or given up): a status notification held until then goes
-// out now (task.answered).
-func (t *task) firstAnswerSent() {
-	t.statusMu.Lock()
-	t.answered = true
-	held := t.statusHeld
-	t.statusHeld = false
-	t.statusMu.Unlock()
-	if held {
-		t.sendStatus()
-	}
-}
-
-// sendStatus sends the task's status notification.
-func (t *task) sendStatus() {
-	n, err := mcp.NewNotification(mcp.NotificationTaskStatus, mcp.TaskStatusParams{Task: t.snapshot()})
-	if err == nil {
-		_ = t.owner.out.Send(t.owner.ctx, n)
-	}
-}
-
-// cancel implements tasks/cancel (2025-11-25 Tasks, "Task Cancellation";
-// SEP-1905 scenario 10): a terminal task cannot be cancelled; otherwise the
-// task is cancelled before the response, and its stream ends with
-// isComplete.
-func (t *task) cancel() (mcp.Task, *mcp.Error) {
+// answerStreaming sends Case 3's first streaming response (initial
+// response option 1: the task and the segments already there; later
+// segments follow on the same answer with the same id; SEP-1905, "Case
+// 3"), or the whole stream in one response if the task ended since the
+// wait. It reports whether the tool is still to run.
+func (ss *session) answerStreaming(t *task, id mcp.ID, r mcp.Replier) bool {
 	t.mu.Lock()
-	if t.status.IsTerminal() && t.owner.srv.opts.Bugs.CancelTerminal {
-		snap := t.snapshotLocked()
-		t.mu.Unlock()
-		return snap, nil
-	}
 	if t.status.IsTerminal() {
-		st := t.status
+		// It ended since the wait: send it whole.
+		final := t.finalStreamResponseLocked(t.segmentsLocked())
 		t.mu.Unlock()
-		return mcp.Task{}, mcp.Errorf(mcp.CodeInvalidParams, "Cannot cancel task: already in terminal status '%s'", st)
-	}
-	t.statusMessage = "The task was cancelled by request."
-	t.setStatusLocked(mcp.StatusCancelled)
-	if t.stream != nil {
-		t.replyFinalLocked(t.finalStreamResponseLocked(nil))
+		msg, _ := mcp.NewResult(id, final)
+		_ = r.Reply(ss.ctx, msg, true)
+		return false
 	}
 	snap := t.snapshotLocked()
+	initial := mcp.PartialResult{
+		Task:           &snap,
+		PartialContent: t.segmentsLocked(),
+		Meta:           mcp.Meta{}.WithRelatedTask(t.id),
+	}
+	if initial.PartialContent == nil {
+		initial.PartialContent = []mcp.Segment{}
+	}
+	t.stream, t.streamID = r, id
+	msg, _ := mcp.NewResult(id, initial)
+	_ = r.Reply(ss.ctx, msg, false)
 	t.mu.Unlock()
-	t.ended()
-	return snap, nil
+	return true
 }
 
-// expire runs when the task's ttl has elapsed: the task is deleted whatever
-// its status (2025-11-25 Tasks, "TTL and Resource Management"). It runs in
-// the clock's goroutine, on a clock.Sim the one that advances the clock,
-// and must not block there: it only takes the store's lock (never held
-// across I/O), so from the moment the clock passes the ttl every lookup
-// says "expired". Ending the task takes the task's lock, which a tool
-// holds while it writes to the transport, and sends messages, so it runs
-// in a goroutine of its own.
-func (t *task) expire() {
-	t.owner.srv.store.remove(t, true)
-	go t.end()
-}
-
-// end finishes an expired task. A task still running fails first, and a
-// streaming answer still open gets a final response with isComplete
-// (SEP-1905, "TTL Expiration During Streaming"); a blocked tasks/result
-// gets the "expired" error.
-func (t *task) end() {
+// answerTaskMode answers with Case 2's CreateTaskResult; a fallback is
+// announced in the meta and the status message (SEP-1905, "Capability
+// Negotiation"). It reports whether the tool is still to run.
+func (ss *session) answerTaskMode(t *task, id mcp.ID, dec mcp.ModeDecision, r mcp.Replier) bool {
 	t.mu.Lock()
-	t.expired = true
-	running := !t.status.IsTerminal()
-	if running {
-		t.statusMessage = "Task has expired"
-		msg := []mcp.ContentBlock{mcp.TextBlock("Task has expired")}
-		t.forceChargeLocked(blocksBytes(msg))
-		var segs []mcp.Segment
-		if len(t.segments) > 0 {
-			segs = t.appendSegmentsLocked(msg)
-		} else {
-			t.tail = append(t.tail, msg...)
+	if dec.Negotiated == mcp.ModeImmediate && t.status.IsTerminal() {
+		// The tool, started for the immediate window, ended since:
+		// the result is ready, so Case 1 after all. A CreateTaskResult
+		// would show a task created in a terminal status ("Tasks MUST
+		// begin in the working status", 2025-11-25 Tasks › Task Status
+		// Lifecycle).
+		res, rpcErr := t.resultLocked()
+		t.mu.Unlock()
+		if rpcErr != nil {
+			replyError(ss.ctx, r, id, rpcErr)
+			return false
 		}
-		t.setStatusLocked(mcp.StatusFailed)
-		if t.stream != nil {
-			t.replyFinalLocked(t.finalStreamResponseLocked(segs))
-		}
+		reply(ss.ctx, r, id, res)
+		return false
+	}
+	res := mcp.CreateTaskResult{Task: t.snapshotLocked()}
+	if dec.Fallback {
+		res.Meta = mcp.Meta{mcp.MetaFallbackMode: string(mcp.ModeTask)}
+		res.Task.StatusMessage = "none of the requested response modes is supported; falling back to task mode"
 	}
 	t.mu.Unlock()
-	if running {
-		t.ended()
-	}
-	t.cancelRun()
-	// The expiry already unlisted the task; its bytes go back now that it
-	// produces nothing more.
-	t.releaseCharge()
-}
-
-// stop ends a task whose session closed, without messages: nobody is left
-// to receive them.
-func (t *task) stop() {
-	t.mu.Lock()
-	if t.expiry != nil {
-		t.expiry.Stop()
-	}
-	if !t.status.IsTerminal() {
-		t.statusMessage = "The session ended."
-		t.setStatusLocked(mcp.StatusCancelled)
-	}
-	t.stream = nil
-	t.mu.Unlock()
-	t.cancelRun()
-	t.releaseCharge()
-}
-
-// seqBug is 1 under Bugs.SeqFromOne.
-func (t *task) seqBug() int64 {
-	if t.owner.srv.opts.Bugs.SeqFromOne {
-		return 1
-	}
-	return 0
+	reply(ss.ctx, r, id, res)
+	return true
 }

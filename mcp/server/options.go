@@ -111,12 +111,35 @@ type Options struct {
 	// serializes its reads, so the reader need not be safe for concurrent
 	// use.
 	Rand io.Reader
+	// TaskIDs, when set, makes the id of each new task in place of the
+	// UUIDs drawn from Rand. Its ids are only as unique and as hard to
+	// guess as it makes them (2025-11-25 Tasks › Security Considerations:
+	// "cryptographically secure task IDs with enough entropy to prevent
+	// guessing"). It may be called from several goroutines at once.
+	TaskIDs func() (string, error)
+	// TaskScope says which session's tasks a request may reach; the zero
+	// value, ScopeSession, only its own.
+	TaskScope Scope
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
-	// Bugs plants known bugs, for tests only (see Bugs); zero for any
-	// other use.
-	Bugs Bugs
 }
+
+// Scope is the set of tasks a request may reach (2025-11-25 Tasks ›
+// Security Considerations › Task Isolation and Access Control).
+type Scope uint8
+
+const (
+	// ScopeSession binds each task to the session that created it:
+	// tasks/get, tasks/result and tasks/cancel of another session's task
+	// are answered "not found", and tasks/list lists the session's own.
+	ScopeSession Scope = iota
+	// ScopeServer lets every session reach every task by its id, as a
+	// server without sessions or authorization context does ("Context-
+	// binding is not practical for all applications"); tasks/list still
+	// lists the session's own. The check suite's TASK-ISOLATION fails
+	// such a server.
+	ScopeServer
+)
 
 func (o *Options) withDefaults() Options {
 	var out Options

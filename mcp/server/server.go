@@ -4,17 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
-	"sync/atomic"
+	"time"
 
+	"github.com/tasksim/tasksim/internal/ratelimit"
 	"github.com/tasksim/tasksim/mcp"
 )
-
-func (srv *Server) bugOffByOne() int64 {
-	if srv.opts.Bugs.ResumeOffByOne {
-		return 1
-	}
-	return 0
-}
 
 // Server is the reference server. It implements mcp.Endpoint: hand it to a
 // transport (mcp/stdio, mcp/streamhttp) to serve it.
@@ -26,8 +20,6 @@ type Server struct {
 	ids    ids
 	budget *budget
 
-	bugIDs atomic.Int64 // Bugs.SequentialIDs
-
 	mu       sync.Mutex
 	sessions map[*session]struct{}
 	closed   bool
@@ -36,7 +28,7 @@ type Server struct {
 // New returns a server. A nil opts gives every default.
 func New(opts *Options) *Server {
 	o := opts.withDefaults()
-	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), sessions: map[*session]struct{}{}}
+	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand, make: o.TaskIDs}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), sessions: map[*session]struct{}{}}
 	tools := o.Tools
 	if tools == nil {
 		tools = BuiltinTools()
@@ -82,7 +74,8 @@ func (s *Server) Tools() []mcp.Tool {
 // NewSession implements mcp.Endpoint.
 func (s *Server) NewSession(out mcp.Outbox) mcp.Session {
 	ctx, cancel := context.WithCancel(context.Background())
-	ss := &session{srv: s, out: out, ctx: ctx, cancel: cancel, inflight: map[mcp.ID]context.CancelFunc{}}
+	ss := &session{srv: s, out: out, ctx: ctx, cancel: cancel, inflight: map[mcp.ID]context.CancelFunc{},
+		ops: ratelimit.Bucket{Max: s.opts.MaxTaskOpsPerSecond, Per: time.Second}}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {

@@ -3,8 +3,8 @@ package server
 import (
 	"context"
 	"sync"
-	"time"
 
+	"github.com/tasksim/tasksim/internal/ratelimit"
 	"github.com/tasksim/tasksim/mcp"
 )
 
@@ -24,9 +24,8 @@ type session struct {
 	// on, for notifications/cancelled.
 	inflight map[mcp.ID]context.CancelFunc
 	closed   bool
-	// ops is the bucket of MaxTaskOpsPerSecond, as of opsAt.
-	ops   float64
-	opsAt time.Time
+	// ops is the bucket of MaxTaskOpsPerSecond.
+	ops ratelimit.Bucket
 }
 
 // Handle implements mcp.Session.
@@ -130,24 +129,13 @@ func (ss *session) notification(msg *mcp.Message) {
 // holds up to MaxTaskOpsPerSecond and refills at that rate on the
 // server's clock.
 func (ss *session) takeTaskOp() bool {
-	max := float64(ss.srv.opts.MaxTaskOpsPerSecond)
-	if max <= 0 {
+	if ss.srv.opts.MaxTaskOpsPerSecond <= 0 {
 		return true
 	}
 	now := ss.srv.opts.Clock.Now()
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	if ss.opsAt.IsZero() {
-		ss.ops = max
-	} else {
-		ss.ops = min(max, ss.ops+now.Sub(ss.opsAt).Seconds()*max)
-	}
-	ss.opsAt = now
-	if ss.ops < 1 {
-		return false
-	}
-	ss.ops--
-	return true
+	return ss.ops.Take(now)
 }
 
 // clientWantsPartials reports whether the client declared
@@ -155,7 +143,7 @@ func (ss *session) takeTaskOp() bool {
 func (ss *session) clientWantsPartials() bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.caps.Tasks.PartialStreaming() || ss.srv.opts.Bugs.PartialsUnasked
+	return ss.caps.Tasks.PartialStreaming()
 }
 
 // track registers a request's cancel function until done is called.

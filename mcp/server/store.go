@@ -74,14 +74,11 @@ func (s *store) ended(t *task) {
 func (s *store) lookup(owner *session, id string) (*task, *mcp.Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if t, ok := s.tasks[id]; ok && (t.owner == owner || owner.srv.opts.Bugs.SharedTasks) {
+	if t, ok := s.tasks[id]; ok && (t.owner == owner || owner.srv.opts.TaskScope == ScopeServer) {
 		return t, nil
 	}
 	if _, ok := s.expired[id]; ok {
 		return nil, mcp.Errorf(mcp.CodeInvalidParams, "Failed to retrieve task: Task has expired")
-	}
-	if _, ok := s.tasks[id]; !ok && owner.srv.opts.Bugs.NotFoundInternal {
-		return nil, mcp.Errorf(mcp.CodeInternalError, "task lookup failed")
 	}
 	return nil, mcp.Errorf(mcp.CodeInvalidParams, "Failed to retrieve task: Task not found")
 }

@@ -70,10 +70,11 @@ type task struct {
 }
 
 // ids makes task ids from one reader, which need not be safe for
-// concurrent use.
+// concurrent use, or with make (Options.TaskIDs) when set.
 type ids struct {
-	mu sync.Mutex
-	r  io.Reader
+	mu   sync.Mutex
+	r    io.Reader
+	make func() (string, error)
 }
 
 // next returns a version 4 UUID made of 16 bytes of the reader. With the
@@ -82,6 +83,13 @@ type ids struct {
 // entropy to prevent guessing); crypto/rand never fails. A seeded reader
 // gives the same ids in the same order (Options.Rand).
 func (g *ids) next() (string, error) {
+	if g.make != nil {
+		id, err := g.make()
+		if err != nil {
+			return "", fmt.Errorf("task id: %w", err)
+		}
+		return id, nil
+	}
 	var b [16]byte
 	g.mu.Lock()
 	_, err := io.ReadFull(g.r, b[:])
@@ -114,10 +122,6 @@ func formatUUIDv4(b [16]byte) string {
 func (t *task) snapshotLocked() mcp.Task {
 	ttl := t.ttl.Milliseconds()
 	poll := t.pollInterval.Milliseconds()
-	if t.owner.srv.opts.Bugs.NoCreatedAt {
-		return mcp.Task{TaskID: t.id, Status: t.status, StatusMessage: t.statusMessage,
-			LastUpdatedAt: mcp.FormatTime(t.updatedAt), TTL: &ttl, PollInterval: &poll}
-	}
 	return mcp.Task{
 		TaskID:        t.id,
 		Status:        t.status,
@@ -154,10 +158,6 @@ func (t *task) resultLocked() (*mcp.CallToolResult, *mcp.Error) {
 		meta[mcp.MetaCompletedAt] = t.completedAt.UTC().Format(time.RFC3339Nano)
 	}
 	content := t.contentLocked()
-	if t.owner.srv.opts.Bugs.ReversedMerge && len(t.segments) > 1 {
-		content = slices.Clone(content)
-		slices.Reverse(content)
-	}
 	if content == nil {
 		content = []mcp.ContentBlock{}
 	}
@@ -170,10 +170,7 @@ func (t *task) resultLocked() (*mcp.CallToolResult, *mcp.Error) {
 }
 
 // segmentsLocked returns every segment so far: what the first response
-// of a stream carries. In a server numbering from 1 it is
-// segmentsAfterLocked(0); with Bugs.SeqNrFromZero it keeps seqNr 0 too,
-// so that the bug shows alike whether the first chunk came before the
-// first response or after it.
+// of a stream carries.
 func (t *task) segmentsLocked() []mcp.Segment { return slices.Clone(t.segments) }
 
 // segmentsAfterLocked returns the segments with seqNr > last.

@@ -34,11 +34,7 @@ func (ss *session) tasksGet(msg *mcp.Message, r mcp.Replier) {
 	// answer does not wait on the network.
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	snap := t.snapshotLocked()
-	if ss.srv.opts.Bugs.ReopenTerminal && snap.Status == mcp.StatusCompleted {
-		snap.Status = mcp.StatusWorking
-	}
-	reply(ss.ctx, r, msg.ID, snap)
+	reply(ss.ctx, r, msg.ID, t.snapshotLocked())
 }
 
 func (ss *session) tasksCancel(msg *mcp.Message, r mcp.Replier) {
@@ -91,9 +87,6 @@ func (ss *session) tasksResult(msg *mcp.Message, r mcp.Replier) {
 	resume := len(p.LastSeqNr) > 0 && !bytes.Equal(p.LastSeqNr, []byte("null"))
 	if resume {
 		n, ok := parseLastSeqNr(p.LastSeqNr)
-		if n == 0 && string(bytes.TrimSpace(p.LastSeqNr)) == "0" && ss.srv.opts.Bugs.LastSeqNrZero {
-			ok = true
-		}
 		if !ok {
 			replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams,
 				"invalid params: lastSeqNr must be a positive integer (seqNr starts at 1), got %s", p.LastSeqNr))
@@ -109,7 +102,7 @@ func (ss *session) tasksResult(msg *mcp.Message, r mcp.Replier) {
 	if resume {
 		t.mu.Lock()
 		res := mcp.PartialResult{
-			PartialContent: t.segmentsAfterLocked(last - ss.srv.bugOffByOne()),
+			PartialContent: t.segmentsAfterLocked(last),
 			IsError:        t.status == mcp.StatusFailed,
 			IsComplete:     t.status.IsTerminal(),
 			Meta:           mcp.Meta{}.WithRelatedTask(t.id),
@@ -142,9 +135,6 @@ func (ss *session) tasksResult(msg *mcp.Message, r mcp.Replier) {
 		case rpcErr != nil:
 			replyError(ss.ctx, r, msg.ID, rpcErr)
 		default:
-			if ss.srv.opts.Bugs.NoRelatedTask {
-				res.Meta = nil
-			}
 			reply(ss.ctx, r, msg.ID, res)
 		}
 	}()

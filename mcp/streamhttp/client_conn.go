@@ -168,30 +168,71 @@ func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
 		return fmt.Errorf("streamhttp: encode: %w", err)
 	}
 	isInit := msg.Kind() == mcp.KindRequest && msg.Method == mcp.MethodInitialize
+	sid, err := c.beginPost(msg, isInit)
+	if err != nil {
+		return err
+	}
+	p, err := c.post(ctx, msg, body, isInit)
+	if err != nil {
+		return err
+	}
+	if err := c.checkAnswer(p, sid, isInit); err != nil {
+		p.cleanup()
+		return err
+	}
+	if err := c.readAnswer(ctx, msg, p); err != nil {
+		return err
+	}
+	if msg.Kind() == mcp.KindNotification && msg.Method == mcp.NotificationInitialized {
+		c.awaitStandalone(ctx, c.startStandalone())
+	}
+	return nil
+}
+
+// beginPost readies the Conn for a POST of msg and returns the session id
+// it goes with: an initialize starts a new session ("Session Management":
+// an initialize request carries no session id, also after a 404); any
+// other message fails once the session is gone.
+func (c *clientConn) beginPost(msg *mcp.Message, isInit bool) (sid string, err error) {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.closed {
-		c.mu.Unlock()
-		return ErrClosed
+		return "", ErrClosed
 	}
 	if isInit {
-		// A new session starts with an initialize request without a
-		// session id ("Session Management"), also after a 404.
 		c.sessionID, c.version, c.gone, c.standalone = "", "", false, false
 		c.initID = msg.ID
 	} else if c.gone {
-		c.mu.Unlock()
-		return fmt.Errorf("POST %s: %w", c.t.URL, ErrSessionGone)
+		return "", fmt.Errorf("POST %s: %w", c.t.URL, ErrSessionGone)
 	}
-	sid := c.sessionID
-	c.mu.Unlock()
+	return c.sessionID, nil
+}
 
+// postAnswer is the answer to one POST, its headers read: the request
+// ends with cancelReq; stop unhooks it from the writer's ctx.
+type postAnswer struct {
+	resp      *http.Response
+	stop      func() bool
+	cancelReq context.CancelFunc
+}
+
+func (p *postAnswer) cleanup() {
+	p.stop()
+	p.resp.Body.Close()
+	p.cancelReq()
+}
+
+// post sends msg, encoded in body, and returns once the answer's headers
+// arrived. The request lives on the Conn's context, cancelled also when
+// ctx ends before the headers.
+func (c *clientConn) post(ctx context.Context, msg *mcp.Message, body []byte, isInit bool) (*postAnswer, error) {
 	reqCtx, cancelReq := context.WithCancel(c.ctx)
 	stop := context.AfterFunc(ctx, cancelReq)
 	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, c.t.URL, bytes.NewReader(body))
 	if err != nil {
 		stop()
 		cancelReq()
-		return fmt.Errorf("streamhttp: %w", err)
+		return nil, fmt.Errorf("streamhttp: %w", err)
 	}
 	c.setHeaders(req, !isInit)
 	req.Header["Accept"] = postAccept
@@ -201,34 +242,42 @@ func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
 	if err != nil {
 		stop()
 		cancelReq()
-		return c.requestError(http.MethodPost, ctx, err)
+		return nil, c.requestError(http.MethodPost, ctx, err)
 	}
-	cleanup := func() {
-		stop()
-		resp.Body.Close()
-		cancelReq()
-	}
+	return &postAnswer{resp: resp, stop: stop, cancelReq: cancelReq}, nil
+}
+
+// checkAnswer turns an answer's error status into an error (404 of the
+// session sid: the session is gone), and takes the session id an
+// initialize's answer gives.
+func (c *clientConn) checkAnswer(p *postAnswer, sid string, isInit bool) error {
+	resp := p.resp
 	if resp.StatusCode == http.StatusNotFound && sid != "" {
-		cleanup()
 		c.sessionLost(sid)
 		return fmt.Errorf("POST %s: %w", c.t.URL, ErrSessionGone)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		err := c.statusError(http.MethodPost, resp)
-		cleanup()
-		return err
+		return c.statusError(http.MethodPost, resp)
 	}
-	if isInit {
-		if id := resp.Header.Get(clientHeaderSession); id != "" {
-			if !visibleASCII(id) {
-				cleanup()
-				return fmt.Errorf("POST %s: %s: invalid %s header %q (visible ASCII only)", c.t.URL, resp.Status, clientHeaderSession, id)
-			}
-			c.mu.Lock()
-			c.sessionID = id
-			c.mu.Unlock()
+	if !isInit {
+		return nil
+	}
+	if id := resp.Header.Get(clientHeaderSession); id != "" {
+		if !visibleASCII(id) {
+			return fmt.Errorf("POST %s: %s: invalid %s header %q (visible ASCII only)", c.t.URL, resp.Status, clientHeaderSession, id)
 		}
+		c.mu.Lock()
+		c.sessionID = id
+		c.mu.Unlock()
 	}
+	return nil
+}
+
+// readAnswer reads the body of a successful answer to msg by its
+// Content-Type: a JSON answer at once, an SSE answer by a goroutine of its
+// own that outlives ctx.
+func (c *clientConn) readAnswer(ctx context.Context, msg *mcp.Message, p *postAnswer) error {
+	resp := p.resp
 	ct := mediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case resp.StatusCode != http.StatusAccepted && resp.ContentLength == 0 && ct != "text/event-stream" && msg.Kind() == mcp.KindRequest:
@@ -236,33 +285,28 @@ func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
 		// waiting for it would wait forever ("Sending Messages to the
 		// Server": a request is answered by a JSON object or an SSE
 		// stream).
-		cleanup()
+		p.cleanup()
 		return fmt.Errorf("POST %s: %s with an empty body: the answer to request %s is lost", c.t.URL, resp.Status, msg.ID)
 	case resp.StatusCode == http.StatusAccepted || resp.ContentLength == 0 && ct != "text/event-stream":
-		cleanup()
+		p.cleanup()
 	case ct == "application/json":
 		err := c.readJSON(ctx, resp, msg.Kind() == mcp.KindRequest)
-		cleanup()
-		if err != nil {
-			return err
-		}
+		p.cleanup()
+		return err
 	case ct == "text/event-stream":
-		if !stop() {
+		if !p.stop() {
 			// ctx ended while the headers came: the request was cancelled.
 			resp.Body.Close()
-			cancelReq()
+			p.cancelReq()
 			return c.requestError(http.MethodPost, ctx, ctx.Err())
 		}
-		c.runStream(&clientStream{rpcID: msg.ID, method: msg.Method}, resp, cancelReq)
+		c.runStream(&clientStream{rpcID: msg.ID, method: msg.Method}, resp, p.cancelReq)
 	default:
-		cleanup()
-		if msg.Kind() != mcp.KindRequest {
-			break // a body nobody asked for; the message was accepted
+		p.cleanup()
+		if msg.Kind() == mcp.KindRequest {
+			return fmt.Errorf("POST %s: %s: unexpected Content-Type %q (is this an MCP endpoint?)", c.t.URL, resp.Status, resp.Header.Get("Content-Type"))
 		}
-		return fmt.Errorf("POST %s: %s: unexpected Content-Type %q (is this an MCP endpoint?)", c.t.URL, resp.Status, resp.Header.Get("Content-Type"))
-	}
-	if msg.Kind() == mcp.KindNotification && msg.Method == mcp.NotificationInitialized {
-		c.awaitStandalone(ctx, c.startStandalone())
+		// A body nobody asked for; the message was accepted.
 	}
 	return nil
 }

@@ -85,15 +85,9 @@ func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
 			status, why = http.StatusConflict, "Conflict: the events after Last-Event-ID "+quoteHeader(id)+" are no longer stored"
 		default:
 			cursor = ev + 1
-			if h.opts.Bugs.ResumeSkipsOne {
-				cursor++
-			}
 			st.attachLocked(c)
 		}
 		st.mu.Unlock()
-		if h.opts.Bugs.ReplayOtherStreams {
-			prelude = s.otherStreamsEvents(st)
-		}
 		if status != 0 {
 			h.fail(w, status, codeTransport, mcp.ID{}, why)
 			return

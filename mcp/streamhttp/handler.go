@@ -159,9 +159,6 @@ type Options struct {
 	// "Session Management": the id SHOULD be globally unique and
 	// cryptographically secure). Reads are serialised by the handler.
 	Rand io.Reader
-	// Bugs plants known bugs, for tests only (see Bugs); zero for any
-	// other use.
-	Bugs Bugs
 }
 
 // Handler serves the Streamable HTTP transport (2025-11-25 Transports,
@@ -400,10 +397,6 @@ func (h *Handler) endSession(s *session) {
 func (h *Handler) sessionOf(w http.ResponseWriter, r *http.Request) *session {
 	ids := r.Header[headerSession]
 	if len(ids) == 0 || ids[0] == "" {
-		if h.opts.Bugs.MissingSession404 {
-			h.fail(w, http.StatusNotFound, codeTransport, mcp.ID{}, "Not Found: unknown or terminated session")
-			return nil
-		}
 		h.fail(w, http.StatusBadRequest, codeTransport, mcp.ID{}, "Bad Request: missing MCP-Session-Id header")
 		return nil
 	}

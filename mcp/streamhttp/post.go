@@ -28,67 +28,17 @@ import (
 // 202. A request is handed to the session with a replier and the answer
 // waits for its first reply (see answer).
 func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
-	if a := r.Header["Accept"]; !accepts(a, "application", "json") || !accepts(a, "text", "event-stream") {
-		h.fail(w, http.StatusNotAcceptable, codeTransport, mcp.ID{},
-			"Not Acceptable: the Accept header must list both application/json and text/event-stream")
+	msg, ok := h.readMessage(w, r)
+	if !ok {
 		return
 	}
-	if !isJSONContentType(r.Header.Get("Content-Type")) {
-		h.fail(w, http.StatusUnsupportedMediaType, codeTransport, mcp.ID{},
-			"Unsupported Media Type: Content-Type must be application/json")
-		return
-	}
-	bp, status := h.readBody(w, r)
-	switch status {
-	case http.StatusRequestTimeout:
-		w.Header()["Connection"] = []string{"close"}
-		h.fail(w, status, codeTransport, mcp.ID{}, "Request Timeout: the body did not arrive in time")
-		return
-	case http.StatusRequestEntityTooLarge:
-		h.fail(w, status, codeTransport, mcp.ID{}, "Request Entity Too Large: the body exceeds the server's limit")
-		return
-	case http.StatusBadRequest:
-		h.fail(w, status, codeTransport, mcp.ID{}, "Bad Request: could not read the body")
-		return
-	}
-	msg, err := mcp.DecodeMessage(*bp)
-	putBody(bp)
-	if err != nil {
-		var rpcErr *mcp.Error
-		if !errors.As(err, &rpcErr) {
-			rpcErr = &mcp.Error{Code: mcp.CodeInvalidRequest, Message: err.Error()}
-		}
-		var id mcp.ID
-		if msg != nil {
-			id = msg.ID
-		}
-		h.fail(w, http.StatusBadRequest, rpcErr.Code, id, rpcErr.Message)
-		return
-	}
-
 	kind := msg.Kind()
 	isInit := kind == mcp.KindRequest && msg.Method == mcp.MethodInitialize
 	if !isInit && !h.checkProtocolVersion(w, r) {
 		return
 	}
-	var s *session
-	created := false
-	if ids := r.Header[headerSession]; isInit && (len(ids) == 0 || ids[0] == "") {
-		h.mu.RLock()
-		closed := h.closed
-		h.mu.RUnlock()
-		if closed {
-			h.fail(w, http.StatusServiceUnavailable, codeTransport, msg.ID, "Service Unavailable: the server is shutting down")
-			return
-		}
-		var err error
-		if s, err = h.newSession(); err != nil {
-			h.log.Error("streamhttp: new session", "err", err)
-			h.fail(w, http.StatusInternalServerError, codeTransport, msg.ID, "Internal Server Error: could not make a session id")
-			return
-		}
-		created = true
-	} else if s = h.sessionOf(w, r); s == nil {
+	s, created, ok := h.postSession(w, r, msg, isInit)
+	if !ok {
 		return
 	}
 	release, ok := s.acquire()
@@ -107,6 +57,74 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	p := newReplier(s, created)
 	s.ms.Handle(s.ctx, msg, p)
 	h.answer(w, r, s, p, created)
+}
+
+// readMessage checks a POST's headers and reads its body, one JSON-RPC
+// message. On failure it has answered (406, 415, 413, 408, 400) and ok is
+// false.
+func (h *Handler) readMessage(w http.ResponseWriter, r *http.Request) (msg *mcp.Message, ok bool) {
+	if a := r.Header["Accept"]; !accepts(a, "application", "json") || !accepts(a, "text", "event-stream") {
+		h.fail(w, http.StatusNotAcceptable, codeTransport, mcp.ID{},
+			"Not Acceptable: the Accept header must list both application/json and text/event-stream")
+		return nil, false
+	}
+	if !isJSONContentType(r.Header.Get("Content-Type")) {
+		h.fail(w, http.StatusUnsupportedMediaType, codeTransport, mcp.ID{},
+			"Unsupported Media Type: Content-Type must be application/json")
+		return nil, false
+	}
+	bp, status := h.readBody(w, r)
+	switch status {
+	case http.StatusRequestTimeout:
+		w.Header()["Connection"] = []string{"close"}
+		h.fail(w, status, codeTransport, mcp.ID{}, "Request Timeout: the body did not arrive in time")
+		return nil, false
+	case http.StatusRequestEntityTooLarge:
+		h.fail(w, status, codeTransport, mcp.ID{}, "Request Entity Too Large: the body exceeds the server's limit")
+		return nil, false
+	case http.StatusBadRequest:
+		h.fail(w, status, codeTransport, mcp.ID{}, "Bad Request: could not read the body")
+		return nil, false
+	}
+	msg, err := mcp.DecodeMessage(*bp)
+	putBody(bp)
+	if err != nil {
+		var rpcErr *mcp.Error
+		if !errors.As(err, &rpcErr) {
+			rpcErr = &mcp.Error{Code: mcp.CodeInvalidRequest, Message: err.Error()}
+		}
+		var id mcp.ID
+		if msg != nil {
+			id = msg.ID
+		}
+		h.fail(w, http.StatusBadRequest, rpcErr.Code, id, rpcErr.Message)
+		return nil, false
+	}
+	return msg, true
+}
+
+// postSession finds the session a POSTed message goes to, or, for an
+// initialize without MCP-Session-Id, makes one (created, not registered
+// yet). On failure it has answered and ok is false.
+func (h *Handler) postSession(w http.ResponseWriter, r *http.Request, msg *mcp.Message, isInit bool) (s *session, created, ok bool) {
+	if ids := r.Header[headerSession]; !isInit || len(ids) > 0 && ids[0] != "" {
+		s = h.sessionOf(w, r)
+		return s, false, s != nil
+	}
+	h.mu.RLock()
+	closed := h.closed
+	h.mu.RUnlock()
+	if closed {
+		h.fail(w, http.StatusServiceUnavailable, codeTransport, msg.ID, "Service Unavailable: the server is shutting down")
+		return nil, false, false
+	}
+	s, err := h.newSession()
+	if err != nil {
+		h.log.Error("streamhttp: new session", "err", err)
+		h.fail(w, http.StatusInternalServerError, codeTransport, msg.ID, "Internal Server Error: could not make a session id")
+		return nil, false, false
+	}
+	return s, true, true
 }
 
 // answer waits for the first reply to a request and serves the answer in
@@ -139,7 +157,6 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, p *
 	body, isError, st := p.body, p.isError, p.st
 	p.mu.Unlock()
 
-	hdr := w.Header()
 	switch state {
 	case replyPending: // the client left, or the session ended
 		if created {
@@ -152,61 +169,66 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, s *session, p *
 				h.fail(w, http.StatusNotFound, codeTransport, mcp.ID{}, "Not Found: the session ended")
 			}
 		}
-
 	case replyNone:
 		if created {
 			s.close()
 		} else {
-			hdr[headerSession] = s.idHeader
+			w.Header()[headerSession] = s.idHeader
 		}
 		w.WriteHeader(http.StatusAccepted)
-
 	case replyJSON:
-		if created {
-			if isError {
-				s.close()
-			} else if ok, why := h.register(s); !ok {
-				s.close()
-				h.busy(w, mcp.ID{}, why)
-				return
-			} else {
-				hdr[headerSession] = s.idHeader
-			}
-		} else {
-			hdr[headerSession] = s.idHeader
-		}
-		hdr["Content-Type"] = valueJSON
-		w.WriteHeader(http.StatusOK)
-		_, _ = w.Write(body)
-
+		h.answerJSON(w, s, body, isError, created)
 	case replyStream:
-		if created {
-			if ok, why := h.register(s); !ok {
-				s.close()
-				h.busy(w, mcp.ID{}, why)
-				return
-			}
+		h.answerStream(w, r, s, p, st, created)
+	}
+}
+
+// answerJSON serves an answer whose first reply was final: body, one
+// JSON message. An initialize that created s registers it, unless it
+// failed (isError).
+func (h *Handler) answerJSON(w http.ResponseWriter, s *session, body []byte, isError, created bool) {
+	hdr := w.Header()
+	switch {
+	case !created:
+		hdr[headerSession] = s.idHeader
+	case isError:
+		s.close()
+	default:
+		if ok, why := h.register(s); !ok {
+			s.close()
+			h.busy(w, mcp.ID{}, why)
+			return
 		}
-		c := newLiveConn()
-		st.mu.Lock()
-		st.attachLocked(c)
-		st.mu.Unlock()
-		h.sseHeaders(w, s)
-		h.pump(w, r, st, c, 1, h.primingEvent(primingID(st.num, 0, 0)))
-		p.mu.Lock()
-		p.httpGone = true
-		discard := created && p.final && p.isError
-		cancelTask := ""
-		if !p.final && h.opts.Bugs.CancelOnDisconnect {
-			cancelTask = p.taskID
+		hdr[headerSession] = s.idHeader
+	}
+	hdr["Content-Type"] = valueJSON
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// answerStream serves an answer as the SSE stream st, until its final
+// event or the connection's end. An initialize that created s registers
+// it first, and ends it if it failed.
+func (h *Handler) answerStream(w http.ResponseWriter, r *http.Request, s *session, p *replier, st *stream, created bool) {
+	if created {
+		if ok, why := h.register(s); !ok {
+			s.close()
+			h.busy(w, mcp.ID{}, why)
+			return
 		}
-		p.mu.Unlock()
-		if cancelTask != "" {
-			s.cancelTask(cancelTask)
-		}
-		if discard {
-			h.endSession(s)
-		}
+	}
+	c := newLiveConn()
+	st.mu.Lock()
+	st.attachLocked(c)
+	st.mu.Unlock()
+	h.sseHeaders(w, s)
+	h.pump(w, r, st, c, 1, h.primingEvent(primingID(st.num, 0, 0)))
+	p.mu.Lock()
+	p.httpGone = true
+	discard := created && p.final && p.isError
+	p.mu.Unlock()
+	if discard {
+		h.endSession(s)
 	}
 }
 

@@ -40,91 +40,121 @@ var pingComment = []byte(": ping\n\n")
 // encoded events never change once stored, so writing them needs no lock.
 func (h *Handler) pump(w http.ResponseWriter, r *http.Request, st *stream, c *liveConn, cursor uint64, prelude []byte) {
 	defer st.detach(c)
-	rc := http.NewResponseController(w)
-	defer rc.SetWriteDeadline(time.Time{}) // the connection may serve another request
+	p := &ssePump{h: h, w: w, rc: http.NewResponseController(w), st: st, c: c, cursor: cursor, head: prelude, batch: make([][]byte, 0, 8)}
+	defer p.rc.SetWriteDeadline(time.Time{}) // the connection may serve another request
 	ctxDone := r.Context().Done()
 
 	// Keep-alive and MaxStreamDuration are protocol time: the handler's
 	// clock.
 	var keepAlive, maxDuration <-chan time.Time
-	var kaTimer *clock.ChanTimer
 	if d := h.opts.KeepAlive; d > 0 {
-		kaTimer = clock.NewTimer(h.clock, d)
-		defer kaTimer.Stop()
-		keepAlive = kaTimer.C()
+		p.kaTimer = clock.NewTimer(h.clock, d)
+		defer p.kaTimer.Stop()
+		keepAlive = p.kaTimer.C()
 	}
 	if d := h.opts.MaxStreamDuration; d > 0 {
 		t := clock.NewTimer(h.clock, d)
 		defer t.Stop()
 		maxDuration = t.C()
 	}
-
-	head := prelude // written before the next batch of events
-	batch := make([][]byte, 0, 8)
-	timeUp := false
-	flushed := false       // the first pass sends the headers even with nothing to write
-	var deadline time.Time // the connection's write deadline, once set
 	for {
-		st.mu.Lock()
-		if st.conn != c || st.ended {
-			st.mu.Unlock()
+		next, finished, closing, ok := p.pending()
+		if !ok {
 			return
 		}
-		closing := timeUp || st.closeReq
-		st.closeReq = false
-		var next uint64
-		var gap bool
-		batch, next, gap = st.ring.since(cursor, batch[:0])
-		finished := st.done && next == st.ring.next()
-		st.mu.Unlock()
-
-		if gap {
-			// The client read slower than the stream filled its store.
-			h.log.Warn("streamhttp: connection fell behind its stream's replay buffer; closing it",
-				"session", st.sess.id, "stream", st.num)
-			return
-		}
-		if len(head) > 0 || len(batch) > 0 || closing || !flushed {
-			flushed = true
-			if now := time.Now(); deadline.Sub(now) < sseWriteTimeout/2 { // wall time: see sseWriteTimeout
-				deadline = now.Add(sseWriteTimeout)
-				_ = rc.SetWriteDeadline(deadline)
-			}
-			err := writeParts(w, head, batch)
-			if err == nil && closing {
-				_, err = w.Write(h.closeRetry)
-			}
-			if err == nil {
-				err = rc.Flush()
-			}
-			if err != nil {
-				if !errors.Is(err, http.ErrNotSupported) {
-					return
-				}
-			}
-			head = nil
-			if len(batch) > 0 {
-				cursor = next
-				st.markDelivered(cursor)
-			}
-			if kaTimer != nil {
-				kaTimer.Reset(h.opts.KeepAlive)
+		if len(p.head) > 0 || len(p.batch) > 0 || closing || !p.flushed {
+			if !p.write(next, closing) {
+				return
 			}
 		}
 		if finished || closing {
 			return
 		}
-
 		select {
 		case <-c.ch:
 		case <-ctxDone:
 			return
 		case <-keepAlive:
-			head = pingComment
+			p.head = pingComment
 		case <-maxDuration:
-			timeUp = true
+			p.timeUp = true
 		}
 	}
+}
+
+// ssePump is where one connection carrying a stream stands (pump).
+type ssePump struct {
+	h      *Handler
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	st     *stream
+	c      *liveConn
+	cursor uint64 // number of the next event to write
+	head   []byte // written before the next batch of events
+	batch  [][]byte
+	// kaTimer is the keep-alive timer, reset at each write; nil without
+	// keep-alives.
+	kaTimer  *clock.ChanTimer
+	timeUp   bool      // MaxStreamDuration passed: close the connection
+	flushed  bool      // the first pass sends the headers even with nothing to write
+	deadline time.Time // the connection's write deadline, once set
+}
+
+// pending takes the events due on the connection into p.batch, and says
+// up to where (next), whether the stream's final event is among them,
+// and whether the connection is to close after them. ok is false when the
+// connection is to stop at once: another took the stream over, the
+// session ended, or the client fell behind the stream's replay buffer.
+func (p *ssePump) pending() (next uint64, finished, closing, ok bool) {
+	st := p.st
+	st.mu.Lock()
+	if st.conn != p.c || st.ended {
+		st.mu.Unlock()
+		return 0, false, false, false
+	}
+	closing = p.timeUp || st.closeReq
+	st.closeReq = false
+	var gap bool
+	p.batch, next, gap = st.ring.since(p.cursor, p.batch[:0])
+	finished = st.done && next == st.ring.next()
+	st.mu.Unlock()
+	if gap {
+		// The client read slower than the stream filled its store.
+		p.h.log.Warn("streamhttp: connection fell behind its stream's replay buffer; closing it",
+			"session", st.sess.id, "stream", st.num)
+		return 0, false, false, false
+	}
+	return next, finished, closing, true
+}
+
+// write writes the head and the batch, then a retry field if the
+// connection is closing, and flushes; it reports false when writing
+// failed.
+func (p *ssePump) write(next uint64, closing bool) bool {
+	p.flushed = true
+	if now := time.Now(); p.deadline.Sub(now) < sseWriteTimeout/2 { // wall time: see sseWriteTimeout
+		p.deadline = now.Add(sseWriteTimeout)
+		_ = p.rc.SetWriteDeadline(p.deadline)
+	}
+	err := writeParts(p.w, p.head, p.batch)
+	if err == nil && closing {
+		_, err = p.w.Write(p.h.closeRetry)
+	}
+	if err == nil {
+		err = p.rc.Flush()
+	}
+	if err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return false
+	}
+	p.head = nil
+	if len(p.batch) > 0 {
+		p.cursor = next
+		p.st.markDelivered(p.cursor)
+	}
+	if p.kaTimer != nil {
+		p.kaTimer.Reset(p.h.opts.KeepAlive)
+	}
+	return true
 }
 
 // writeParts writes head and then every event of batch.

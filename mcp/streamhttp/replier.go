@@ -44,7 +44,6 @@ type replier struct {
 	isError  bool    // the final message is a JSON-RPC error
 	st       *stream // replyStream
 	httpGone bool    // the POST handler returned
-	taskID   string  // Bugs.CancelOnDisconnect: the task the answer names
 }
 
 var errNilReply = errors.New("streamhttp: Reply with a nil message must be final")
@@ -71,9 +70,6 @@ func (p *replier) Reply(_ context.Context, msg *mcp.Message, final bool) error {
 	defer p.mu.Unlock()
 	if p.final {
 		return mcp.ErrReplied
-	}
-	if p.taskID == "" && data != nil && p.sess.h.opts.Bugs.CancelOnDisconnect {
-		p.taskID = taskOfReply(data)
 	}
 	switch p.state {
 	case replyOrphan:

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tasksim/tasksim/internal/ratelimit"
 	"github.com/tasksim/tasksim/mcp"
 )
 
@@ -58,9 +59,8 @@ type session struct {
 	streams    map[uint64]*stream // every stream that can be resumed, 0 included
 	nextStream uint64             // number of the next POST stream
 	finished   []*stream          // finished POST streams still kept, oldest first
-	// resumes is the bucket of MaxResumesPerMinute, as of resumesAt.
-	resumes   float64
-	resumesAt time.Time
+	// resumes is the bucket of MaxResumesPerMinute.
+	resumes ratelimit.Bucket
 }
 
 // newSession makes a session with a fresh id and asks the endpoint for its
@@ -80,6 +80,7 @@ func (h *Handler) newSession() (*session, error) {
 		cancel:     cancel,
 		streams:    make(map[uint64]*stream, 4),
 		nextStream: 1,
+		resumes:    ratelimit.Bucket{Max: h.opts.MaxResumesPerMinute, Per: time.Minute},
 	}
 	s.lastUsed.Store(h.clock.Now().UnixNano())
 	s.standalone = newStream(s, 0, h.opts.EventStoreEvents)
@@ -128,9 +129,6 @@ func (s *session) Send(_ context.Context, msg *mcp.Message) error {
 	data, err := msg.MarshalJSON()
 	if err != nil {
 		return fmt.Errorf("streamhttp: encode message: %w", err)
-	}
-	if s.h.opts.Bugs.Broadcast {
-		s.broadcast(data)
 	}
 	return s.standalone.appendMessage(data, false)
 }
@@ -277,24 +275,13 @@ func (s *session) tooManyRequests() string {
 // takeResume takes one resume from the session's bucket, which holds up
 // to MaxResumesPerMinute and refills at that rate on the handler's clock.
 func (s *session) takeResume() bool {
-	max := float64(s.h.opts.MaxResumesPerMinute)
-	if max <= 0 {
+	if s.h.opts.MaxResumesPerMinute <= 0 {
 		return true
 	}
 	now := s.h.clock.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.resumesAt.IsZero() {
-		s.resumes = max
-	} else {
-		s.resumes = min(max, s.resumes+now.Sub(s.resumesAt).Minutes()*max)
-	}
-	s.resumesAt = now
-	if s.resumes < 1 {
-		return false
-	}
-	s.resumes--
-	return true
+	return s.resumes.Take(now)
 }
 
 // idleSince reports whether no request of the session has been served

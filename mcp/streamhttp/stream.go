@@ -143,11 +143,7 @@ func (st *stream) appendMessage(data []byte, final bool) error {
 	var dropped bool
 	var drops int
 	if data != nil {
-		num := st.num
-		if num > 0 && st.sess.h.opts.Bugs.SharedEventIDs {
-			num = 1
-		}
-		ev, err := messageEvent(data, num, st.ring.next())
+		ev, err := messageEvent(data, st.num, st.ring.next())
 		if err != nil {
 			st.mu.Unlock()
 			return err

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/check"
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
-	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/sim/internal/harness"
 	"github.com/tasksim/tasksim/sim/suite"
@@ -23,44 +23,43 @@ var updateBugs = flag.Bool("update", false, "record testdata/bugs again: each bu
 // bug, each recorded from the reference server with the bug planted.
 const bugDir = "testdata/bugs"
 
-// knownBugs are the bugs of the corpus. (streamhttp.Bugs.ResumeSkipsOne
-// is not among them: the suite sees it by its own assertion, not in the
+// knownBugs are the bugs of the corpus. (resume-skips-one is not among
+// them: the suite sees it by its own assertion, not in the
 // trace, so no trace of it fails HTTP-RESUME-COMPLETE.) The first two are public bugs of
 // real peers, planted in the reference transport: server-everything's
 // event store replays other streams' events after Last-Event-ID, and
 // mcp-go's task dies with the HTTP request that created it.
 var knownBugs = []struct {
 	file string
-	bugs server.Bugs
-	http streamhttp.Bugs
+	bug  string // plant.Named
 	// origins, when set, replaces the transport's allowed origins.
 	origins []string
 	rule    string
 }{
-	{file: "replay-other-streams", http: streamhttp.Bugs{ReplayOtherStreams: true}, rule: "HTTP-RESUME-SAME-STREAM"},
-	{file: "cancel-on-disconnect", http: streamhttp.Bugs{CancelOnDisconnect: true}, rule: "TASK-SURVIVES-REQUEST"},
-	{file: "shared-event-ids", http: streamhttp.Bugs{SharedEventIDs: true}, rule: "HTTP-EVENT-ID-UNIQUE"},
-	{file: "missing-session-404", http: streamhttp.Bugs{MissingSession404: true}, rule: "HTTP-SESSION-MISSING"},
-	{file: "broadcast", http: streamhttp.Bugs{Broadcast: true}, rule: "HTTP-NO-BROADCAST"},
+	{file: "replay-other-streams", bug: "replay-other-streams", rule: "HTTP-RESUME-SAME-STREAM"},
+	{file: "cancel-on-disconnect", bug: "cancel-on-disconnect", rule: "TASK-SURVIVES-REQUEST"},
+	{file: "shared-event-ids", bug: "shared-event-ids", rule: "HTTP-EVENT-ID-UNIQUE"},
+	{file: "missing-session-404", bug: "missing-session-404", rule: "HTTP-SESSION-MISSING"},
+	{file: "broadcast", bug: "broadcast", rule: "HTTP-NO-BROADCAST"},
 	{file: "any-origin", origins: []string{"*"}, rule: "HTTP-ORIGIN"},
-	{file: "seqnr-from-zero", bugs: server.Bugs{SeqNrFromZero: true}, rule: "S1905-SEQNR"},
-	{file: "seq-from-one", bugs: server.Bugs{SeqFromOne: true}, rule: "S2679-SEQ"},
-	{file: "sequential-ids", bugs: server.Bugs{SequentialIDs: true}, rule: "TASK-ID-ENTROPY"},
-	{file: "cancel-terminal", bugs: server.Bugs{CancelTerminal: true}, rule: "TASK-CANCEL-TERMINAL"},
-	{file: "reopen-terminal", bugs: server.Bugs{ReopenTerminal: true}, rule: "TASK-STATUS-TRANSITION"},
-	{file: "not-found-internal", bugs: server.Bugs{NotFoundInternal: true}, rule: "TASK-NOT-FOUND"},
-	{file: "no-created-at", bugs: server.Bugs{NoCreatedAt: true}, rule: "TASK-FIELDS"},
-	{file: "no-related-task", bugs: server.Bugs{NoRelatedTask: true}, rule: "TASK-RESULT"},
-	{file: "shared-tasks", bugs: server.Bugs{SharedTasks: true}, rule: "TASK-ISOLATION"},
-	{file: "lastseqnr-zero", bugs: server.Bugs{LastSeqNrZero: true}, rule: "S1905-LASTSEQNR-INVALID"},
-	{file: "resume-off-by-one", bugs: server.Bugs{ResumeOffByOne: true}, rule: "S1905-RESUME"},
-	{file: "reversed-merge", bugs: server.Bugs{ReversedMerge: true}, rule: "S1905-MERGE"},
-	{file: "immediate-working", bugs: server.Bugs{ImmediateWorking: true}, rule: "S1905-IMMEDIATE"},
-	{file: "failed-without-error", bugs: server.Bugs{FailedWithoutError: true}, rule: "S1905-COMPLETE"},
-	{file: "ignore-modes", bugs: server.Bugs{IgnoreModes: true}, rule: "S1905-MODE-SELECT"},
-	{file: "partials-unasked", bugs: server.Bugs{PartialsUnasked: true}, rule: "S2679-NEGOTIATION"},
-	{file: "empty-partial", bugs: server.Bugs{EmptyPartial: true}, rule: "S2679-CONTENT"},
-	{file: "partial-after-terminal", bugs: server.Bugs{PartialAfterTerminal: true}, rule: "S2679-AFTER-TERMINAL"},
+	{file: "seqnr-from-zero", bug: "seqnr-from-zero", rule: "S1905-SEQNR"},
+	{file: "seq-from-one", bug: "seq-from-one", rule: "S2679-SEQ"},
+	{file: "sequential-ids", bug: "sequential-ids", rule: "TASK-ID-ENTROPY"},
+	{file: "cancel-terminal", bug: "cancel-terminal", rule: "TASK-CANCEL-TERMINAL"},
+	{file: "reopen-terminal", bug: "reopen-terminal", rule: "TASK-STATUS-TRANSITION"},
+	{file: "not-found-internal", bug: "not-found-internal", rule: "TASK-NOT-FOUND"},
+	{file: "no-created-at", bug: "no-created-at", rule: "TASK-FIELDS"},
+	{file: "no-related-task", bug: "no-related-task", rule: "TASK-RESULT"},
+	{file: "shared-tasks", bug: "shared-tasks", rule: "TASK-ISOLATION"},
+	{file: "lastseqnr-zero", bug: "lastseqnr-zero", rule: "S1905-LASTSEQNR-INVALID"},
+	{file: "resume-off-by-one", bug: "resume-off-by-one", rule: "S1905-RESUME"},
+	{file: "reversed-merge", bug: "reversed-merge", rule: "S1905-MERGE"},
+	{file: "immediate-working", bug: "immediate-working", rule: "S1905-IMMEDIATE"},
+	{file: "failed-without-error", bug: "failed-without-error", rule: "S1905-COMPLETE"},
+	{file: "ignore-modes", bug: "ignore-modes", rule: "S1905-MODE-SELECT"},
+	{file: "partials-unasked", bug: "partials-unasked", rule: "S2679-NEGOTIATION"},
+	{file: "empty-partial", bug: "empty-partial", rule: "S2679-CONTENT"},
+	{file: "partial-after-terminal", bug: "partial-after-terminal", rule: "S2679-AFTER-TERMINAL"},
 }
 
 // TestUpdateBugCorpus records the corpus again with -update: for each
@@ -76,7 +75,11 @@ func TestUpdateBugCorpus(t *testing.T) {
 	}
 	for _, b := range knownBugs {
 		t.Run(b.file, func(t *testing.T) {
-			s := refserver.StartHTTP(t, &refserver.Options{Server: &server.Options{Bugs: b.bugs}, HTTP: &streamhttp.Options{Bugs: b.http, AllowedOrigins: b.origins}})
+			o := &refserver.Options{HTTP: &streamhttp.Options{AllowedOrigins: b.origins}}
+			if b.bug != "" {
+				o = plant.MustNamed(b.bug).RefServer(o)
+			}
+			s := refserver.StartHTTP(t, o)
 			dir := t.TempDir()
 			res, err := suite.RunSuite(context.Background(), Target{URL: s.URL}, &suite.SuiteOptions{TraceDir: dir, Command: []string{"tasksim", "check", "--server", "URL"}})
 			if err != nil {

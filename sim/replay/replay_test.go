@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/check"
+	"github.com/tasksim/tasksim/internal/plant"
 	"github.com/tasksim/tasksim/internal/refserver"
-	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/sim/suite"
 	"github.com/tasksim/tasksim/traces"
@@ -86,7 +86,7 @@ func TestReplayReferenceNoDivergence(t *testing.T) {
 // planted bug, replayed against the reference, names the first message
 // that differs.
 func TestReplayPlantedBugDiverges(t *testing.T) {
-	path := recordScenario(t, "sep1905-streaming", &refserver.Options{Server: &server.Options{Bugs: server.Bugs{SeqNrFromZero: true}}, HTTP: &streamhttp.Options{}})
+	path := recordScenario(t, "sep1905-streaming", plant.MustNamed("seqnr-from-zero").RefServer(&refserver.Options{HTTP: &streamhttp.Options{}}))
 	s := refserver.StartHTTP(t, &refserver.Options{})
 	res := replayFile(t, path, Target{URL: s.URL}, nil)
 	if res.Divergence == nil {
