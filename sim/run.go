@@ -260,10 +260,10 @@ func (m *simulation) setupTransports(bugs Bugs) {
 	// The no-resume probe's server: the same, behind a front that
 	// cannot resume (probes_http.go).
 	nr := streamhttp.Pipe(&noResume{h: hf})
-	nr.Clock, nr.NoResume = m.sim, bugs.Client.NoResume
+	nr.Clock, nr.MaxReconnects = m.sim, bugs.Client.MaxReconnects()
 	m.noResumeTr = nr
 	tr.Clock = m.sim
-	tr.NoResume = bugs.Client.NoResume
+	tr.MaxReconnects = bugs.Client.MaxReconnects()
 	m.base = tr
 }
 

@@ -25,8 +25,8 @@ type ClientFlaws struct {
 	NoDedup bool
 	// NoResume gives a lost stream up instead of resuming it with
 	// tasks/result and lastSeqNr: the call ends incomplete (CLIENT-RESUME).
-	// Give the transport no resumption either
-	// (streamhttp.ClientTransport.NoResume).
+	// Give the transport no resumption either: its MaxReconnects set to
+	// MaxReconnects().
 	NoResume bool
 	// IgnorePollInterval polls tasks/get every 10ms whatever the task's
 	// pollInterval (CLIENT-TASKS-GET-INTERVAL).
@@ -43,6 +43,16 @@ func (f ClientFlaws) PollPolicy() func(time.Duration) time.Duration {
 		return nil
 	}
 	return func(time.Duration) time.Duration { return fastPoll }
+}
+
+// MaxReconnects is the Streamable HTTP transport's MaxReconnects for the
+// client: 0 (the default), or with NoResume -1, so that a broken stream
+// is given up at once instead of resumed with Last-Event-ID.
+func (f ClientFlaws) MaxReconnects() int {
+	if f.NoResume {
+		return -1
+	}
+	return 0
 }
 
 // Transport decorates the client's transport: with NoResume, the loss of

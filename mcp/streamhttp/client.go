@@ -69,9 +69,11 @@ type ClientTransport struct {
 	ReconnectDelay time.Duration
 	// MaxReconnects is how many resume attempts in a row may fail (a
 	// transport error or a 5xx; a 4xx ends the stream at once) before a
-	// stream is given up; 0 means DefaultMaxReconnects. A resumed
-	// connection that the server ends is resumed again, without limit:
-	// that is how a server makes the client poll a stream.
+	// stream is given up; 0 means DefaultMaxReconnects, and a negative
+	// value gives a broken stream up at once, with no resume (a client
+	// that does not resume, as a peer may be). A resumed connection that
+	// the server ends is resumed again, without limit: that is how a
+	// server makes the client poll a stream.
 	MaxReconnects int
 	// MaxMessage caps one JSON body or SSE event in bytes; 0 means
 	// DefaultMaxClientMessage.
@@ -82,9 +84,6 @@ type ClientTransport struct {
 	// clock. On a clock.Sim these waits end only as simulated time
 	// passes; the HTTP exchanges themselves stay real.
 	Clock clock.Clock
-	// NoResume is a planted bug, for tests only: a broken stream is given
-	// up at once instead of resumed with Last-Event-ID (CLIENT-RESUME).
-	NoResume bool
 }
 
 // Connect implements mcp.Transport. It checks the URL and prepares the

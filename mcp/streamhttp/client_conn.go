@@ -66,7 +66,7 @@ func newClientConn(t ClientTransport) *clientConn {
 	if t.ReconnectDelay <= 0 {
 		t.ReconnectDelay = DefaultReconnectDelay
 	}
-	if t.MaxReconnects <= 0 {
+	if t.MaxReconnects == 0 {
 		t.MaxReconnects = DefaultMaxReconnects
 	}
 	if t.MaxMessage <= 0 {

@@ -187,7 +187,7 @@ func (c *clientConn) followStream(s *clientStream, resp *http.Response, cancel c
 				return
 			}
 		}
-		if failures >= c.t.MaxReconnects || c.t.NoResume {
+		if failures >= c.t.MaxReconnects {
 			msg := fmt.Sprintf("gave up after %d attempts to resume after event %q", failures, s.lastID)
 			if lastErr != nil {
 				msg += ": " + lastErr.Error()

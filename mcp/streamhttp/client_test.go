@@ -456,6 +456,34 @@ func TestClientResumeGivesUp(t *testing.T) {
 	}
 }
 
+// A negative MaxReconnects gives a broken stream up at once: no resume
+// is tried.
+func TestClientNoResume(t *testing.T) {
+	f := &clFake{}
+	f.post = func(w http.ResponseWriter, r *http.Request, msg *mcp.Message) {
+		clSSE(w)("id: x1\nretry: 1\ndata:\n\n")
+	}
+	var gets atomic.Int64
+	f.get = func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Last-Event-ID") != "" {
+			gets.Add(1)
+		}
+		w.WriteHeader(http.StatusMethodNotAllowed)
+	}
+	conn, _ := clStart(t, f, streamhttp.ClientTransport{MaxReconnects: -1})
+	if err := conn.Write(clCtx(t), clRequest(2, mcp.MethodToolsCall)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := conn.Read(clCtx(t))
+	var se *streamhttp.StreamError
+	if !errors.As(err, &se) || se.LastEventID != "x1" || !strings.Contains(err.Error(), "gave up after 0 attempts") {
+		t.Fatalf("read %v, want a StreamError after no attempt", err)
+	}
+	if gets.Load() != 0 {
+		t.Errorf("%d resume attempts, want none", gets.Load())
+	}
+}
+
 // A refused resume (4xx) is not retried.
 func TestClientResumeRefused(t *testing.T) {
 	f := &clFake{}

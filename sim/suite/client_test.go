@@ -23,7 +23,7 @@ import (
 // client whose stdio server is the relay would.
 func inProcessClient(bugs plant.ClientFlaws, overStdio bool) ClientTarget {
 	return ClientTarget{Stdio: overStdio, Run: func(ctx context.Context, server, _ string) (string, error) {
-		var tr mcp.Transport = &streamhttp.ClientTransport{URL: server, NoResume: bugs.NoResume}
+		var tr mcp.Transport = &streamhttp.ClientTransport{URL: server, MaxReconnects: bugs.MaxReconnects()}
 		if overStdio {
 			c, err := DialRelay(ctx, server)
 			if err != nil {
