@@ -1,7 +1,9 @@
 package load
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,62 +53,82 @@ type Threshold struct {
 
 // ParseThreshold reads a threshold expression.
 func ParseThreshold(expr string) (Threshold, error) {
-	s := strings.Join(strings.Fields(expr), "")
-	bad := func(format string, args ...any) (Threshold, error) {
-		return Threshold{}, fmt.Errorf("threshold %q: %s", expr, fmt.Sprintf(format, args...))
+	t, err := parseThreshold(strings.Join(strings.Fields(expr), ""))
+	if err != nil {
+		return Threshold{}, fmt.Errorf("threshold %q: %w", expr, err)
 	}
+	t.Expr = expr
+	return t, nil
+}
+
+// parseThreshold reads a threshold expression with no spaces in it: the
+// comparison, then the name before it, then the value after it.
+func parseThreshold(s string) (Threshold, error) {
+	left, op, value, err := splitComparison(s)
+	if err != nil {
+		return Threshold{}, err
+	}
+	t, err := parseThresholdName(left, op)
+	if err != nil {
+		return Threshold{}, err
+	}
+	t.Op = op
+	if value == "" {
+		return Threshold{}, fmt.Errorf("no value after %s", op)
+	}
+	if t.Value, err = parseThresholdValue(t.Metric, value); err != nil {
+		return Threshold{}, err
+	}
+	return t, nil
+}
+
+// splitComparison splits s at its one comparison operator.
+func splitComparison(s string) (left, op, value string, err error) {
 	i := strings.IndexAny(s, "<>=!")
 	if i < 0 {
-		return bad("no comparison (want MODE.METRIC.STAT<VALUE, e.g. sse.ttr.p99<50ms)")
+		return "", "", "", errors.New("no comparison (want MODE.METRIC.STAT<VALUE, e.g. sse.ttr.p99<50ms)")
 	}
-	op := s[i : i+1]
+	op = s[i : i+1]
 	if i+1 < len(s) && s[i+1] == '=' {
 		op += "="
 	}
 	if op != "<" && op != "<=" && op != ">" && op != ">=" {
-		return bad("comparison %q: want <, <=, > or >=", op)
+		return "", "", "", fmt.Errorf("comparison %q: want <, <=, > or >=", op)
 	}
-	left, value := s[:i], s[i+len(op):]
+	left, value = s[:i], s[i+len(op):]
 	if strings.ContainsAny(value, "<>=!") {
-		return bad("more than one comparison")
+		return "", "", "", errors.New("more than one comparison")
 	}
+	return left, op, value, nil
+}
+
+// parseThresholdName reads MODE.METRIC.STAT, the name before op.
+func parseThresholdName(left, op string) (Threshold, error) {
 	j := strings.LastIndexByte(left, '.')
 	if j < 0 {
-		return bad("want MODE.METRIC.STAT before %s", op)
+		return Threshold{}, fmt.Errorf("want MODE.METRIC.STAT before %s", op)
 	}
 	stat := left[j+1:]
 	left = left[:j]
 	j = strings.LastIndexByte(left, '.')
 	if j < 0 {
-		return bad("want MODE.METRIC.STAT before %s", op)
+		return Threshold{}, fmt.Errorf("want MODE.METRIC.STAT before %s", op)
 	}
 	metric, known := thresholdMetrics[left[j+1:]]
-	modeName := left[:j]
-	mode, err := ParseMode(modeName)
+	mode, err := ParseMode(left[:j])
 	if err != nil {
-		return bad("%v", err)
+		return Threshold{}, err
 	}
 	if !known {
-		return bad("unknown metric %q (want first, result, discovery, lag, requests, bytes or cpu: the table's columns)", left[j+1:])
+		return Threshold{}, fmt.Errorf("unknown metric %q (want first, result, discovery, lag, requests, bytes or cpu: the table's columns)", left[j+1:])
 	}
-	okStat := false
-	for _, st := range allStats {
-		okStat = okStat || st == stat
-	}
-	if !okStat {
-		return bad("unknown statistic %q (want p50, p90, p99, p999, max or mean)", stat)
+	if !slices.Contains(allStats, stat) {
+		return Threshold{}, fmt.Errorf("unknown statistic %q (want p50, p90, p99, p999, max or mean)", stat)
 	}
 	if (metric == MetricBytes || metric == MetricCPU) && stat != StatMean {
-		return bad("%s is measured as a mean per task only: use %s.mean", metric, metric)
+		return Threshold{}, fmt.Errorf("%s is measured as a mean per task only: use %s.mean", metric, metric)
 	}
-	if value == "" {
-		return bad("no value after %s", op)
-	}
-	v, err := parseThresholdValue(metric, value)
-	if err != nil {
-		return bad("%v", err)
-	}
-	return Threshold{Expr: expr, Mode: mode.Name, Metric: metric, Stat: stat, Op: op, Value: v}, nil
+	return Threshold{Mode: mode.Name, Metric: metric, Stat: stat}, nil
 }
 
 func parseThresholdValue(metric Metric, s string) (float64, error) {
