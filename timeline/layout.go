@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/tasksim/tasksim/check"
 	"github.com/tasksim/tasksim/traces"
@@ -144,19 +142,42 @@ func (r *Run) hasFaultLayer() bool {
 // A column is reused by a lane that starts after the one before it
 // ended, so that a trace of many short HTTP exchanges stays narrow.
 func (r *Run) layout(id string) svgPicture {
-	viol := violations(r.Verdict)
-	faulted := r.hasFaultLayer()
-	lanes := map[string]*lane{}
-	var order []*lane
-	// The first pass finds each lane's rows: one head row where it
-	// starts, then one row per record.
-	type placed struct {
-		rec  traces.Record
-		lane *lane
-		head bool
+	rows, order := placeRows(r.records)
+	cols := assignColumns(order)
+	pic := svgPicture{W: float64(cols*laneW + labelW), H: float64(headH + len(rows)*rowH + 6), TextX: float64(cols*laneW + 8)}
+	for c := range cols {
+		_, cx, mx, sx := colX(c)
+		pic.Cols = append(pic.Cols, svgCol{CX: cx, MX: mx, SX: sx})
 	}
-	var rows []placed
-	for _, rec := range r.records {
+	faulted := r.hasFaultLayer()
+	for _, l := range order {
+		pic.Lanes = append(pic.Lanes, l.svg(faulted))
+	}
+	pic.Spans = faultSpans(rows)
+	viol := violations(r.Verdict)
+	for i, p := range rows {
+		if p.head {
+			pic.Rows = append(pic.Rows, laneHeadRow(p.lane, rowY(i), &pic))
+			continue
+		}
+		pic.Rows = append(pic.Rows, r.recordRow(id, p, rowY(i), &pic, viol))
+	}
+	return pic
+}
+
+// placed is one row: a record in its lane, or the head row where a lane
+// starts.
+type placed struct {
+	rec  traces.Record
+	lane *lane
+	head bool
+}
+
+// placeRows finds each lane's rows: one head row where it starts, then
+// one row per record. order is the lanes by their first row.
+func placeRows(records []traces.Record) (rows []placed, order []*lane) {
+	lanes := map[string]*lane{}
+	for _, rec := range records {
 		key, title := laneKey(rec)
 		l := lanes[key]
 		if l == nil {
@@ -165,14 +186,25 @@ func (r *Run) layout(id string) svgPicture {
 			order = append(order, l)
 			rows = append(rows, placed{lane: l, head: true})
 		}
-		// "conn" (an in-process connection's one stream) says nothing more.
-		if rec.Stream != "" && rec.Stream != "conn" && rec.Kind != traces.KindFault && !slices.Contains(l.streams, rec.Stream) {
-			l.streams = append(l.streams, rec.Stream)
-		}
+		l.addStream(rec)
 		l.last = len(rows)
 		rows = append(rows, placed{rec: rec, lane: l})
 	}
-	// Columns: the first whose last lane ended at least a row before.
+	return rows, order
+}
+
+// addStream notes the stream of a record of the lane.
+func (l *lane) addStream(rec traces.Record) {
+	// "conn" (an in-process connection's one stream) says nothing more.
+	if rec.Stream != "" && rec.Stream != "conn" && rec.Kind != traces.KindFault && !slices.Contains(l.streams, rec.Stream) {
+		l.streams = append(l.streams, rec.Stream)
+	}
+}
+
+// assignColumns gives each lane of order a column: the first whose last
+// lane ended at least a row before it starts. It returns the number of
+// columns, at least one.
+func assignColumns(order []*lane) int {
 	var colEnd []int
 	for _, l := range order {
 		l.col = -1
@@ -188,110 +220,148 @@ func (r *Run) layout(id string) svgPicture {
 		}
 		colEnd[l.col] = l.last
 	}
-	cols := max(len(colEnd), 1)
-	pic := svgPicture{W: float64(cols*laneW + labelW), H: float64(headH + len(rows)*rowH + 6), TextX: float64(cols*laneW + 8)}
-	colX := func(c int) (x, cx, mx, sx float64) {
-		x = float64(c * laneW)
-		return x, x + edge, x + laneW/2, x + laneW - edge
-	}
-	for c := range cols {
-		_, cx, mx, sx := colX(c)
-		pic.Cols = append(pic.Cols, svgCol{CX: cx, MX: mx, SX: sx})
-	}
-	rowY := func(i int) float64 { return float64(headH + i*rowH) }
-	for _, l := range order {
-		x, cx, mx, sx := colX(l.col)
-		pic.Lanes = append(pic.Lanes, svgLane{Key: l.key, Title: l.title, Streams: strings.Join(l.streams, " "),
-			X: x, CX: cx, MX: mx, SX: sx, Y1: rowY(l.first) + rowH, Y2: rowY(l.last) + rowH, Faulted: faulted})
-	}
+	return max(len(colEnd), 1)
+}
+
+// colX is where column c lies: its left side, and its client, middle and
+// server lines.
+func colX(c int) (x, cx, mx, sx float64) {
+	x = float64(c * laneW)
+	return x, x + edge, x + laneW/2, x + laneW - edge
+}
+
+// rowY is the top of row i.
+func rowY(i int) float64 { return float64(headH + i*rowH) }
+
+// svg is the lane as drawn, from its head row's foot to its last row's.
+func (l *lane) svg(faulted bool) svgLane {
+	x, cx, mx, sx := colX(l.col)
+	return svgLane{Key: l.key, Title: l.title, Streams: strings.Join(l.streams, " "),
+		X: x, CX: cx, MX: mx, SX: sx, Y1: rowY(l.first) + rowH, Y2: rowY(l.last) + rowH, Faulted: faulted}
+}
+
+// faultSpans shades, for each fault record that lasts, the rows it
+// acted over in its lane's column.
+func faultSpans(rows []placed) []svgSpan {
+	var spans []svgSpan
 	for i, p := range rows {
 		if p.head || p.rec.Kind != traces.KindFault || p.rec.Fault == nil {
 			continue
 		}
-		end, why, f := i, "", p.rec.Fault
-		if d := f.Length(); d > 0 {
-			// Until its length has passed: the last row recorded by then.
-			for j := i + 1; j < len(rows); j++ {
-				if !rows[j].head && rows[j].rec.Offset > p.rec.Offset+d {
-					break
-				}
-				end = j
-			}
-			why = faultWhat(f)
-		} else if lastsToLaneEnd(f.Verb) {
-			end, why = p.lane.last, faultWhat(f)+", to the end of its lane"
-		}
+		end, why := faultEnd(rows, i)
 		if end > i {
 			x, _, _, _ := colX(p.lane.col)
-			pic.Spans = append(pic.Spans, svgSpan{X: x + 2, Y: rowY(i) + rowH/2, W: laneW - 4, H: rowY(end) - rowY(i) + rowH/2,
+			spans = append(spans, svgSpan{X: x + 2, Y: rowY(i) + rowH/2, W: laneW - 4, H: rowY(end) - rowY(i) + rowH/2,
 				Title: fmt.Sprintf("#%d %s: %s", p.rec.Index, p.rec.Fault.Name, why)})
 		}
 	}
-	for i, p := range rows {
-		x, cx, mx, sx := colX(p.lane.col)
-		y := rowY(i)
-		if p.head {
-			head := p.lane.title
-			if len(p.lane.streams) > 0 {
-				head += ": " + strings.Join(p.lane.streams, " ")
+	return spans
+}
+
+// faultEnd is the last row the fault of row i acted over, and what it
+// did: until its length has passed, to the end of its lane for a verb
+// that lasts, else its own row.
+func faultEnd(rows []placed, i int) (end int, why string) {
+	p := rows[i]
+	end, f := i, p.rec.Fault
+	if d := f.Length(); d > 0 {
+		// Until its length has passed: the last row recorded by then.
+		for j := i + 1; j < len(rows); j++ {
+			if !rows[j].head && rows[j].rec.Offset > p.rec.Offset+d {
+				break
 			}
-			pic.Rows = append(pic.Rows, svgRow{Class: "tl-lane-head", Y: y, LaneHead: clip(head, 60), HeadX: x + 4,
-				LabelX: pic.TextX, LabelY: y + rowH - 5, BandW: pic.W})
-			continue
+			end = j
 		}
-		rec := p.rec
-		row := svgRow{ID: id + "-r" + strconv.FormatUint(rec.Index, 10), Record: rec.Index, Class: "tl-row", Y: y,
-			Label: clip(label(rec), maxLabel), LabelX: pic.TextX, LabelY: y + rowH - 5, BandX: 0, BandW: pic.W}
-		if rules, ok := viol[rec.Index]; ok {
-			row.Class += " tl-violation"
-			row.Rules = strings.Join(rules, ", ")
-			row.Label = clip("✗ "+row.Rules+" · "+label(rec), maxLabel)
-		}
-		row.Details = details(rec, row.Rules, r.cut[rec.Index])
-		mid := y + rowH/2
-		switch {
-		case rec.Kind == traces.KindFault:
-			row.Class += " tl-fault-row"
-			row.Mark, row.MX, row.MY = "fault", mx, mid
-		case isMessage(rec.Kind) && rec.Dir != traces.DirNone:
-			from, to := cx, sx
-			switch rec.Side {
-			case traces.SideClient:
-				to = mx
-			case traces.SideServer:
-				from = mx
-			}
-			cls := "tl-arrow tl-c2s"
-			if rec.Dir == traces.DirServerToClient {
-				from, to = to, from
-				cls = "tl-arrow tl-s2c"
-			}
-			row.Arrow, row.ArrowClass = true, cls+" tl-k-"+rec.Kind.String()
-			row.X1, row.Y1, row.X2, row.Y2 = from, y+4, to, y+rowH-4
-			row.Head = arrowHead(row.X1, row.Y1, row.X2, row.Y2)
-		default:
-			at := mx
-			switch rec.Side {
-			case traces.SideClient:
-				at = cx
-			case traces.SideServer:
-				at = sx
-			}
-			row.MX, row.MY = at, mid
-			switch rec.Kind {
-			case traces.KindConnOpen:
-				row.Mark = "open"
-			case traces.KindConnClose:
-				row.Mark = "close"
-			case traces.KindConnError:
-				row.Mark = "error"
-			default:
-				row.Mark = "dot"
-			}
-		}
-		pic.Rows = append(pic.Rows, row)
+		return end, faultWhat(f)
 	}
-	return pic
+	if lastsToLaneEnd(f.Verb) {
+		return p.lane.last, faultWhat(f) + ", to the end of its lane"
+	}
+	return end, ""
+}
+
+// laneHeadRow is the head row of lane l: its title and streams.
+func laneHeadRow(l *lane, y float64, pic *svgPicture) svgRow {
+	x, _, _, _ := colX(l.col)
+	head := l.title
+	if len(l.streams) > 0 {
+		head += ": " + strings.Join(l.streams, " ")
+	}
+	return svgRow{Class: "tl-lane-head", Y: y, LaneHead: clip(head, 60), HeadX: x + 4,
+		LabelX: pic.TextX, LabelY: y + rowH - 5, BandW: pic.W}
+}
+
+// recordRow is the row of a record: its label, the rules it violates,
+// its details, and its arrow or mark.
+func (r *Run) recordRow(id string, p placed, y float64, pic *svgPicture, viol map[uint64][]string) svgRow {
+	rec := p.rec
+	row := svgRow{ID: id + "-r" + strconv.FormatUint(rec.Index, 10), Record: rec.Index, Class: "tl-row", Y: y,
+		Label: clip(label(rec), maxLabel), LabelX: pic.TextX, LabelY: y + rowH - 5, BandX: 0, BandW: pic.W}
+	if rules, ok := viol[rec.Index]; ok {
+		row.Class += " tl-violation"
+		row.Rules = strings.Join(rules, ", ")
+		row.Label = clip("✗ "+row.Rules+" · "+label(rec), maxLabel)
+	}
+	row.Details = details(rec, row.Rules, r.cut[rec.Index])
+	_, cx, mx, sx := colX(p.lane.col)
+	switch {
+	case rec.Kind == traces.KindFault:
+		row.Class += " tl-fault-row"
+		row.Mark, row.MX, row.MY = "fault", mx, y+rowH/2
+	case isMessage(rec.Kind) && rec.Dir != traces.DirNone:
+		row.arrow(rec, cx, mx, sx, y)
+	default:
+		row.Mark, row.MX, row.MY = markOf(rec.Kind), sideX(rec.Side, cx, mx, sx), y+rowH/2
+	}
+	return row
+}
+
+// arrow draws a message as an arrow from its sender's line to its
+// receiver's: from or to the middle line for a record of one side (the
+// fault layer's edge).
+func (row *svgRow) arrow(rec traces.Record, cx, mx, sx, y float64) {
+	from, to := cx, sx
+	switch rec.Side {
+	case traces.SideClient:
+		to = mx
+	case traces.SideServer:
+		from = mx
+	}
+	cls := "tl-arrow tl-c2s"
+	if rec.Dir == traces.DirServerToClient {
+		from, to = to, from
+		cls = "tl-arrow tl-s2c"
+	}
+	row.Arrow, row.ArrowClass = true, cls+" tl-k-"+rec.Kind.String()
+	row.X1, row.Y1, row.X2, row.Y2 = from, y+4, to, y+rowH-4
+	row.Head = arrowHead(row.X1, row.Y1, row.X2, row.Y2)
+}
+
+// sideX is where a mark of side s sits: on the client's line, the
+// server's, or the middle (the wire).
+func sideX(s traces.Side, cx, mx, sx float64) float64 {
+	switch s {
+	case traces.SideClient:
+		return cx
+	case traces.SideServer:
+		return sx
+	}
+	return mx
+}
+
+// marks are the marks of the records drawn as a mark with a meaning of
+// their own; any other is a dot.
+var marks = map[traces.Kind]string{
+	traces.KindConnOpen:  "open",
+	traces.KindConnClose: "close",
+	traces.KindConnError: "error",
+}
+
+func markOf(k traces.Kind) string {
+	if m, ok := marks[k]; ok {
+		return m
+	}
+	return "dot"
 }
 
 // faultWhat says what a fault did, for a human: its action as the fault
@@ -332,146 +402,4 @@ func arrowHead(x1, y1, x2, y2 float64) string {
 	const l, w = 7, 3.5
 	bx, by := x2-ux*l, y2-uy*l
 	return fmt.Sprintf("%.1f,%.1f %.1f,%.1f %.1f,%.1f", x2, y2, bx-uy*w, by+ux*w, bx+uy*w, by-ux*w)
-}
-
-// label is a record on one line, as the row shows it.
-func label(rec traces.Record) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "#%d %s ", rec.Index, offset(rec.Offset))
-	if rec.Side != traces.SideWire {
-		b.WriteString(rec.Side.String() + " ")
-	}
-	if rec.Dir != traces.DirNone {
-		b.WriteString(rec.Dir.String() + " ")
-	}
-	switch {
-	case rec.Kind == traces.KindFault && rec.Fault != nil:
-		b.WriteString("FAULT " + rec.Fault.Name)
-		if rec.Fault.Action != "" {
-			b.WriteString(": " + rec.Fault.Action)
-		}
-	case rec.HTTP != nil && rec.Kind == traces.KindRequestHead:
-		b.WriteString(rec.HTTP.Method + " " + rec.HTTP.URL)
-	case rec.HTTP != nil && rec.Kind == traces.KindResponseHead:
-		b.WriteString("HTTP " + strconv.Itoa(rec.HTTP.Status))
-	case rec.RPC != nil:
-		b.WriteString(rpcText(rec))
-	default:
-		b.WriteString(rec.Kind.String())
-		if rec.Kind == traces.KindBodyChunk {
-			fmt.Fprintf(&b, " %d bytes", len(rec.Raw))
-		}
-		if rec.Note != "" {
-			b.WriteString(" " + strconv.Quote(rec.Note))
-		}
-	}
-	return b.String()
-}
-
-// rpcText is a JSON-RPC message's fields on one line.
-func rpcText(rec traces.Record) string {
-	p := rec.RPC
-	var parts []string
-	if rec.Kind == traces.KindSSEEvent {
-		ev := "sse"
-		if rec.SSE != nil && rec.SSE.HasID {
-			ev += " id=" + rec.SSE.ID
-		}
-		parts = append(parts, ev)
-	}
-	switch {
-	case p.Method != "":
-		parts = append(parts, p.Method)
-	case p.ErrorCode != 0:
-		parts = append(parts, "error "+strconv.Itoa(p.ErrorCode))
-	default:
-		parts = append(parts, "("+p.Type+")")
-	}
-	if p.ID != "" {
-		parts = append(parts, "id="+p.ID)
-	}
-	for _, n := range p.SeqNrs {
-		parts = append(parts, "seqNr="+strconv.FormatInt(n, 10))
-	}
-	if p.HasSeq {
-		parts = append(parts, "seq="+strconv.FormatInt(p.Seq, 10))
-	}
-	if p.Status != "" {
-		parts = append(parts, p.Status)
-	}
-	if p.HasIsComplete && p.IsComplete {
-		parts = append(parts, "complete")
-	}
-	return strings.Join(parts, " ")
-}
-
-// details is everything the page shows of a record when it is chosen.
-func details(rec traces.Record, rules string, full int) string {
-	var b strings.Builder
-	if rules != "" {
-		fmt.Fprintf(&b, "violates %s\n", rules)
-	}
-	fmt.Fprintf(&b, "record %d at %s: %s", rec.Index, offset(rec.Offset), rec.Kind)
-	if rec.Conn != 0 {
-		fmt.Fprintf(&b, ", conn %d", rec.Conn)
-	}
-	if rec.Exchange != 0 {
-		fmt.Fprintf(&b, ", exchange %d", rec.Exchange)
-	}
-	if rec.Stream != "" {
-		fmt.Fprintf(&b, ", stream %s", rec.Stream)
-	}
-	if rec.Dir != traces.DirNone {
-		fmt.Fprintf(&b, ", %s", rec.Dir)
-	}
-	fmt.Fprintf(&b, ", %s side\n", rec.Side)
-	if rec.Fault != nil {
-		fmt.Fprintf(&b, "fault: %s\n", rec.Fault)
-	}
-	if rec.HTTP != nil {
-		h := rec.HTTP
-		if h.Method != "" {
-			fmt.Fprintf(&b, "%s %s %s\n", h.Method, h.URL, h.Proto)
-		} else {
-			fmt.Fprintf(&b, "%s %d\n", h.Proto, h.Status)
-		}
-		for _, f := range h.Header {
-			fmt.Fprintf(&b, "%s: %s\n", f.Name, f.Value)
-		}
-	}
-	if rec.RPC != nil {
-		fmt.Fprintf(&b, "rpc: %s", rpcText(rec))
-		if rec.RPC.TaskID != "" {
-			fmt.Fprintf(&b, " task=%s", rec.RPC.TaskID)
-		}
-		b.WriteByte('\n')
-	}
-	if rec.Note != "" && rec.Fault == nil {
-		fmt.Fprintf(&b, "note: %s\n", rec.Note)
-	}
-	if len(rec.Raw) > 0 && rec.HTTP == nil {
-		raw := rec.Raw
-		if !utf8.Valid(raw) {
-			fmt.Fprintf(&b, "raw: %d bytes, not UTF-8\n", len(raw))
-		} else {
-			b.WriteString(string(raw))
-			if full > len(raw) {
-				fmt.Fprintf(&b, " … (%d of %d bytes)", len(raw), full)
-			}
-			b.WriteByte('\n')
-		}
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// offset is a record's time since the trace started, like trace show's.
-func offset(d time.Duration) string { return fmt.Sprintf("+%.3fs", d.Seconds()) }
-
-// clip cuts s to n runes, with an ellipsis.
-func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }

@@ -208,93 +208,126 @@ func decodeAny(b []byte) (any, error) {
 	return v, nil
 }
 
+// compareValue compares one recorded value with its live counterpart at
+// path; key is the member that holds it ("" in an array or at the top),
+// which says whether it is a time, a status or a task id.
 func (m *idMap) compareValue(path, key string, rec, live any) *difference {
 	switch r := rec.(type) {
 	case map[string]any:
-		l, ok := live.(map[string]any)
-		if !ok {
-			return &difference{path, fmt.Sprintf("recorded an object, live %s", typeName(live))}
-		}
-		keys := make([]string, 0, len(r)+len(l))
-		for k := range r {
+		return m.compareObject(path, r, live)
+	case []any:
+		return m.compareArray(path, key, r, live)
+	case string:
+		return m.compareString(path, key, r, live)
+	default:
+		return compareLiteral(path, key, rec, live)
+	}
+}
+
+// compareObject compares two objects member by member, in name order; a
+// member on one side only is a difference.
+func (m *idMap) compareObject(path string, r map[string]any, live any) *difference {
+	l, ok := live.(map[string]any)
+	if !ok {
+		return &difference{path, fmt.Sprintf("recorded an object, live %s", typeName(live))}
+	}
+	keys := make([]string, 0, len(r)+len(l))
+	for k := range r {
+		keys = append(keys, k)
+	}
+	for k := range l {
+		if _, ok := r[k]; !ok {
 			keys = append(keys, k)
 		}
-		for k := range l {
-			if _, ok := r[k]; !ok {
-				keys = append(keys, k)
-			}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		p := path + "." + k
+		rv, rok := r[k]
+		lv, lok := l[k]
+		switch {
+		case !lok:
+			return &difference{p, "recorded " + short(rv) + ", live has no " + k}
+		case !rok:
+			return &difference{p, "live " + short(lv) + ", recorded has no " + k}
 		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			p := path + "." + k
-			rv, rok := r[k]
-			lv, lok := l[k]
-			switch {
-			case !lok:
-				return &difference{p, "recorded " + short(rv) + ", live has no " + k}
-			case !rok:
-				return &difference{p, "live " + short(lv) + ", recorded has no " + k}
-			}
-			if d := m.compareValue(p, k, rv, lv); d != nil {
-				return d
-			}
+		if d := m.compareValue(p, k, rv, lv); d != nil {
+			return d
 		}
-		return nil
-	case []any:
-		l, ok := live.([]any)
-		if !ok {
-			return &difference{path, fmt.Sprintf("recorded an array, live %s", typeName(live))}
+	}
+	return nil
+}
+
+// compareArray compares two arrays element by element, then their
+// lengths.
+func (m *idMap) compareArray(path, key string, r []any, live any) *difference {
+	l, ok := live.([]any)
+	if !ok {
+		return &difference{path, fmt.Sprintf("recorded an array, live %s", typeName(live))}
+	}
+	for i := range min(len(r), len(l)) {
+		if d := m.compareValue(path+"["+strconv.Itoa(i)+"]", key, r[i], l[i]); d != nil {
+			return d
 		}
-		for i := range min(len(r), len(l)) {
-			if d := m.compareValue(path+"["+strconv.Itoa(i)+"]", key, r[i], l[i]); d != nil {
-				return d
-			}
-		}
-		if len(r) != len(l) {
-			return &difference{path, fmt.Sprintf("recorded %d elements, live %d", len(r), len(l))}
-		}
-		return nil
-	case string:
-		l, ok := live.(string)
-		if !ok {
-			return &difference{path, fmt.Sprintf("recorded %s, live %s", short(rec), short(live))}
-		}
-		if isTimestamp(r) && isTimestamp(l) {
-			return nil
-		}
-		if key == "status" && nonTerminal[r] && nonTerminal[l] {
-			return nil
-		}
-		if variableKeys[key] && r != l {
-			return &difference{path, fmt.Sprintf("recorded %s, live %s (a time may differ, but both must be times)", short(rec), short(live))}
-		}
-		if mapped, known := m.lookup(m.task, r); key == "taskId" || known {
-			if !known {
-				m.bind(m.task, r, l)
-				mapped, _ = m.lookup(m.task, r)
-			}
-			if mapped != l {
-				return &difference{path, fmt.Sprintf("recorded task %q (live %q in this replay), live %q", r, mapped, l)}
-			}
-			return nil
-		}
-		if r != l {
-			return &difference{path, fmt.Sprintf("recorded %s, live %s", short(rec), short(live))}
-		}
-		return nil
-	default:
-		if _, ok := rec.(json.Number); ok && key == "pollInterval" {
-			// A hint the server may tune as it runs: any number.
-			if _, ok := live.(json.Number); ok {
-				return nil
-			}
-		}
-		// json.Number, bool, nil: the same literal.
-		if fmt.Sprint(rec) != fmt.Sprint(live) || typeName(rec) != typeName(live) {
-			return &difference{path, fmt.Sprintf("recorded %s, live %s", short(rec), short(live))}
-		}
+	}
+	if len(r) != len(l) {
+		return &difference{path, fmt.Sprintf("recorded %d elements, live %d", len(r), len(l))}
+	}
+	return nil
+}
+
+// compareString compares two strings: two times agree, two non-terminal
+// statuses agree, a task id must map one to one, any other string must
+// be the same.
+func (m *idMap) compareString(path, key, r string, live any) *difference {
+	l, ok := live.(string)
+	if !ok {
+		return &difference{path, fmt.Sprintf("recorded %s, live %s", short(r), short(live))}
+	}
+	if isTimestamp(r) && isTimestamp(l) {
 		return nil
 	}
+	if key == "status" && nonTerminal[r] && nonTerminal[l] {
+		return nil
+	}
+	if variableKeys[key] && r != l {
+		return &difference{path, fmt.Sprintf("recorded %s, live %s (a time may differ, but both must be times)", short(r), short(live))}
+	}
+	if mapped, known := m.lookup(m.task, r); key == "taskId" || known {
+		return m.compareTask(path, r, l, mapped, known)
+	}
+	if r != l {
+		return &difference{path, fmt.Sprintf("recorded %s, live %s", short(r), short(live))}
+	}
+	return nil
+}
+
+// compareTask compares a recorded task id r with live id l: a recorded
+// id not seen before binds l; one seen before must map to l.
+func (m *idMap) compareTask(path, r, l, mapped string, known bool) *difference {
+	if !known {
+		m.bind(m.task, r, l)
+		mapped, _ = m.lookup(m.task, r)
+	}
+	if mapped != l {
+		return &difference{path, fmt.Sprintf("recorded task %q (live %q in this replay), live %q", r, mapped, l)}
+	}
+	return nil
+}
+
+// compareLiteral compares numbers, booleans and nulls: the same literal,
+// except that a pollInterval may be any number.
+func compareLiteral(path, key string, rec, live any) *difference {
+	if _, ok := rec.(json.Number); ok && key == "pollInterval" {
+		// A hint the server may tune as it runs: any number.
+		if _, ok := live.(json.Number); ok {
+			return nil
+		}
+	}
+	if fmt.Sprint(rec) != fmt.Sprint(live) || typeName(rec) != typeName(live) {
+		return &difference{path, fmt.Sprintf("recorded %s, live %s", short(rec), short(live))}
+	}
+	return nil
 }
 
 func isTimestamp(s string) bool {

@@ -350,53 +350,86 @@ func (r *replayer) item(ctx context.Context, st step) *Divergence {
 	recData := messageBytes(st.rec)
 	recText := string(recData)
 	if st.rec.Kind == traces.KindSSEEvent && len(recData) == 0 {
+		if lc.json() {
+			// An event without data (a priming event) has no place in a
+			// JSON body.
+			return nil
+		}
 		recText = "SSE event without data" + sseIDText(st.rec.SSE)
-	}
-	if st.rec.Kind == traces.KindSSEEvent && len(recData) == 0 && lc.json() {
-		// An event without data (a priming event) has no place in a
-		// JSON body.
-		return nil
 	}
 	if p, ok := parseStreamPart(recData, st.ch); ok {
 		return r.streamItem(ctx, st, lc, p, recText)
 	}
-	it, ok, ended, endErr := lc.nextItem(ctx, r.wait)
-	for ok && len(it.data) == 0 && st.rec.Kind != traces.KindSSEEvent {
-		// Nor has a live event without data in a recorded JSON body.
-		it, ok, ended, endErr = lc.nextItem(ctx, r.wait)
-	}
 	r.res.Compared++
-	if !ok {
-		live := "nothing within " + r.wait.String()
-		if ended {
-			live = "the stream ended"
-			if endErr != nil {
-				live += ": " + endErr.Error()
-			}
-		}
-		return r.diverge(st, "", "the recorded message did not come", recText, live)
+	it, d := r.nextLive(ctx, st, lc, recText)
+	if d != nil {
+		return d
 	}
 	if st.rec.Kind == traces.KindSSEEvent && st.rec.SSE != nil {
-		rs := st.rec.SSE
-		switch {
-		case rs.HasID && !it.hasID:
-			return r.diverge(st, "", "the live event has no id", recText, string(it.data))
-		case rs.HasID:
-			if prev, ok := r.ids.lookup(r.ids.event, rs.ID); ok && prev != it.id {
-				return r.diverge(st, "", fmt.Sprintf("recorded event id %q again, first replayed as %q, now live %q", rs.ID, prev, it.id), recText, string(it.data))
-			}
-			r.ids.bind(r.ids.event, rs.ID, it.id)
-		}
-		if len(recData) == 0 || len(it.data) == 0 {
-			if len(recData) != len(it.data) {
-				return r.diverge(st, "", "one event carries data, the other none", recText, string(it.data))
-			}
-			return nil
+		if d, done := r.compareEvent(st, it, recData, recText); done {
+			return d
 		}
 	}
 	if d := r.ids.compareJSON(recData, it.data); d != nil {
 		return r.diverge(st, d.path, d.reason, recText, string(it.data))
 	}
+	return nil
+}
+
+// nextLive waits for the live message that answers recorded step st: the
+// channel's next item, passing over events without data unless st is an
+// SSE event (nor has a live event without data a place in a recorded
+// JSON body). The channel's end, or nothing in time, is a divergence.
+func (r *replayer) nextLive(ctx context.Context, st step, lc *liveChan, recText string) (liveItem, *Divergence) {
+	for {
+		it, ok, ended, endErr := lc.nextItem(ctx, r.wait)
+		if !ok {
+			live := "nothing within " + r.wait.String()
+			if ended {
+				live = "the stream ended"
+				if endErr != nil {
+					live += ": " + endErr.Error()
+				}
+			}
+			return liveItem{}, r.diverge(st, "", "the recorded message did not come", recText, live)
+		}
+		if len(it.data) > 0 || st.rec.Kind == traces.KindSSEEvent {
+			return it, nil
+		}
+	}
+}
+
+// compareEvent compares what a recorded SSE event carries besides its
+// message with the live event: its id, and whether it carries data at
+// all. done is set when nothing is left to compare.
+func (r *replayer) compareEvent(st step, it liveItem, recData []byte, recText string) (d *Divergence, done bool) {
+	rs := st.rec.SSE
+	switch {
+	case rs.HasID && !it.hasID:
+		return r.diverge(st, "", "the live event has no id", recText, string(it.data)), true
+	case rs.HasID:
+		if d := r.matchEventID(st, it, recText); d != nil {
+			return d, true
+		}
+	}
+	if len(recData) == 0 || len(it.data) == 0 {
+		if len(recData) != len(it.data) {
+			return r.diverge(st, "", "one event carries data, the other none", recText, string(it.data)), true
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// matchEventID binds the recorded event's id to the live event's: a
+// recorded id met again must come back as the live id it was first
+// replayed as.
+func (r *replayer) matchEventID(st step, it liveItem, recText string) *Divergence {
+	rs := st.rec.SSE
+	if prev, ok := r.ids.lookup(r.ids.event, rs.ID); ok && prev != it.id {
+		return r.diverge(st, "", fmt.Sprintf("recorded event id %q again, first replayed as %q, now live %q", rs.ID, prev, it.id), recText, string(it.data))
+	}
+	r.ids.bind(r.ids.event, rs.ID, it.id)
 	return nil
 }
 

@@ -57,91 +57,134 @@ func loadScript(src *traces.Reader) (*script, error) { return loadView(src, trac
 // traces.SideServer): a client replay serves what the server sent, before
 // any fault acted, so that the faults act again.
 func loadView(src *traces.Reader, view traces.Side) (*script, error) {
-	s := &script{header: src.Header()}
-	reqAt := map[uint64]int{} // exchange -> index of its request step
-	var batch map[uint64][][]byte
+	b := scriptBuilder{s: &script{header: src.Header()}, reqAt: map[uint64]int{}}
 	for rec, err := range src.Records() {
 		if err != nil {
 			var t *traces.TruncatedError
 			if errors.As(err, &t) {
-				s.cut = err.Error()
+				b.s.cut = err.Error()
 				break
 			}
 			return nil, err
 		}
-		if !rec.Side.InView(view) {
-			continue
-		}
-		switch {
-		case rec.Kind == traces.KindRequestHead && rec.HTTP != nil:
-			s.http = true
-			reqAt[rec.Exchange] = len(s.steps)
-			s.steps = append(s.steps, step{kind: stepRequest, rec: rec, ch: rec.Exchange})
-		case rec.Dir == traces.DirClientToServer && strings.HasPrefix(rec.Stream, "req:"):
-			i, ok := reqAt[rec.Exchange]
-			if !ok {
-				continue
-			}
-			switch rec.Kind {
-			case traces.KindMessage:
-				if rec.Batch > 0 {
-					if batch == nil {
-						batch = map[uint64][][]byte{}
-					}
-					batch[rec.Exchange] = append(batch[rec.Exchange], rec.Raw)
-					s.steps[i].body = joinBatch(batch[rec.Exchange])
-					continue
-				}
-				s.steps[i].body = append(s.steps[i].body, rec.Raw...)
-			case traces.KindBodyChunk:
-				s.steps[i].body = append(s.steps[i].body, rec.Raw...)
-			}
-		case rec.Kind == traces.KindResponseHead && rec.HTTP != nil:
-			s.steps = append(s.steps, step{kind: stepHead, rec: rec, ch: rec.Exchange})
-		case rec.Exchange != 0 && rec.Dir == traces.DirServerToClient && (rec.Kind == traces.KindSSEEvent || rec.Kind == traces.KindMessage):
-			s.steps = append(s.steps, step{kind: stepItem, rec: rec, ch: rec.Exchange})
-		case rec.Exchange != 0 && rec.Dir == traces.DirServerToClient && rec.Kind == traces.KindBodyEnd:
-			// A body that ended otherwise than at its end is followed by
-			// the conn-error that says who cut it.
-			if rec.End == traces.EndEOF {
-				s.steps = append(s.steps, step{kind: stepEnd, rec: rec, ch: rec.Exchange})
-			}
-		case rec.Exchange != 0 && rec.Kind == traces.KindConnError && rec.End == traces.EndClient:
-			s.steps = append(s.steps, step{kind: stepCut, rec: rec, ch: rec.Exchange})
-		case rec.Exchange != 0 && rec.Kind == traces.KindConnError:
-			// Cut by the server or on the way: the live stream is expected
-			// to end there too, however it ends.
-			s.steps = append(s.steps, step{kind: stepEnd, rec: rec, ch: rec.Exchange})
-		case rec.Exchange == 0 && (rec.Kind == traces.KindStdioLine || rec.Kind == traces.KindMessage) && rec.Stream != "stderr":
-			switch rec.Dir {
-			case traces.DirClientToServer:
-				s.steps = append(s.steps, step{kind: stepSend, rec: rec, ch: rec.Conn, body: rec.Raw})
-			case traces.DirServerToClient:
-				s.steps = append(s.steps, step{kind: stepItem, rec: rec, ch: rec.Conn})
-			}
+		if rec.Side.InView(view) {
+			b.add(rec)
 		}
 	}
+	s := b.s
 	if s.http {
-		// Drop what an HTTP trace's stdio records would add: none are
-		// expected, but a mixed trace replays its HTTP half only.
-		kept := s.steps[:0]
-		for _, st := range s.steps {
-			if st.kind != stepSend && (st.kind != stepItem || st.rec.Exchange != 0) {
-				kept = append(kept, st)
-			}
-		}
-		s.steps = kept
+		s.dropStdio()
 	}
-	sends := 0
-	for _, st := range s.steps {
-		if st.kind == stepRequest || st.kind == stepSend {
-			sends++
-		}
-	}
-	if sends == 0 {
+	if s.sends() == 0 {
 		return nil, fmt.Errorf("%w: the trace has no HTTP request and no client message", ErrNotReplayable)
 	}
 	return s, nil
+}
+
+// scriptBuilder cuts records into a script's steps, one record at a time.
+type scriptBuilder struct {
+	s     *script
+	reqAt map[uint64]int // exchange -> index of its request step
+	batch map[uint64][][]byte
+}
+
+func (b *scriptBuilder) push(kind stepKind, rec traces.Record, ch uint64) {
+	b.s.steps = append(b.s.steps, step{kind: kind, rec: rec, ch: ch})
+}
+
+// add places one record of the view: an HTTP request and its body, a
+// response head, what the server sent on an exchange, a stdio line.
+func (b *scriptBuilder) add(rec traces.Record) {
+	switch {
+	case rec.Kind == traces.KindRequestHead && rec.HTTP != nil:
+		b.s.http = true
+		b.reqAt[rec.Exchange] = len(b.s.steps)
+		b.push(stepRequest, rec, rec.Exchange)
+	case rec.Dir == traces.DirClientToServer && strings.HasPrefix(rec.Stream, "req:"):
+		b.requestBody(rec)
+	case rec.Kind == traces.KindResponseHead && rec.HTTP != nil:
+		b.push(stepHead, rec, rec.Exchange)
+	case rec.Exchange != 0:
+		if kind, ok := exchangeStep(rec); ok {
+			b.push(kind, rec, rec.Exchange)
+		}
+	case (rec.Kind == traces.KindStdioLine || rec.Kind == traces.KindMessage) && rec.Stream != "stderr":
+		b.stdioLine(rec)
+	}
+}
+
+// requestBody adds a request body's message or chunk to its request
+// step; the messages of a batch are joined into one array.
+func (b *scriptBuilder) requestBody(rec traces.Record) {
+	i, ok := b.reqAt[rec.Exchange]
+	if !ok {
+		return
+	}
+	st := &b.s.steps[i]
+	switch {
+	case rec.Kind == traces.KindMessage && rec.Batch > 0:
+		if b.batch == nil {
+			b.batch = map[uint64][][]byte{}
+		}
+		b.batch[rec.Exchange] = append(b.batch[rec.Exchange], rec.Raw)
+		st.body = joinBatch(b.batch[rec.Exchange])
+	case rec.Kind == traces.KindMessage, rec.Kind == traces.KindBodyChunk:
+		st.body = append(st.body, rec.Raw...)
+	}
+}
+
+// exchangeStep is the step of a record an HTTP exchange carries besides
+// its heads and its request body, if it makes one.
+func exchangeStep(rec traces.Record) (stepKind, bool) {
+	switch {
+	case rec.Dir == traces.DirServerToClient && (rec.Kind == traces.KindSSEEvent || rec.Kind == traces.KindMessage):
+		return stepItem, true
+	case rec.Dir == traces.DirServerToClient && rec.Kind == traces.KindBodyEnd:
+		// A body that ended otherwise than at its end is followed by
+		// the conn-error that says who cut it.
+		return stepEnd, rec.End == traces.EndEOF
+	case rec.Kind == traces.KindConnError && rec.End == traces.EndClient:
+		return stepCut, true
+	case rec.Kind == traces.KindConnError:
+		// Cut by the server or on the way: the live stream is expected
+		// to end there too, however it ends.
+		return stepEnd, true
+	}
+	return 0, false
+}
+
+// stdioLine adds a line (or in-process message) of a connection: one to
+// send, or one to expect.
+func (b *scriptBuilder) stdioLine(rec traces.Record) {
+	switch rec.Dir {
+	case traces.DirClientToServer:
+		b.s.steps = append(b.s.steps, step{kind: stepSend, rec: rec, ch: rec.Conn, body: rec.Raw})
+	case traces.DirServerToClient:
+		b.push(stepItem, rec, rec.Conn)
+	}
+}
+
+// dropStdio drops what an HTTP trace's stdio records would add: none are
+// expected, but a mixed trace replays its HTTP half only.
+func (s *script) dropStdio() {
+	kept := s.steps[:0]
+	for _, st := range s.steps {
+		if st.kind != stepSend && (st.kind != stepItem || st.rec.Exchange != 0) {
+			kept = append(kept, st)
+		}
+	}
+	s.steps = kept
+}
+
+// sends counts the steps that send: HTTP requests and stdio lines.
+func (s *script) sends() int {
+	n := 0
+	for _, st := range s.steps {
+		if st.kind == stepRequest || st.kind == stepSend {
+			n++
+		}
+	}
+	return n
 }
 
 func joinBatch(elems [][]byte) []byte {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-
-	"github.com/tasksim/tasksim/traces"
 )
 
 // SEP-1905 streaming answers ("Case 3") are compared by what the server
@@ -151,25 +149,12 @@ func (r *replayer) streamItem(ctx context.Context, st step, lc *liveChan, p *str
 	led.rec = merge(led.rec, p.segs, func(v any) segment { return segment{v: v, st: st} })
 	r.res.Compared++
 	if !p.complete && len(p.segs) > 0 && (led.liveDone || len(led.live) >= len(led.rec)) {
-		if rs := st.rec.SSE; rs != nil && rs.HasID && led.lastEvent != "" {
-			r.ids.bind(r.ids.event, rs.ID, led.lastEvent)
-		}
-		return r.compareSegments(st, led, false)
+		return r.streamDelivered(st, led)
 	}
 	for {
-		it, ok, ended, endErr := lc.nextItem(ctx, r.wait)
-		if !ok {
-			live := "nothing within " + r.wait.String()
-			if ended {
-				live = "the stream ended"
-				if endErr != nil {
-					live += ": " + endErr.Error()
-				}
-			}
-			return r.diverge(st, "", "the recorded message did not come", recText, live)
-		}
-		if len(it.data) == 0 && st.rec.Kind != traces.KindSSEEvent {
-			continue // a live priming event; the recorded answer was a JSON body
+		it, d := r.nextLive(ctx, st, lc, recText)
+		if d != nil {
+			return d
 		}
 		lp, isPart := parseStreamPart(it.data, st.ch)
 		if !isPart {
@@ -178,13 +163,7 @@ func (r *replayer) streamItem(ctx context.Context, st step, lc *liveChan, p *str
 			}
 			return r.diverge(st, "$.result", "recorded streaming segments, live none", recText, string(it.data))
 		}
-		led.live = merge(led.live, lp.segs, func(v any) segment { return segment{v: v, live: string(it.data)} })
-		if it.hasID && len(lp.segs) > 0 {
-			led.lastEvent = it.id
-		}
-		if lp.complete {
-			led.liveDone = true
-		}
+		led.takeLive(it, lp)
 		switch {
 		case p.complete && !lp.complete:
 			// The live side split the rest over more messages.
@@ -195,26 +174,53 @@ func (r *replayer) streamItem(ctx context.Context, st step, lc *liveChan, p *str
 			lc.unread()
 			return r.compareSegments(st, led, false)
 		}
-		if rs := st.rec.SSE; rs != nil && rs.HasID && it.hasID {
-			if prev, ok := r.ids.lookup(r.ids.event, rs.ID); ok && prev != it.id {
-				return r.diverge(st, "", fmt.Sprintf("recorded event id %q again, first replayed as %q, now live %q", rs.ID, prev, it.id), recText, string(it.data))
-			}
-			r.ids.bind(r.ids.event, rs.ID, it.id)
-		}
-		if d := r.ids.compareValue("$", "", p.msg, lp.msg); d != nil {
-			return r.diverge(st, d.path, d.reason, recText, string(it.data))
-		}
-		if r.methods[fmt.Sprint(p.msg["id"])] == "tasks/result" {
-			// A tasks/result answer starts where its request says
-			// (lastSeqNr + 1, or 1): how far it goes is timing.
-			for i := range min(len(p.segs), len(lp.segs)) {
-				if d := r.ids.compareValue(fmt.Sprintf("$.result.partial-content[%d]", i), "", p.segs[i], lp.segs[i]); d != nil {
-					return r.diverge(st, d.path, d.reason, recText, string(it.data))
-				}
-			}
-		}
-		return r.compareSegments(st, led, p.complete)
+		return r.matchPart(st, led, p, lp, it, recText)
 	}
+}
+
+// streamDelivered answers a recorded part whose segments the live side
+// already delivered: its event id maps to the last live event that
+// carried segments, and the merged segments must agree so far.
+func (r *replayer) streamDelivered(st step, led *ledger) *Divergence {
+	if rs := st.rec.SSE; rs != nil && rs.HasID && led.lastEvent != "" {
+		r.ids.bind(r.ids.event, rs.ID, led.lastEvent)
+	}
+	return r.compareSegments(st, led, false)
+}
+
+// takeLive adds a live part's segments to the ledger.
+func (l *ledger) takeLive(it liveItem, lp *streamPart) {
+	l.live = merge(l.live, lp.segs, func(v any) segment { return segment{v: v, live: string(it.data)} })
+	if it.hasID && len(lp.segs) > 0 {
+		l.lastEvent = it.id
+	}
+	if lp.complete {
+		l.liveDone = true
+	}
+}
+
+// matchPart compares live part lp with recorded part p, which it
+// answers: the event ids, the messages without their segments, a
+// tasks/result answer's own segments, then the merged segments.
+func (r *replayer) matchPart(st step, led *ledger, p, lp *streamPart, it liveItem, recText string) *Divergence {
+	if rs := st.rec.SSE; rs != nil && rs.HasID && it.hasID {
+		if d := r.matchEventID(st, it, recText); d != nil {
+			return d
+		}
+	}
+	if d := r.ids.compareValue("$", "", p.msg, lp.msg); d != nil {
+		return r.diverge(st, d.path, d.reason, recText, string(it.data))
+	}
+	if r.methods[fmt.Sprint(p.msg["id"])] == "tasks/result" {
+		// A tasks/result answer starts where its request says
+		// (lastSeqNr + 1, or 1): how far it goes is timing.
+		for i := range min(len(p.segs), len(lp.segs)) {
+			if d := r.ids.compareValue(fmt.Sprintf("$.result.partial-content[%d]", i), "", p.segs[i], lp.segs[i]); d != nil {
+				return r.diverge(st, d.path, d.reason, recText, string(it.data))
+			}
+		}
+	}
+	return r.compareSegments(st, led, p.complete)
 }
 
 // compareSegments compares the merged segments position by position, as

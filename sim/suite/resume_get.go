@@ -53,7 +53,26 @@ func httpResumeGET(e *Env, s *rawSession, why string) error {
 	stG := newEventStream(respG)
 	events := readEvents(stG)
 	defer stG.close()
-	for i := 0; i < getResumeTasks; i++ {
+	if err := s.runTasks(tc, getResumeTasks); err != nil {
+		return err
+	}
+	seen, err := awaitTwoIDs(e, events, why)
+	if err != nil {
+		return err
+	}
+	stG.close() // cut the GET stream after its second event
+	for g := range events {
+		if g.err == nil && g.ev.HasID && g.msg != nil {
+			seen = append(seen, g)
+		}
+	}
+	return checkGETReplay(e, s, seen)
+}
+
+// runTasks runs n task-augmented calls of tc to their results, so that
+// the server has status to send on its GET stream.
+func (s *rawSession) runTasks(tc toolChoice, n int) error {
+	for i := 0; i < n; i++ {
 		m, err := s.call(mcp.MethodToolsCall, map[string]any{"name": tc.name, "arguments": tc.argsFor(1, 10, -1), "task": map[string]any{}})
 		if err != nil {
 			return err
@@ -64,28 +83,34 @@ func httpResumeGET(e *Env, s *rawSession, why string) error {
 			}
 		}
 	}
-	// The first two events with ids and a message, and every one after
-	// them already read: what the stream was seen to send after the first.
+	return nil
+}
+
+// awaitTwoIDs returns the first two events of the GET stream with ids
+// and a message; the stream's end or the scenario's timeout before them
+// is a SKIP.
+func awaitTwoIDs(e *Env, events <-chan getEvent, why string) ([]getEvent, error) {
 	var seen []getEvent
 	for len(seen) < 2 {
 		select {
 		case g, ok := <-events:
 			if !ok || g.err != nil {
-				return e.Skip("%s, and the GET stream ended after %d events with ids: nothing to resume from", why, len(seen))
+				return nil, e.Skip("%s, and the GET stream ended after %d events with ids: nothing to resume from", why, len(seen))
 			}
 			if g.ev.HasID && g.msg != nil {
 				seen = append(seen, g)
 			}
 		case <-e.Ctx.Done():
-			return e.Skip("%s, and the GET stream carried %d events with ids while %d tasks ran: nothing to resume from", why, len(seen), getResumeTasks)
+			return nil, e.Skip("%s, and the GET stream carried %d events with ids while %d tasks ran: nothing to resume from", why, len(seen), getResumeTasks)
 		}
 	}
-	stG.close() // cut the GET stream after its second event
-	for g := range events {
-		if g.err == nil && g.ev.HasID && g.msg != nil {
-			seen = append(seen, g)
-		}
-	}
+	return seen, nil
+}
+
+// checkGETReplay resumes the GET stream after the first of seen, the
+// events it was seen to send with ids and a message: the replay must
+// carry every one after it, and no response.
+func checkGETReplay(e *Env, s *rawSession, seen []getEvent) error {
 	first := seen[0].ev.ID
 	respR, err := s.get(first)
 	if err != nil {
@@ -101,13 +126,25 @@ func httpResumeGET(e *Env, s *rawSession, why string) error {
 	for _, g := range seen[1:] {
 		want[g.ev.Data] = true
 	}
-	replay := readEvents(stR)
+	if replayCarries(e, readEvents(stR), first, want) {
+		e.Expect("HTTP-RESUME-COMPLETE", true, "")
+		e.Expect("HTTP-RESUME-SAME-STREAM", true, "")
+	}
+	return nil
+}
+
+// replayCarries reads the replay of the GET stream after event first
+// until it has carried every event of want (by data); a response in it
+// is an HTTP-RESUME-SAME-STREAM finding. It reports whether all came: an
+// end or the scenario's timeout before is an HTTP-RESUME-COMPLETE
+// finding.
+func replayCarries(e *Env, replay <-chan getEvent, first string, want map[string]bool) bool {
 	for len(want) > 0 {
 		select {
 		case g, ok := <-replay:
 			if !ok || g.err != nil {
 				e.Expect("HTTP-RESUME-COMPLETE", false, "the replay of the GET stream after Last-Event-ID %s ended without %d of the events it sent after that id", first, len(want))
-				return nil
+				return false
 			}
 			if g.msg != nil && g.msg.Kind() == mcp.KindResponse {
 				e.Expect("HTTP-RESUME-SAME-STREAM", false, "the replay of the GET stream after Last-Event-ID %s carries the response to request %s, which belongs to its POST", first, g.msg.ID)
@@ -115,12 +152,10 @@ func httpResumeGET(e *Env, s *rawSession, why string) error {
 			delete(want, g.ev.Data)
 		case <-e.Ctx.Done():
 			e.Expect("HTTP-RESUME-COMPLETE", false, "the replay of the GET stream after Last-Event-ID %s did not carry %d of the events it sent after that id within the scenario's timeout", first, len(want))
-			return nil
+			return false
 		}
 	}
-	e.Expect("HTTP-RESUME-COMPLETE", true, "")
-	e.Expect("HTTP-RESUME-SAME-STREAM", true, "")
-	return nil
+	return true
 }
 
 // readEvents reads st on its own until it ends or fails (the last value

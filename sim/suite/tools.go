@@ -81,104 +81,130 @@ func pickTools(p *probeInfo, o *SuiteOptions) toolset {
 	if !p.init.Capabilities.Tasks.ToolCall() {
 		ts.noTasks = noTasksWhy
 	}
-	calls := new(atomic.Int64)
-	choose := func(t mcp.Tool, args string) toolChoice {
-		c := toolChoice{name: t.Name, args: args, partial: t.Execution != nil && t.Execution.StreamPartial, seed: o.Seed, calls: calls}
-		switch {
-		case t.Name == slowTextName && args == "":
-			c.knownArgs = true
-		case args == "":
-			// Calling with {} a tool that requires arguments would charge
-			// the server with the suite's own invalid call.
-			made, err := requiredArgs(t.InputSchema)
-			if err != nil {
-				return toolChoice{why: fmt.Sprintf("tool %s requires arguments the suite cannot make up (%v): give them with --tool and --args", t.Name, err)}
-			}
-			c.args = string(made)
-		}
-		if !taskCapable(t) {
-			c.why = "tool " + t.Name + " declares no execution.taskSupport (optional or required): it may not be called as a task"
-		}
-		return c
-	}
-	find := func(name string) (mcp.Tool, bool) {
-		for _, t := range p.tools {
-			if t.Name == name {
-				return t, true
-			}
-		}
-		return mcp.Tool{}, false
-	}
-	given := func(spec ToolSpec, flag string) toolChoice {
-		t, ok := find(spec.Name)
-		if !ok {
-			return toolChoice{why: "tools/list has no tool " + spec.Name + " (" + flag + ")"}
-		}
-		return choose(t, spec.Args)
-	}
-
+	pk := picker{tools: p.tools, seed: o.Seed, calls: new(atomic.Int64)}
 	if o.Tool != "" {
-		ts.task = given(ToolSpec{o.Tool, o.Args}, "--tool")
+		ts.task = pk.given(ToolSpec{o.Tool, o.Args}, "--tool")
 		ts.stream = ts.task
 	} else {
-		unusable := ""
-		for _, t := range p.tools {
-			if !taskCapable(t) {
-				continue
-			}
-			c := choose(t, "")
-			if c.name == "" {
-				unusable = c.why
-				continue
-			}
-			if ts.task.name == "" {
-				ts.task = c
-			}
-			if t.Execution.StreamPartial && (ts.stream.name == "" || t.Name == slowTextName) {
-				ts.stream = c
-			}
-		}
-		if ts.task.name == "" {
-			ts.task.why = "no tool in tools/list declares execution.taskSupport (give one with --tool)"
-			if unusable != "" {
-				ts.task.why = unusable
-			}
-		}
-		if ts.stream.name == "" {
-			ts.stream = ts.task
-		}
+		ts.task, ts.stream = pk.byHints()
 	}
 	if o.Stream.Name != "" {
-		ts.stream = given(o.Stream, "--stream-tool")
+		ts.stream = pk.given(o.Stream, "--stream-tool")
 	}
-
-	slowText, listed := find(slowTextName)
+	slowText, listed := pk.find(slowTextName)
 	listed = listed && taskCapable(slowText)
 	switch {
 	case o.Slow.Name != "":
-		ts.slow = given(o.Slow, "--slow-tool")
+		ts.slow = pk.given(o.Slow, "--slow-tool")
 	case o.Tool != "" && ts.task.name != "" && (ts.task.knownArgs || toolargs.Shaped(ts.task.args)):
 		ts.slow = ts.task
 	case listed:
-		ts.slow = choose(slowText, "")
+		ts.slow = pk.choose(slowText, "")
 	default:
-		ts.slow.why = "no tool known to work as long as asked: name one with --slow-tool NAME --slow-args JSON, its duration as {{durationMs}}"
-		for _, t := range p.tools {
-			if tmpl, ok := durationTemplate(t); ok && taskCapable(t) {
-				ts.slow = choose(t, tmpl)
-				break
-			}
-		}
+		ts.slow = pk.byDuration()
 	}
 	switch {
 	case o.Fail.Name != "":
-		ts.fail = given(o.Fail, "--fail-tool")
+		ts.fail = pk.given(o.Fail, "--fail-tool")
 	case listed:
-		ts.fail = choose(slowText, "")
+		ts.fail = pk.choose(slowText, "")
 	default:
 		ts.fail.why = "no tool known to fail when asked: name one with --fail-tool NAME --fail-args JSON"
 	}
 	return ts
+}
+
+// picker makes the toolChoices of one suite run: they share its seed and
+// its count of calls.
+type picker struct {
+	tools []mcp.Tool // tools/list
+	seed  uint64
+	calls *atomic.Int64
+}
+
+// choose makes t with argument template args ("": the suite's own) a
+// choice, or says why it cannot be one.
+func (pk picker) choose(t mcp.Tool, args string) toolChoice {
+	c := toolChoice{name: t.Name, args: args, partial: t.Execution != nil && t.Execution.StreamPartial, seed: pk.seed, calls: pk.calls}
+	switch {
+	case t.Name == slowTextName && args == "":
+		c.knownArgs = true
+	case args == "":
+		// Calling with {} a tool that requires arguments would charge
+		// the server with the suite's own invalid call.
+		made, err := requiredArgs(t.InputSchema)
+		if err != nil {
+			return toolChoice{why: fmt.Sprintf("tool %s requires arguments the suite cannot make up (%v): give them with --tool and --args", t.Name, err)}
+		}
+		c.args = string(made)
+	}
+	if !taskCapable(t) {
+		c.why = "tool " + t.Name + " declares no execution.taskSupport (optional or required): it may not be called as a task"
+	}
+	return c
+}
+
+// find returns the tool of tools/list named name.
+func (pk picker) find(name string) (mcp.Tool, bool) {
+	for _, t := range pk.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return mcp.Tool{}, false
+}
+
+// given is the tool an option (flag) names, with its template.
+func (pk picker) given(spec ToolSpec, flag string) toolChoice {
+	t, ok := pk.find(spec.Name)
+	if !ok {
+		return toolChoice{why: "tools/list has no tool " + spec.Name + " (" + flag + ")"}
+	}
+	return pk.choose(t, spec.Args)
+}
+
+// byHints picks the task and stream tools when --tool names none: the
+// first usable task-capable tool, and one with execution.streamPartial
+// (slow_text first), else the task tool.
+func (pk picker) byHints() (task, stream toolChoice) {
+	unusable := ""
+	for _, t := range pk.tools {
+		if !taskCapable(t) {
+			continue
+		}
+		c := pk.choose(t, "")
+		if c.name == "" {
+			unusable = c.why
+			continue
+		}
+		if task.name == "" {
+			task = c
+		}
+		if t.Execution.StreamPartial && (stream.name == "" || t.Name == slowTextName) {
+			stream = c
+		}
+	}
+	if task.name == "" {
+		task.why = "no tool in tools/list declares execution.taskSupport (give one with --tool)"
+		if unusable != "" {
+			task.why = unusable
+		}
+	}
+	if stream.name == "" {
+		stream = task
+	}
+	return task, stream
+}
+
+// byDuration picks a slow tool by its input schema: the first
+// task-capable tool with a duration property (durationTemplate).
+func (pk picker) byDuration() toolChoice {
+	for _, t := range pk.tools {
+		if tmpl, ok := durationTemplate(t); ok && taskCapable(t) {
+			return pk.choose(t, tmpl)
+		}
+	}
+	return toolChoice{why: "no tool known to work as long as asked: name one with --slow-tool NAME --slow-args JSON, its duration as {{durationMs}}"}
 }
 
 // argsFor returns the arguments of c for a call shaped by the suite:
