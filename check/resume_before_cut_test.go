@@ -58,3 +58,24 @@ func TestClientResumeAskedBeforeCut(t *testing.T) {
 	}
 }
 
+// The answer carrying the call's task is held back behind the next one,
+// which names the task in its related-task meta only (a reordered
+// stream): the stream still created the task, and a tasks/result after
+// its cut resumes it.
+func TestClientResumeTaskNamedByMetaFirst(t *testing.T) {
+	e := &editor{t: t, recs: readFixture(t, filepath.Join("testdata", "pass", "resume-last-event-id.jsonl"))}
+	if e.rec(13).RPC.Status != "working" || len(e.rec(14).RPC.SeqNrs) != 1 {
+		t.Fatalf("records 13, 14 are %+v, %+v; want the task's answer, then seqNr 1", *e.rec(13).RPC, *e.rec(14).RPC)
+	}
+	task := e.rec(13).RPC.TaskID
+	e.swap(13, 14)
+	at := e.rec(17).Offset
+	e.cut(17, 23) // the GET that resumed the stream
+	e.insert(17, e.exchange(at, 13, "POST",
+		`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"`+task+`","lastSeqNr":1}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"partial-content":[{"seqNr":2,"type":"text","text":"chunk 2;bbbbbbbbbbbbbbbbbbbbbbbb"},{"seqNr":3,"type":"text","text":"chunk 3;cccccccccccccccccccccccc"}],"isError":false,"isComplete":true,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+task+`"}}}}`)...)
+	got := judgeRecords(t, e.recs, nil)
+	if r, _ := got.Result("CLIENT-RESUME"); r.Status != Pass {
+		t.Errorf("CLIENT-RESUME: %s %+v; want PASS: the client resumed the task with tasks/result", r.Status, r.Findings)
+	}
+}
