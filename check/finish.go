@@ -26,23 +26,15 @@ func (c *Checker) finishSession(s *session) {
 	}
 	for _, st := range s.cutStreams {
 		r := s.requests[st.rpcID]
-		if r == nil {
-			continue
-		}
-		resumed := st.resumedBy != nil
-		if !resumed {
-			for _, t := range st.tasksCreated {
-				for _, q := range s.requests {
-					if q.task == t && (q.method == "tasks/result" || q.method == "tasks/get") && q.rec > st.cutRec {
-						resumed = true
-					}
-				}
-			}
-		}
-		// A session the client deleted instead is no excuse: the result
-		// was lost all the same (Resumability and Redelivery; SEP-1905,
-		// Client Implementation Guide › Error Handling, Connection Loss).
-		if !resumed && !r.answered {
+		switch {
+		case r == nil, st.resumedBy != nil: // judged when it was resumed
+		case askedTask(s, st):
+			c.ok(RuleClientResume)
+		case !r.answered:
+			// A session the client deleted instead is no excuse: the
+			// result was lost all the same (Resumability and Redelivery;
+			// SEP-1905, Client Implementation Guide › Error Handling,
+			// Connection Loss).
 			why, recs := "the stream answering request "+st.rpcID+" ("+st.method+") broke and the client never resumed it nor asked for the task", []uint64{st.cutRec}
 			if s.deleted && s.deletedRec > st.cutRec {
 				why += "; it deleted its session instead"
@@ -50,8 +42,30 @@ func (c *Checker) finishSession(s *session) {
 			}
 			c.fail(RuleClientResume, why, recs...)
 		}
-
 	}
+}
+
+// askedTask reports whether the client asked for a task the cut stream
+// created, so that what the stream would have carried reached it another
+// way: a tasks/get or tasks/result after the cut, or a tasks/result, sent
+// before or after it, answered with the rest of the result (SEP-1905,
+// Client Handling of Multiple Mechanisms: the client merges segments from
+// every mechanism, and may ask tasks/result the moment it sees a gap). A
+// client that has the whole result may let the stream go: nothing it
+// carries is new (SEP-1905, Relationship to Existing Tasks Specification:
+// tasks/result without lastSeqNr returns every segment, merged).
+func askedTask(s *session, st *stream) bool {
+	for _, t := range st.tasksCreated {
+		for _, q := range s.requests {
+			if q.task != t || (q.method != "tasks/result" && q.method != "tasks/get") {
+				continue
+			}
+			if q.rec > st.cutRec || q.whole {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkIDEntropy: TASK-ID-ENTROPY (Behavior Requirements › Task ID

@@ -139,11 +139,16 @@ func (c *Checker) tasksResultAnswer(s *session, st *stream, r *request, rec trac
 	}
 	if r.hasLastSeqNr {
 		c.resumeAnswer(st, r, t, rec, res)
+		r.whole = r.complete
 		return
 	}
 	if t == nil {
 		return
 	}
+	// Without lastSeqNr the answer is the task's whole result, held back
+	// until the task is terminal (SEP-1905, Relationship to Existing Tasks
+	// Specification).
+	r.whole = true
 	c.sameResult(t, rec, res)
 	// S1905-IMMEDIATE: tasks/result of an immediate call returns the same.
 	if t.createdBy != nil && t.createdBy.mode == "immediate" {

@@ -177,11 +177,11 @@ func (c *Checker) toolsCallAnswer(s *session, st *stream, r *request, rec traces
 		t = r.task
 	} else if rt := res.relatedTask(); rt != "" {
 		// An immediate answer names its task in the related-task meta
-		// only: the id is given out all the same.
+		// only, and so does a streaming answer that overtook the one
+		// carrying the task: the id is given out all the same.
 		t = c.task(s, rt, rec)
 		if t.createdBy == nil {
-			c.taskCreated(t, s, rec)
-			t.createdBy, r.task = r, t
+			c.created(s, st, r, t, rec)
 		}
 	}
 	if mode == "immediate" && res.Task != nil {
@@ -249,6 +249,16 @@ func (c *Checker) modeSelect(s *session, r *request, rec traces.Record, mode str
 	}
 }
 
+// created records that call r, answered on stream st, created task t: a
+// cut of that stream loses what the task had yet to send (CLIENT-RESUME).
+func (c *Checker) created(s *session, st *stream, r *request, t *task, rec traces.Record) {
+	c.taskCreated(t, s, rec)
+	t.createdBy, r.task = r, t
+	if st.root().kind == "POST" || st.kind == "STDIO" {
+		st.root().tasksCreated = append(st.root().tasksCreated, t)
+	}
+}
+
 // observeTask registers a task object from the server and judges its
 // status transition.
 func (c *Checker) observeTask(s *session, st *stream, wt *wireTask, rec traces.Record, r *request) *task {
@@ -258,19 +268,12 @@ func (c *Checker) observeTask(s *session, st *stream, wt *wireTask, rec traces.R
 	}
 	t := c.task(s, id, rec)
 	if t.createdBy == nil && r != nil && r.method == "tools/call" {
-		c.taskCreated(t, s, rec)
-		t.createdBy = r
-		{
-			r.task = t
-			if st.root().kind == "POST" || st.kind == "STDIO" {
-				st.root().tasksCreated = append(st.root().tasksCreated, t)
-			}
-			// Tasks MUST begin in the working status (Behavior
-			// Requirements › Task Status Lifecycle): a CreateTaskResult
-			// in task mode shows the task as created.
-			if r.mode == "task" {
-				c.judge(RuleTaskStatusTransition, wt.status() == "working", "task "+id+" was created in status "+wt.status()+", want working", rec.Index)
-			}
+		c.created(s, st, r, t, rec)
+		// Tasks MUST begin in the working status (Behavior Requirements ›
+		// Task Status Lifecycle): a CreateTaskResult in task mode shows
+		// the task as created.
+		if r.mode == "task" {
+			c.judge(RuleTaskStatusTransition, wt.status() == "working", "task "+id+" was created in status "+wt.status()+", want working", rec.Index)
 		}
 	}
 	if wt.PollInterval != nil && *wt.PollInterval > 0 {

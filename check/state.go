@@ -145,6 +145,9 @@ type request struct {
 	// to the request shows that mode after all.
 	modeDue    string
 	modeDueRec uint64
+	// whole: a tasks/result answered with the rest of its task's result:
+	// without lastSeqNr, the whole result; with it, up to isComplete: true.
+	whole bool
 }
 
 // task is what the history shows of one task.
