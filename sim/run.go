@@ -94,7 +94,8 @@ type CallOutcome struct {
 	// session (or a restart or clock jump on any) before it ended.
 	Faulted bool `json:"faulted,omitempty"`
 	// TailLost says the complete result lacked only its last segments
-	// after a fault dropped a response of the call's session: a loss no
+	// after a fault dropped a response of the call's session or held one
+	// back past the final response (lostResponse): a loss no
 	// client can see, since SEP-1905's final isComplete response does not
 	// say how many segments there were (its section "Sequence Number
 	// Requirements" numbers them, nothing bounds them). SIM-RESULT does
@@ -285,7 +286,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	for i := range out {
 		oc := &out[i]
 		oc.Faulted = faulted(ds, s.Workload.Calls[i].Session, oc.end)
-		oc.TailLost = oc.tailShort && droppedResponse(ds, s.Workload.Calls[i].Session, oc.end)
+		oc.TailLost = oc.tailShort && lostResponse(ds, s.Workload.Calls[i].Session, oc.end)
 		if oc.Got == oc.Expected || oc.Got == OutcomeWrong && !oc.TailLost || oc.TaskID == "" || restarted {
 			continue
 		}
@@ -474,12 +475,16 @@ func lostSession(ds []decision, sess int) bool {
 	return false
 }
 
-// droppedResponse reports whether a fault dropped a response (a message
-// of a logical stream named by its id: SEP-1905's segments travel in
-// responses to the call's request) of session sess before end.
-func droppedResponse(ds []decision, sess int, end time.Time) bool {
+// lostResponse reports whether a fault dropped a response (a message of
+// a logical stream named by its id: SEP-1905's segments travel in
+// responses to the call's request) of session sess before end, or held
+// one back (reorder): held past the final isComplete response, a segment
+// comes after the call ended, as unseen as a dropped one. Which message a
+// held one is released after can depend on the order two HTTP streams of
+// one instant are read in (docs/sim.md, "Determinism").
+func lostResponse(ds []decision, sess int, end time.Time) bool {
 	for _, d := range ds {
-		if d.verb == faults.Drop && !d.at.After(end) && d.session == sess && strings.Contains(d.stream, "/id:") {
+		if (d.verb == faults.Drop || d.verb == faults.Hold) && !d.at.After(end) && d.session == sess && strings.Contains(d.stream, "/id:") {
 			return true
 		}
 	}
