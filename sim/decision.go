@@ -55,12 +55,16 @@ func lostSession(ds []decision, sess int) bool {
 	return false
 }
 
-// droppedResponse reports whether a fault dropped a response (a message
-// of a logical stream named by its id: SEP-1905's segments travel in
-// responses to the call's request) of session sess before end.
-func droppedResponse(ds []decision, sess int, end time.Time) bool {
+// lostResponse reports whether a fault dropped a response (a message of
+// a logical stream named by its id: SEP-1905's segments travel in
+// responses to the call's request) of session sess before end, or held
+// one back (reorder): held past the final isComplete response, a segment
+// comes after the call ended, as unseen as a dropped one. Which message a
+// held one is released after can depend on the order two HTTP streams of
+// one instant are read in (docs/sim.md, "Determinism").
+func lostResponse(ds []decision, sess int, end time.Time) bool {
 	for _, d := range ds {
-		if d.verb == faults.Drop && !d.at.After(end) && d.session == sess && strings.Contains(d.stream, "/id:") {
+		if (d.verb == faults.Drop || d.verb == faults.Hold) && !d.at.After(end) && d.session == sess && strings.Contains(d.stream, "/id:") {
 			return true
 		}
 	}

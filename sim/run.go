@@ -95,7 +95,8 @@ type CallOutcome struct {
 	// session (or a restart or clock jump on any) before it ended.
 	Faulted bool `json:"faulted,omitempty"`
 	// TailLost says the complete result lacked only its last segments
-	// after a fault dropped a response of the call's session: a loss no
+	// after a fault dropped a response of the call's session or held one
+	// back past the final response (lostResponse): a loss no
 	// client can see, since SEP-1905's final isComplete response does not
 	// say how many segments there were (its section "Sequence Number
 	// Requirements" numbers them, nothing bounds them). SIM-RESULT does
@@ -380,7 +381,7 @@ func (m *simulation) recovery(i int) func() {
 	oc := &m.out[i]
 	c := m.s.Workload.Calls[i]
 	oc.Faulted = faulted(m.ds, c.Session, oc.end)
-	oc.TailLost = oc.tailShort && droppedResponse(m.ds, c.Session, oc.end)
+	oc.TailLost = oc.tailShort && lostResponse(m.ds, c.Session, oc.end)
 	if oc.Got == oc.Expected || oc.Got == OutcomeWrong && !oc.TailLost || oc.TaskID == "" || m.restarted {
 		return nil
 	}

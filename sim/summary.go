@@ -77,8 +77,9 @@ type Summary struct {
 	// Calls counts calls; Restarts server restarts.
 	Calls    int `json:"calls"`
 	Restarts int `json:"restarts"`
-	// TailLost counts calls whose last segments a dropped response took
-	// where no client can see it (CallOutcome.TailLost): not failures.
+	// TailLost counts calls whose last segments a dropped or held-back
+	// response took where no client can see it (CallOutcome.TailLost):
+	// not failures.
 	TailLost int `json:"tailLost,omitempty"`
 	// TailRecovered counts those of them that tasks/result, asked once
 	// the faults stopped, answered with the whole result (the others'
@@ -159,7 +160,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	if s.TailLost > 0 {
-		fmt.Fprintf(&b, "not failures: %d calls lost their last segments to a dropped response, which SEP-1905 gives no client a way to see; tasks/result returned %d of them whole (the others' session or server was gone)\n", s.TailLost, s.TailRecovered)
+		fmt.Fprintf(&b, "not failures: %d calls lost their last segments to a dropped or held-back response, which SEP-1905 gives no client a way to see; tasks/result returned %d of them whole (the others' session or server was gone)\n", s.TailLost, s.TailRecovered)
 	}
 	b.WriteString("faults applied:")
 	for _, name := range faultNames(faults.Builtin(), TransportHTTP) {

@@ -3,6 +3,9 @@ package sim
 import (
 	"context"
 	"testing"
+	"time"
+
+	"github.com/tasksim/tasksim/faults"
 )
 
 // TestHundredSeedsRace runs seeds 1..100 (TestThousandSeeds runs 1,000
@@ -102,6 +105,35 @@ func TestIsShortTail(t *testing.T) {
 	} {
 		if got := isShortTail(tc.got, want); got != tc.tail {
 			t.Errorf("isShortTail(%q) = %v, want %v", tc.got, got, tc.tail)
+		}
+	}
+}
+
+// TestLostResponseHeldPastTheEnd: seed 540 (over HTTP) holds back a
+// streaming call's only segment (reorder) at the instant the server also
+// sends the task's status (standalone stream) and the final isComplete
+// response (the call's POST stream). Read status first, the segment comes
+// before the final response; read the final response first, the segment
+// comes after the call ended, unseen as a dropped one. Which comes first
+// is the scheduler's choice, so the judge counts a held response of the
+// call's session like a dropped one (TailLost), and the verdict is the
+// same either way.
+func TestLostResponseHeldPastTheEnd(t *testing.T) {
+	end := simStart.Add(400 * time.Millisecond)
+	for _, tc := range []struct {
+		name string
+		d    decision
+		lost bool
+	}{
+		{"dropped segment", decision{at: end, session: 1, verb: faults.Drop, stream: "stdout:s2/id:2"}, true},
+		{"held segment", decision{at: end, session: 1, verb: faults.Hold, stream: "stdout:s2/id:2"}, true},
+		{"held after the call ended", decision{at: end.Add(time.Millisecond), session: 1, verb: faults.Hold, stream: "stdout:s2/id:2"}, false},
+		{"held on another session", decision{at: end, session: 0, verb: faults.Hold, stream: "stdout:s1/id:2"}, false},
+		{"held notification", decision{at: end, session: 1, verb: faults.Hold, stream: "stdout:s2/task:x"}, false},
+		{"duplicated segment", decision{at: end, session: 1, verb: faults.Duplicate, stream: "stdout:s2/id:2"}, false},
+	} {
+		if got := lostResponse([]decision{tc.d}, 1, end); got != tc.lost {
+			t.Errorf("%s: lostResponse = %v, want %v", tc.name, got, tc.lost)
 		}
 	}
 }
