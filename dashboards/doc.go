@@ -1,5 +1,5 @@
 // Package dashboards holds tasksim's dashboards next to the metric names
-// they use (load.PromMetrics), and serves the live page of a load run.
+// they use (load.PromMetrics()), and serves the live page of a load run.
 //
 //   - grafana-load.json: a Grafana dashboard over the Prometheus metrics of
 //     tasksim load --prom (tasks/s, p99 time to result, discovery delay,

@@ -300,7 +300,7 @@ func TestGrafanaMetricsMove(t *testing.T) {
 				continue // label_values' label argument
 			}
 			family := strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(name, "_bucket"), "_sum"), "_count")
-			if !slices.Contains(load.PromMetrics, name) && !slices.Contains(load.PromMetrics, family) {
+			if !slices.Contains(load.PromMetrics(), name) && !slices.Contains(load.PromMetrics(), family) {
 				t.Errorf("%s: %q queries %s, which load.Prom does not export", path, q, name)
 				continue
 			}
@@ -313,7 +313,7 @@ func TestGrafanaMetricsMove(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range load.PromMetrics {
+	for _, name := range load.PromMetrics() {
 		if !used[name] {
 			t.Errorf("grafana-load.json has no panel over %s", name)
 		}

@@ -124,7 +124,7 @@ func TestDashboardQuantilesInPrometheus(t *testing.T) {
 			}
 			// Both in one bucket [b, b·f]: they differ by under (f-1)·b;
 			// the first bucket starts at 0.
-			tol := (load.PromBucketFactor-1)*math.Max(v, want) + load.PromBuckets[0]
+			tol := (load.PromBucketFactor-1)*math.Max(v, want) + load.PromBuckets()[0]
 			if math.Abs(v-want) > tol {
 				t.Errorf("%s %s p%g: Prometheus %.4gs, HDR %.4gs (tolerance %.3gs)", mr.Name, m[2], q*100, v, want, tol)
 			}
@@ -147,7 +147,7 @@ func awaitExporter(ctx context.Context, t *testing.T, api, exporter string, mode
 	t.Helper()
 	sums := scrape(t, exporter+"/metrics")
 	var conds []string
-	for _, name := range load.PromMetrics {
+	for _, name := range load.PromMetrics() {
 		if _, hist := sums[name+"_count"]; hist {
 			name += "_count"
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,8 +37,10 @@ const (
 	MetricCPU Metric = "cpu"
 )
 
-// Metrics lists every metric.
-var Metrics = []Metric{MetricTTFP, MetricTTR, MetricDiscovery, MetricLag, MetricRequests, MetricBytes, MetricCPU}
+// Metrics lists every metric, in a slice of the caller's own.
+func Metrics() []Metric { return slices.Clone(metrics[:]) }
+
+var metrics = [...]Metric{MetricTTFP, MetricTTR, MetricDiscovery, MetricLag, MetricRequests, MetricBytes, MetricCPU}
 
 // histMetrics are the metrics kept in HDR histograms, in histSet order.
 var histMetrics = [nHist]Metric{MetricTTFP, MetricTTR, MetricDiscovery, MetricLag, MetricRequests}

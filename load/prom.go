@@ -3,6 +3,7 @@ package load
 import (
 	"math"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,8 +37,11 @@ const (
 	PromPartials      = "tasksim_load_partials_total"
 )
 
-// PromMetrics lists every metric name Prom exports.
-var PromMetrics = []string{
+// PromMetrics lists every metric name Prom exports, in a slice of the
+// caller's own.
+func PromMetrics() []string { return slices.Clone(promMetrics[:]) }
+
+var promMetrics = [...]string{
 	PromTasksStarted, PromTasksCompleted, PromTasksFailed, PromInFlight,
 	PromTTFP, PromTTR, PromDiscovery, PromLag,
 	PromRequests, PromBytesSent, PromBytesReceived, PromSegments, PromPartials,
@@ -50,10 +54,13 @@ var PromMetrics = []string{
 // p99 line for sse (truth 1.01 s) and poll:1s (truth 2.01 s).
 var PromBucketFactor = math.Pow(2, 1.0/8)
 
-// PromBuckets are the classic histograms' upper bounds in seconds: powers
-// of PromBucketFactor from 2^-13.25 s (103 µs) to 2^6 s (64 s), 155
-// buckets, aligned with the native histograms' (schema 3) boundaries.
-var PromBuckets = func() []float64 {
+// PromBuckets returns the classic histograms' upper bounds in seconds, in
+// a slice of the caller's own: powers of PromBucketFactor from 2^-13.25 s
+// (103 µs) to 2^6 s (64 s), 155 buckets, aligned with the native
+// histograms' (schema 3) boundaries.
+func PromBuckets() []float64 { return slices.Clone(promBuckets) }
+
+var promBuckets = func() []float64 {
 	var b []float64
 	for k := -106; k <= 48; k++ {
 		b = append(b, math.Pow(2, float64(k)/8))
@@ -94,7 +101,7 @@ func NewProm() *Prom {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, mode)
 	}
 	hist := func(name, help string) *prometheus.HistogramVec {
-		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: PromBuckets,
+		return prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: name, Help: help, Buckets: promBuckets,
 			NativeHistogramBucketFactor: promNativeFactor, NativeHistogramMaxBucketNumber: 200, NativeHistogramZeroThreshold: 1e-6}, mode)
 	}
 	p := &Prom{

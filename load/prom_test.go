@@ -51,7 +51,7 @@ func TestProm(t *testing.T) {
 			t.Errorf("exposition lacks %q", want)
 		}
 	}
-	for _, name := range PromMetrics {
+	for _, name := range PromMetrics() {
 		if !strings.HasPrefix(name, "tasksim_load_") || !strings.Contains(body, "# TYPE "+name+" ") {
 			t.Errorf("metric %s not exported under the tasksim_load_ prefix", name)
 		}

@@ -108,37 +108,13 @@ func transportFor(st *State, server, serverCmd string) (mcp.Transport, error) {
 }
 
 func runCall(ctx context.Context, st *State, o *CallOptions) error {
-	if o.Tool == "" {
-		return usagef("--tool is required")
-	}
-	mode, err := client.ParseMode(o.Mode)
-	if err != nil {
-		return usagef("--mode: %v", err)
-	}
-	var args json.RawMessage
-	if o.Args != "" {
-		if !json.Valid([]byte(o.Args)) || !strings.HasPrefix(strings.TrimSpace(o.Args), "{") {
-			return usagef("--args: not a JSON object: %.60s", o.Args)
-		}
-		args = json.RawMessage(o.Args)
-	}
-	if o.Timeout <= 0 {
-		return usagef("--timeout must be positive")
-	}
-	tr, err := transportFor(st, o.Server, o.ServerCmd)
+	mode, args, err := callFlags(o)
 	if err != nil {
 		return err
 	}
-	header, err := o.Header(st)
+	tr, err := callTransport(st, o)
 	if err != nil {
 		return err
-	}
-	if header != nil {
-		ht, ok := tr.(*streamhttp.ClientTransport)
-		if !ok {
-			return usagef("--header and --bearer-token-env need --server (a stdio server has no HTTP headers)")
-		}
-		ht.Header = header
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
@@ -148,37 +124,10 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 	}
 	defer sess.Close()
 
-	live := st.StdoutTTY && !o.JSON
-	printed := false
-	show := func(blocks ...mcp.ContentBlock) {
-		for _, b := range blocks {
-			fmt.Fprint(st.Stdout, blockText(b))
-			printed = true
-		}
-	}
+	p := &callPrinter{w: st.Stdout}
 	co := client.CallOptions{Name: o.Tool, Args: args, Mode: mode, TTL: o.TTL, PollInterval: o.Poll, CancelAfter: o.CancelAfter}
-	if live {
-		// A streaming call with partials declared receives the same
-		// blocks twice: as segments on its POST stream and as partials
-		// on the standalone stream, in the same order. The n-th block
-		// of either channel is printed once, by whichever brings it
-		// first, so a channel that stops early loses nothing.
-		var mu sync.Mutex
-		var shown, fromSegments, fromPartials int
-		showNext := func(from *int, b mcp.ContentBlock) {
-			mu.Lock()
-			defer mu.Unlock()
-			if *from++; *from > shown {
-				shown = *from
-				show(b)
-			}
-		}
-		co.OnSegment = func(s mcp.Segment) { showNext(&fromSegments, s.ContentBlock) }
-		co.OnPartial = func(p mcp.TaskPartialParams) {
-			for _, b := range p.Content {
-				showNext(&fromPartials, b)
-			}
-		}
+	if st.StdoutTTY && !o.JSON {
+		p.live(&co)
 	}
 	res, callErr := sess.CallTool(ctx, co)
 	// Cancelled as asked: the task ended cancelled, or a plain call was
@@ -189,22 +138,16 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 		// Refused or never answered: there is no call to report.
 		return callFailure(ctx, o.Timeout, callErr)
 	}
-	if o.JSON {
-		if err := writeJSON(st.Stdout, callJSON(res, callErr)); err != nil {
-			return err
-		}
-	} else {
-		if !printed {
-			show(res.Content...)
-		}
-		if printed {
-			fmt.Fprintln(st.Stdout)
-		}
-		fmt.Fprintln(st.Stderr, summaryLine(res))
-		if cancelled && callErr != nil {
-			fmt.Fprintln(st.Stderr, callErr)
-		}
+	if err := reportCall(st, o, p, res, callErr, cancelled); err != nil {
+		return err
 	}
+	return callVerdict(ctx, o, res, callErr, cancelled)
+}
+
+// callVerdict maps a call that was answered to the command's result: a
+// cancel as asked or a complete result passes; an incomplete result or a
+// tool error is a finding.
+func callVerdict(ctx context.Context, o *CallOptions, res *client.CallResult, callErr error, cancelled bool) error {
 	switch {
 	case cancelled:
 		return nil
@@ -218,6 +161,108 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 		return &FindingsError{Summary: "the result is incomplete"}
 	case res.IsError:
 		return &FindingsError{Summary: fmt.Sprintf("tool %s reported an error", o.Tool)}
+	}
+	return nil
+}
+
+// callFlags checks the flags of the call itself and returns its mode and
+// arguments.
+func callFlags(o *CallOptions) (client.Mode, json.RawMessage, error) {
+	if o.Tool == "" {
+		return "", nil, usagef("--tool is required")
+	}
+	mode, err := client.ParseMode(o.Mode)
+	if err != nil {
+		return "", nil, usagef("--mode: %v", err)
+	}
+	var args json.RawMessage
+	if o.Args != "" {
+		if !json.Valid([]byte(o.Args)) || !strings.HasPrefix(strings.TrimSpace(o.Args), "{") {
+			return "", nil, usagef("--args: not a JSON object: %.60s", o.Args)
+		}
+		args = json.RawMessage(o.Args)
+	}
+	if o.Timeout <= 0 {
+		return "", nil, usagef("--timeout must be positive")
+	}
+	return mode, args, nil
+}
+
+// callTransport is the transport to the server, with the header fields
+// of --header and --bearer-token-env (HTTP only).
+func callTransport(st *State, o *CallOptions) (mcp.Transport, error) {
+	tr, err := transportFor(st, o.Server, o.ServerCmd)
+	if err != nil {
+		return nil, err
+	}
+	header, err := o.Header(st)
+	if err != nil {
+		return nil, err
+	}
+	if header != nil {
+		ht, ok := tr.(*streamhttp.ClientTransport)
+		if !ok {
+			return nil, usagef("--header and --bearer-token-env need --server (a stdio server has no HTTP headers)")
+		}
+		ht.Header = header
+	}
+	return tr, nil
+}
+
+// callPrinter prints a call's content blocks; printed says it printed
+// any.
+type callPrinter struct {
+	w       io.Writer
+	printed bool
+}
+
+func (p *callPrinter) show(blocks ...mcp.ContentBlock) {
+	for _, b := range blocks {
+		fmt.Fprint(p.w, blockText(b))
+		p.printed = true
+	}
+}
+
+// live prints the blocks as they arrive (stdout a terminal, no --json).
+func (p *callPrinter) live(co *client.CallOptions) {
+	// A streaming call with partials declared receives the same
+	// blocks twice: as segments on its POST stream and as partials
+	// on the standalone stream, in the same order. The n-th block
+	// of either channel is printed once, by whichever brings it
+	// first, so a channel that stops early loses nothing.
+	var mu sync.Mutex
+	var shown, fromSegments, fromPartials int
+	showNext := func(from *int, b mcp.ContentBlock) {
+		mu.Lock()
+		defer mu.Unlock()
+		if *from++; *from > shown {
+			shown = *from
+			p.show(b)
+		}
+	}
+	co.OnSegment = func(s mcp.Segment) { showNext(&fromSegments, s.ContentBlock) }
+	co.OnPartial = func(part mcp.TaskPartialParams) {
+		for _, b := range part.Content {
+			showNext(&fromPartials, b)
+		}
+	}
+}
+
+// reportCall prints the call: its JSON (--json), or its content (unless
+// printed live) and a summary line.
+func reportCall(st *State, o *CallOptions, p *callPrinter, res *client.CallResult, callErr error, cancelled bool) error {
+	if o.JSON {
+		return writeJSON(st.Stdout, callJSON(res, callErr))
+	}
+	if !p.printed {
+		p.show(res.Content...)
+	}
+	if p.printed {
+		fmt.Fprintln(st.Stdout)
+	}
+	fmt.Fprintln(st.Stderr, summaryLine(res))
+	if cancelled && callErr != nil {
+		fmt.Fprintln(st.Stderr, callErr)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -197,4 +198,33 @@ func pathErr(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// writeOutput runs write on stdout ("-") or on the file at path, which
+// is replaced only when write succeeds (see outFile).
+func writeOutput(st *State, path string, write func(io.Writer) error) error {
+	if path == "-" || path == "" {
+		return write(st.Stdout)
+	}
+	f, err := createOut(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.abort()
+		return err
+	}
+	return f.commit()
+}
+
+// same reports whether two paths name the same file.
+func same(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	if err1 == nil && err2 == nil {
+		return os.SameFile(fa, fb)
+	}
+	aa, _ := filepath.Abs(a)
+	ab, _ := filepath.Abs(b)
+	return aa == ab
 }

@@ -114,35 +114,9 @@ func runReplay(ctx context.Context, st *State, o *ReplayOptions, path string) er
 	if o.Wait <= 0 || o.Timeout <= 0 {
 		return usagef("--wait and --timeout must be positive")
 	}
-	n := 0
-	for _, s := range []string{o.Server, o.ServerCmd, o.ClientCmd} {
-		if s != "" {
-			n++
-		}
-	}
-	if n != 1 {
-		return usagef("give one of --server URL, --server-cmd \"CMD ARGS\" or --client-cmd \"CMD ARGS\"")
-	}
-	var target replay.Target
-	var clientCmd []string
-	switch {
-	case o.Server != "":
-		if !strings.HasPrefix(o.Server, "http://") && !strings.HasPrefix(o.Server, "https://") {
-			return usagef("--server %q: want an http:// or https:// URL", o.Server)
-		}
-		target.URL = o.Server
-	case o.ServerCmd != "":
-		words, err := splitCommand(o.ServerCmd)
-		if err != nil || len(words) == 0 {
-			return usagef("--server-cmd: %v", orEmpty(err))
-		}
-		target.Command, target.Stderr = words, io.Discard
-	default:
-		words, err := splitCommand(o.ClientCmd)
-		if err != nil || len(words) == 0 {
-			return usagef("--client-cmd: %v", orEmpty(err))
-		}
-		clientCmd = words
+	target, clientCmd, err := replayTarget(o)
+	if err != nil {
+		return err
 	}
 	if _, err := faults.Builtin().ParseAll(o.Faults); err != nil {
 		return usagef("--fault: %v", err)
@@ -170,6 +144,47 @@ func runReplay(ctx context.Context, st *State, o *ReplayOptions, path string) er
 	if err != nil {
 		return replayError(path, err)
 	}
+	return reportReplay(st, o, path, res)
+}
+
+// replayTarget is what the replay runs against: exactly one of --server
+// and --server-cmd (target), or --client-cmd (clientCmd).
+func replayTarget(o *ReplayOptions) (target replay.Target, clientCmd []string, err error) {
+	n := 0
+	for _, s := range []string{o.Server, o.ServerCmd, o.ClientCmd} {
+		if s != "" {
+			n++
+		}
+	}
+	if n != 1 {
+		return target, nil, usagef("give one of --server URL, --server-cmd \"CMD ARGS\" or --client-cmd \"CMD ARGS\"")
+	}
+	switch {
+	case o.Server != "":
+		if !strings.HasPrefix(o.Server, "http://") && !strings.HasPrefix(o.Server, "https://") {
+			return target, nil, usagef("--server %q: want an http:// or https:// URL", o.Server)
+		}
+		target.URL = o.Server
+	case o.ServerCmd != "":
+		words, err := splitCommand(o.ServerCmd)
+		if err != nil || len(words) == 0 {
+			return target, nil, usagef("--server-cmd: %v", orEmpty(err))
+		}
+		target.Command, target.Stderr = words, io.Discard
+	default:
+		words, err := splitCommand(o.ClientCmd)
+		if err != nil || len(words) == 0 {
+			return target, nil, usagef("--client-cmd: %v", orEmpty(err))
+		}
+		clientCmd = words
+	}
+	return target, clientCmd, nil
+}
+
+// reportReplay prints the replay, writes --json and --html, drops the
+// replay's own trace when it passed and nobody asked for it (--record),
+// and maps a divergence or a failed rule to a finding.
+func reportReplay(st *State, o *ReplayOptions, path string, res *replay.ReplayResult) error {
 	if res.Cut != "" {
 		fmt.Fprintf(st.Stderr, "tasksim: warning: %s: %s; replayed up to its last whole record\n", path, res.Cut)
 	}

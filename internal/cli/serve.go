@@ -193,34 +193,12 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	if o.MaxTasks <= 0 || o.Poll <= 0 || o.TTL <= 0 || o.MaxTTL <= 0 || o.MaxBody <= 0 {
-		return usagef("--max-tasks-per-session, --poll-interval, --default-ttl, --max-ttl and --max-body must be positive")
-	}
-	if err := o.Budgets.check(); err != nil {
+	if err := checkServeFlags(o); err != nil {
 		return err
 	}
-	if err := o.Front.check(); err != nil {
+	bug, err := serveBug(o, log)
+	if err != nil {
 		return err
-	}
-	if !o.Stdio {
-		if err := checkBind("--addr", o.Addr, o.Front.AllowRemote); err != nil {
-			return err
-		}
-	}
-	if o.ReadyFD < 0 || o.ReadyFD > 0 && o.Stdio {
-		return usagef("--ready-fd: want a file descriptor for the URL of an HTTP server (not with --stdio)")
-	}
-	var bug plant.Plant
-	if o.Bug != "" {
-		b, err := plantedBug(o.Bug, true)
-		if err != nil {
-			return err
-		}
-		if o.Stdio && b.HTTPOnly() {
-			return usagef("--bug %s is a bug of the Streamable HTTP transport: not with --stdio", o.Bug)
-		}
-		bug = b.Plant
-		log.Warn("serving with a planted bug", "bug", b.Name, "rule", b.Rule, "what", b.What)
 	}
 	if o.CPUProfile != "" {
 		stop, err := startServeProfile(st, o.CPUProfile)
@@ -257,6 +235,52 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 		}
 		return err
 	}
+	return serveHTTP(ctx, st, o, bug, sopts, log)
+}
+
+// checkServeFlags checks the limits, the budgets, the front door and the
+// address before anything starts.
+func checkServeFlags(o *ServeOptions) error {
+	if o.MaxTasks <= 0 || o.Poll <= 0 || o.TTL <= 0 || o.MaxTTL <= 0 || o.MaxBody <= 0 {
+		return usagef("--max-tasks-per-session, --poll-interval, --default-ttl, --max-ttl and --max-body must be positive")
+	}
+	if err := o.Budgets.check(); err != nil {
+		return err
+	}
+	if err := o.Front.check(); err != nil {
+		return err
+	}
+	if !o.Stdio {
+		if err := checkBind("--addr", o.Addr, o.Front.AllowRemote); err != nil {
+			return err
+		}
+	}
+	if o.ReadyFD < 0 || o.ReadyFD > 0 && o.Stdio {
+		return usagef("--ready-fd: want a file descriptor for the URL of an HTTP server (not with --stdio)")
+	}
+	return nil
+}
+
+// serveBug is the planted bug of --bug (the zero Plant: none), logged as
+// a warning.
+func serveBug(o *ServeOptions, log *slog.Logger) (plant.Plant, error) {
+	if o.Bug == "" {
+		return plant.Plant{}, nil
+	}
+	b, err := plantedBug(o.Bug, true)
+	if err != nil {
+		return plant.Plant{}, err
+	}
+	if o.Stdio && b.HTTPOnly() {
+		return plant.Plant{}, usagef("--bug %s is a bug of the Streamable HTTP transport: not with --stdio", o.Bug)
+	}
+	log.Warn("serving with a planted bug", "bug", b.Name, "rule", b.Rule, "what", b.What)
+	return b.Plant, nil
+}
+
+// serveHTTP serves over Streamable HTTP until ctx is done or the server
+// fails, and says where it listens (the log, --ready-fd, Ready).
+func serveHTTP(ctx context.Context, st *State, o *ServeOptions, bug plant.Plant, sopts *server.Options, log *slog.Logger) error {
 	s, err := refserver.Listen(bug.RefServer(&refserver.Options{
 		Server: sopts,
 		HTTP: &streamhttp.Options{

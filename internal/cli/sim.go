@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"encoding/xml"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tasksim/tasksim/check"
-	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/sim"
 )
 
@@ -123,14 +121,6 @@ that catches each): a way to see what a bug looks like, shrunk.`,
 	return cmd
 }
 
-// simCase is one run in the JUnit output.
-type simCase struct {
-	name  string
-	rules []string
-	text  string
-	wall  time.Duration
-}
-
 // simRun runs one schedule: sim.Run, which tests wrap to stop a command
 // after some runs, as a SIGINT would.
 var simRun = sim.Run
@@ -140,123 +130,184 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	if err != nil {
 		return err
 	}
-	if o.Trace != "" && plan.n != 1 {
-		return usagef("--trace writes the trace of one run: give --seed or --schedule, not %d runs", plan.n)
-	}
-	if o.Shrink != "first" && o.Shrink != "all" && o.Shrink != "none" {
-		return usagef("--shrink %q: want first, all or none", o.Shrink)
-	}
-	var bugs *sim.Bugs
-	if o.Bug != "" {
-		b, err := plantedBug(o.Bug, false)
-		if err != nil {
-			return err
-		}
-		bugs = &b.Plant
+	bugs, err := simRunFlags(o, plan.n)
+	if err != nil {
+		return err
 	}
 	outs, err := openSimOutputs(st, o)
 	if err != nil {
 		return err
 	}
 	defer outs.abort()
-	ctx := st.Context
-	tally := simTally{maxFailures: maxSimFailures, maxCases: maxSimCases}
-	shrunkRules := map[string]bool{}
+	l := &simLoop{
+		st: st, o: o, outs: outs,
+		tally:       simTally{maxFailures: maxSimFailures, maxCases: maxSimCases},
+		shrunkRules: map[string]bool{},
+		runOpts:     &sim.RunOptions{Version: Version, Bugs: bugs, Strict: o.Strict},
+	}
 	start := time.Now()
-	runOpts := &sim.RunOptions{Version: Version, Bugs: bugs, Strict: o.Strict}
-	var pick simPick
+	if err := l.runAll(plan.schedules); err != nil {
+		return err
+	}
+	l.tally.sum.Wall = time.Since(start)
+	return l.report(plan.n)
+}
+
+// simRunFlags checks the flags that shape the runs rather than their
+// schedules (--trace, --shrink) and returns the planted bug of --bug.
+func simRunFlags(o *SimOptions, n int) (*sim.Bugs, error) {
+	if o.Trace != "" && n != 1 {
+		return nil, usagef("--trace writes the trace of one run: give --seed or --schedule, not %d runs", n)
+	}
+	if o.Shrink != "first" && o.Shrink != "all" && o.Shrink != "none" {
+		return nil, usagef("--shrink %q: want first, all or none", o.Shrink)
+	}
+	if o.Bug == "" {
+		return nil, nil
+	}
+	b, err := plantedBug(o.Bug, false)
+	if err != nil {
+		return nil, err
+	}
+	return &b.Plant, nil
+}
+
+// simLoop is tasksim sim's runs in progress: what it keeps of them, which
+// rules it has shrunk a failure of, and whether an interrupt cut it short.
+type simLoop struct {
+	st      *State
+	o       *SimOptions
+	outs    *simOutputs
+	runOpts *sim.RunOptions
+	tally   simTally
+	// shrunkRules are the rules a failure was shrunk for (--shrink first).
+	shrunkRules map[string]bool
+	pick        simPick
 	// traced is the verdict of the run --trace keeps, for --json.
-	var traced *check.Verdict
-	interrupted := false
-	for s := range plan.schedules {
+	traced      *check.Verdict
+	interrupted bool
+}
+
+// runAll runs the schedules until they end or the command is
+// interrupted; a run cut short by the interrupt counts for nothing.
+func (l *simLoop) runAll(schedules iter.Seq[sim.Schedule]) error {
+	ctx := l.st.Context
+	for s := range schedules {
 		if ctx.Err() != nil {
-			interrupted = true
+			l.interrupted = true
 			break
 		}
-		runOpts.Command = simCommand(s, o.Bug)
-		t0 := time.Now()
-		res, err := simRun(ctx, s, runOpts)
-		if err != nil {
-			if ctx.Err() != nil {
-				interrupted = true // the run cut short counts for nothing
-				break
-			}
-			return fmt.Errorf("seed %d: %w", s.Seed, err)
+		if err := l.runOne(ctx, s); err != nil {
+			return err
 		}
-		if o.HTML != "" {
-			pick.offer(res)
+		if l.interrupted {
+			break
 		}
-		c := simCase{name: "seed " + strconv.FormatUint(s.Seed, 10), wall: time.Since(t0)}
-		if o.Trace != "" {
-			if err := outs.trace.write(func(w io.Writer) error { _, err := w.Write(res.Trace); return err }); err != nil {
-				return err
-			}
-			if res.HTTPTrace != nil && outs.httpTrace != nil {
-				// Beside it, the run's HTTP record (docs/sim.md).
-				if err := outs.httpTrace.write(func(w io.Writer) error { _, err := w.Write(res.HTTPTrace); return err }); err != nil {
-					return err
-				}
-			}
-			traced = res.Verdict
-		}
-		rules := res.FailedRules()
-		if len(rules) == 0 {
-			tally.add(res, c, nil)
-			continue
-		}
-		finding := res.Finding(rules[0])
-		fmt.Fprintf(st.Stdout, "seed %d: FAIL %s: %s\n", s.Seed, strings.Join(rules, ","), finding)
-		c.rules, c.text = rules, finding
-		fail := sim.Failure{Seed: s.Seed, Rules: rules, Finding: finding}
-		if o.Shrink == "all" || o.Shrink == "first" && !shrunkRules[rules[0]] {
-			shrunkRules[rules[0]] = true
-			if err := simShrink(st, o, s, res, rules[0], runOpts, &fail); err != nil {
-				return err
-			}
-		}
-		tally.add(res, c, &fail)
 	}
-	sum := &tally.sum
-	sum.Wall = time.Since(start)
-	seeds := tally.seeds.Ranges()
+	return nil
+}
+
+// runOne runs one schedule, keeps its trace (--trace), prints and
+// shrinks its failure, and counts it.
+func (l *simLoop) runOne(ctx context.Context, s sim.Schedule) error {
+	o := l.o
+	l.runOpts.Command = simCommand(s, o.Bug)
+	t0 := time.Now()
+	res, err := simRun(ctx, s, l.runOpts)
+	if err != nil {
+		if ctx.Err() != nil {
+			l.interrupted = true // the run cut short counts for nothing
+			return nil
+		}
+		return fmt.Errorf("seed %d: %w", s.Seed, err)
+	}
+	if o.HTML != "" {
+		l.pick.offer(res)
+	}
+	c := simCase{name: "seed " + strconv.FormatUint(s.Seed, 10), wall: time.Since(t0)}
+	if o.Trace != "" {
+		if err := l.keepTrace(res); err != nil {
+			return err
+		}
+	}
+	rules := res.FailedRules()
+	if len(rules) == 0 {
+		l.tally.add(res, c, nil)
+		return nil
+	}
+	finding := res.Finding(rules[0])
+	fmt.Fprintf(l.st.Stdout, "seed %d: FAIL %s: %s\n", s.Seed, strings.Join(rules, ","), finding)
+	c.rules, c.text = rules, finding
+	fail := sim.Failure{Seed: s.Seed, Rules: rules, Finding: finding}
+	if o.Shrink == "all" || o.Shrink == "first" && !l.shrunkRules[rules[0]] {
+		l.shrunkRules[rules[0]] = true
+		if err := simShrink(l.st, o, s, res, rules[0], l.runOpts, &fail); err != nil {
+			return err
+		}
+	}
+	l.tally.add(res, c, &fail)
+	return nil
+}
+
+// keepTrace writes the run's trace to --trace, and its HTTP record
+// beside it (docs/sim.md).
+func (l *simLoop) keepTrace(res *sim.Result) error {
+	if err := l.outs.trace.write(func(w io.Writer) error { _, err := w.Write(res.Trace); return err }); err != nil {
+		return err
+	}
+	if res.HTTPTrace != nil && l.outs.httpTrace != nil {
+		// Beside it, the run's HTTP record (docs/sim.md).
+		if err := l.outs.httpTrace.write(func(w io.Writer) error { _, err := w.Write(res.HTTPTrace); return err }); err != nil {
+			return err
+		}
+	}
+	l.traced = res.Verdict
+	return nil
+}
+
+// report prints the summary, writes every output and maps the runs to
+// the command's result; n is the number of runs planned.
+func (l *simLoop) report(n int) error {
+	st, o, sum := l.st, l.o, &l.tally.sum
+	seeds := l.tally.seeds.Ranges()
 	if o.Partition != "" {
 		fmt.Fprintf(st.Stdout, "partition %s: seeds %s\n", o.Partition, sim.SeedsText(seeds))
 	}
 	if err := sum.WriteText(st.Stdout); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
-	if interrupted {
+	if l.interrupted {
 		// What ran is reported, and written to every output, as at the
 		// end of a whole run.
-		fmt.Fprintf(st.Stdout, "interrupted: %d of %d runs ended (seeds %s)\n", sum.Runs, plan.n, orNone(sim.SeedsText(seeds)))
+		fmt.Fprintf(st.Stdout, "interrupted: %d of %d runs ended (seeds %s)\n", sum.Runs, n, orNone(sim.SeedsText(seeds)))
 	}
-	if o.HTML != "" && pick.best != nil {
-		if err := outs.html.write(func(w io.Writer) error { return writeSimHTML(w, &pick, sum.Runs) }); err != nil {
+	if o.HTML != "" && l.pick.best != nil {
+		if err := l.outs.html.write(func(w io.Writer) error { return writeSimHTML(w, &l.pick, sum.Runs) }); err != nil {
 			return err
 		}
 	}
-	err = outs.json.write(func(w io.Writer) error {
-		rep := sim.NewReport(*sum, tally.failures, seeds, o.Partition)
-		rep.FailuresOmitted, rep.Interrupted = tally.failuresOmitted, interrupted
-		rep.Verdict = traced
+	err := l.outs.json.write(func(w io.Writer) error {
+		rep := sim.NewReport(*sum, l.tally.failures, seeds, o.Partition)
+		rep.FailuresOmitted, rep.Interrupted = l.tally.failuresOmitted, l.interrupted
+		rep.Verdict = l.traced
 		return writeJSON(w, rep)
 	})
 	if err != nil {
 		return err
 	}
-	if err := outs.junit.write(func(w io.Writer) error { return writeSimJUnit(w, &tally, interrupted, plan.n) }); err != nil {
+	if err := l.outs.junit.write(func(w io.Writer) error { return writeSimJUnit(w, &l.tally, l.interrupted, n) }); err != nil {
 		return err
 	}
-	if err := outs.commit(); err != nil {
+	if err := l.outs.commit(); err != nil {
 		return err
 	}
 	switch {
-	case sum.Failures > 0 && interrupted:
-		return &FindingsError{Summary: fmt.Sprintf("interrupted after %d of %d runs; %d of them failed a rule", sum.Runs, plan.n, sum.Failures)}
+	case sum.Failures > 0 && l.interrupted:
+		return &FindingsError{Summary: fmt.Sprintf("interrupted after %d of %d runs; %d of them failed a rule", sum.Runs, n, sum.Failures)}
 	case sum.Failures > 0:
 		return &FindingsError{Summary: fmt.Sprintf("%d of %d runs failed a rule", sum.Failures, sum.Runs)}
-	case interrupted:
-		return &InterruptedError{What: "sim", Detail: fmt.Sprintf("%d of %d runs ended, none failed", sum.Runs, plan.n)}
+	case l.interrupted:
+		return &InterruptedError{What: "sim", Detail: fmt.Sprintf("%d of %d runs ended, none failed", sum.Runs, n)}
 	}
 	return nil
 }
@@ -266,202 +317,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-// Bounds on what tasksim sim keeps of its runs, whatever their number:
-// the summary counts every run; --json lists the first maxSimFailures
-// failing runs, --junit has a testcase for each of the first maxSimCases
-// runs (and the first maxSimFailures failing ones), and one testcase for
-// the passing and one for the failing runs past them.
-const (
-	maxSimFailures = 1000
-	maxSimCases    = 10000
-)
-
-// simTally is what tasksim sim keeps of its runs, in memory that does
-// not grow with their number.
-type simTally struct {
-	sum   sim.Summary
-	seeds sim.SeedSet
-	// failures are the first maxFailures failing runs; failuresOmitted
-	// counts the others.
-	failures        []sim.Failure
-	failuresOmitted int
-	maxFailures     int
-	// cases are the JUnit testcases: every run until there are maxCases,
-	// then failing runs until maxFailures of them are cases; passOmitted
-	// and failOmitted count the runs past that.
-	cases                    []simCase
-	failCases                int
-	passOmitted, failOmitted int
-	maxCases                 int
-}
-
-// add counts a run; fail is its failure, nil when it passed.
-func (t *simTally) add(res *sim.Result, c simCase, fail *sim.Failure) {
-	t.sum.Add(res)
-	t.seeds.Add(res.Schedule.Seed)
-	if fail != nil {
-		if len(t.failures) < t.maxFailures {
-			t.failures = append(t.failures, *fail)
-		} else {
-			t.failuresOmitted++
-		}
-	}
-	switch {
-	case len(t.cases) < t.maxCases || fail != nil && t.failCases < t.maxFailures:
-		t.cases = append(t.cases, c)
-		if fail != nil {
-			t.failCases++
-		}
-	case fail != nil:
-		t.failOmitted++
-	default:
-		t.passOmitted++
-	}
-}
-
-// simPlan is the runs the flags ask for: how many, and their schedules,
-// drawn one at a time as the runs need them, so that memory does not
-// grow with the number of seeds.
-type simPlan struct {
-	n         int
-	schedules iter.Seq[sim.Schedule]
-}
-
-// simSchedules makes the schedules the flags ask for.
-func simSchedules(o *SimOptions, seedsGiven bool) (simPlan, error) {
-	var seed uint64
-	hasSeed := o.Seed != ""
-	if hasSeed {
-		var err error
-		if seed, err = strconv.ParseUint(strings.TrimSpace(o.Seed), 10, 64); err != nil {
-			return simPlan{}, usagef("--seed %q: not a seed (want a number from 0 to %d)", o.Seed, uint64(1<<64-1))
-		}
-	}
-	if o.Seeds < 1 {
-		return simPlan{}, usagef("--seeds %d: want at least 1", o.Seeds)
-	}
-	if o.Tasks < 1 || o.Tasks > 1000 {
-		return simPlan{}, usagef("--tasks %d: want 1 to 1000", o.Tasks)
-	}
-	if o.FaultRate < 0 || o.FaultRate > 1 {
-		return simPlan{}, usagef("--fault-rate %v: want a probability from 0 to 1", o.FaultRate)
-	}
-	if o.Transport != "" && o.Transport != sim.TransportHTTP && o.Transport != sim.TransportStdio {
-		return simPlan{}, usagef("--transport %q: want http or stdio", o.Transport)
-	}
-	if o.NoFaults && len(o.Faults) > 0 {
-		return simPlan{}, usagef("--no-faults and --fault: choose one")
-	}
-	fo := &sim.FaultOptions{Specs: o.Faults, Rate: o.FaultRate, None: o.NoFaults}
-	if err := fo.Check(o.Transport); err != nil {
-		return simPlan{}, &UsageError{Err: err}
-	}
-	transport := o.Transport
-	if transport == "" && fo.Transport() == sim.TransportHTTP {
-		transport = sim.TransportHTTP // a fault of the HTTP place: every run over HTTP
-	}
-	var modes []client.Mode
-	for _, m := range o.Modes {
-		mode, err := client.ParseMode(m)
-		if err != nil {
-			return simPlan{}, usagef("--mode: %v", err)
-		}
-		modes = append(modes, mode)
-	}
-	switch {
-	case o.Partition != "" && (o.Schedule != "" || o.Corpus != ""):
-		return simPlan{}, usagef("--partition %s: partitions split a seed range, not --schedule or --corpus", o.Partition)
-	case o.Schedule != "" && o.Corpus != "":
-		return simPlan{}, usagef("--schedule and --corpus: choose one")
-	case o.Schedule != "":
-		s, err := readSchedule(o.Schedule)
-		if err != nil {
-			return simPlan{}, err
-		}
-		if hasSeed {
-			s.Seed = seed
-		}
-		return simPlan{n: 1, schedules: slices.Values([]sim.Schedule{s})}, nil
-	case o.Corpus != "":
-		paths, err := filepath.Glob(filepath.Join(o.Corpus, "*.json"))
-		if err != nil || len(paths) == 0 {
-			return simPlan{}, usagef("--corpus %s: no *.json schedules there", o.Corpus)
-		}
-		slices.Sort(paths)
-		// Every file is read before the first run: a bad one is bad
-		// input, found before anything runs.
-		var out []sim.Schedule
-		for _, p := range paths {
-			s, err := readSchedule(p)
-			if err != nil {
-				return simPlan{}, err
-			}
-			out = append(out, s)
-		}
-		return simPlan{n: len(out), schedules: slices.Values(out)}, nil
-	}
-	n := o.Seeds
-	if hasSeed && !seedsGiven {
-		n = 1
-	}
-	if !hasSeed {
-		seed = 1
-	}
-	if o.Partition != "" {
-		i, parts, err := parsePartition(o.Partition)
-		if err != nil {
-			return simPlan{}, err
-		}
-		seed, n = sim.Partition(seed, n, i, parts)
-	}
-	wo := &sim.WorkloadOptions{Modes: modes, Tasks: o.Tasks, Transport: transport}
-	draw := func(yield func(sim.Schedule) bool) {
-		for i := range n {
-			if !yield(sim.Draw(seed+uint64(i), wo, fo)) {
-				return
-			}
-		}
-	}
-	return simPlan{n: n, schedules: draw}, nil
-}
-
-// parsePartition reads "I/N": partition I (from 0) of N.
-func parsePartition(p string) (i, n int, err error) {
-	a, b, ok := strings.Cut(p, "/")
-	i, err1 := strconv.Atoi(strings.TrimSpace(a))
-	n, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil || n < 1 || n > 100000 || i < 0 || i >= n {
-		return 0, 0, usagef("--partition %q: want I/N, N from 1 to 100000 and I from 0 to N-1 (JOB_COMPLETION_INDEX/TASKSIM_SIM_PARTITIONS)", p)
-	}
-	return i, n, nil
-}
-
-// partitionFromEnv is the partition of a Kubernetes Indexed Job's pod:
-// JOB_COMPLETION_INDEX of TASKSIM_SIM_PARTITIONS; "" when either is unset.
-func partitionFromEnv(st *State) string {
-	idx, parts := st.Getenv("JOB_COMPLETION_INDEX"), st.Getenv("TASKSIM_SIM_PARTITIONS")
-	if idx == "" || parts == "" {
-		return ""
-	}
-	return idx + "/" + parts
-}
-
-func readSchedule(path string) (sim.Schedule, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return sim.Schedule{}, usagef("--schedule %s: %v", path, pe.Err)
-		}
-		return sim.Schedule{}, err
-	}
-	s, err := sim.ParseSchedule(path, data)
-	if err != nil {
-		return sim.Schedule{}, &UsageError{Err: err}
-	}
-	return s, nil
 }
 
 // simShrink shrinks a failure, writes its schedule and trace to --out and
@@ -541,63 +396,4 @@ func simCommand(s sim.Schedule, bug string) []string {
 		cmd = append(cmd, "--bug", bug)
 	}
 	return cmd
-}
-
-type junitSuite struct {
-	XMLName  xml.Name    `xml:"testsuite"`
-	Name     string      `xml:"name,attr"`
-	Tests    int         `xml:"tests,attr"`
-	Failures int         `xml:"failures,attr"`
-	Skipped  int         `xml:"skipped,attr,omitempty"`
-	Time     string      `xml:"time,attr"`
-	Cases    []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name    string        `xml:"name,attr"`
-	Class   string        `xml:"classname,attr"`
-	Time    string        `xml:"time,attr"`
-	Failure *junitFailure `xml:"failure,omitempty"`
-	Skipped *junitSkipped `xml:"skipped,omitempty"`
-}
-
-type junitSkipped struct {
-	Message string `xml:"message,attr"`
-}
-
-type junitFailure struct {
-	Message string `xml:"message,attr"`
-	Text    string `xml:",chardata"`
-}
-
-func writeSimJUnit(w io.Writer, t *simTally, interrupted bool, planned int) error {
-	s := junitSuite{Name: "tasksim sim", Time: fmt.Sprintf("%.3f", t.sum.Wall.Seconds())}
-	for _, c := range t.cases {
-		jc := junitCase{Name: c.name, Class: "tasksim.sim", Time: fmt.Sprintf("%.3f", c.wall.Seconds())}
-		if len(c.rules) > 0 {
-			jc.Failure = &junitFailure{Message: strings.Join(c.rules, ","), Text: c.text}
-		}
-		s.Cases = append(s.Cases, jc)
-	}
-	if t.passOmitted > 0 {
-		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("%d more runs passed", t.passOmitted), Class: "tasksim.sim", Time: "0.000"})
-	}
-	if t.failOmitted > 0 {
-		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("%d more runs failed", t.failOmitted), Class: "tasksim.sim", Time: "0.000",
-			Failure: &junitFailure{Message: "not listed", Text: "the summary counts them by rule"}})
-	}
-	if interrupted {
-		s.Cases = append(s.Cases, junitCase{Name: "interrupted", Class: "tasksim.sim", Time: "0.000",
-			Skipped: &junitSkipped{Message: fmt.Sprintf("interrupted after %d of %d runs", t.sum.Runs, planned)}})
-	}
-	for _, c := range s.Cases {
-		s.Tests++
-		if c.Failure != nil {
-			s.Failures++
-		}
-		if c.Skipped != nil {
-			s.Skipped++
-		}
-	}
-	return check.WriteJUnitXML(w, s)
 }

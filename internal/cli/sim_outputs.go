@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/tasksim/tasksim/check"
 )
 
 // simOutput is one file tasksim sim writes (--trace, its HTTP record,
@@ -143,4 +147,63 @@ func checkOutDir(flag, path string) error {
 			return nil
 		}
 	}
+}
+
+type junitSuite struct {
+	XMLName  xml.Name    `xml:"testsuite"`
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr,omitempty"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name    string        `xml:"name,attr"`
+	Class   string        `xml:"classname,attr"`
+	Time    string        `xml:"time,attr"`
+	Failure *junitFailure `xml:"failure,omitempty"`
+	Skipped *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
+}
+
+func writeSimJUnit(w io.Writer, t *simTally, interrupted bool, planned int) error {
+	s := junitSuite{Name: "tasksim sim", Time: fmt.Sprintf("%.3f", t.sum.Wall.Seconds())}
+	for _, c := range t.cases {
+		jc := junitCase{Name: c.name, Class: "tasksim.sim", Time: fmt.Sprintf("%.3f", c.wall.Seconds())}
+		if len(c.rules) > 0 {
+			jc.Failure = &junitFailure{Message: strings.Join(c.rules, ","), Text: c.text}
+		}
+		s.Cases = append(s.Cases, jc)
+	}
+	if t.passOmitted > 0 {
+		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("%d more runs passed", t.passOmitted), Class: "tasksim.sim", Time: "0.000"})
+	}
+	if t.failOmitted > 0 {
+		s.Cases = append(s.Cases, junitCase{Name: fmt.Sprintf("%d more runs failed", t.failOmitted), Class: "tasksim.sim", Time: "0.000",
+			Failure: &junitFailure{Message: "not listed", Text: "the summary counts them by rule"}})
+	}
+	if interrupted {
+		s.Cases = append(s.Cases, junitCase{Name: "interrupted", Class: "tasksim.sim", Time: "0.000",
+			Skipped: &junitSkipped{Message: fmt.Sprintf("interrupted after %d of %d runs", t.sum.Runs, planned)}})
+	}
+	for _, c := range s.Cases {
+		s.Tests++
+		if c.Failure != nil {
+			s.Failures++
+		}
+		if c.Skipped != nil {
+			s.Skipped++
+		}
+	}
+	return check.WriteJUnitXML(w, s)
 }

@@ -60,14 +60,8 @@ type checkedTrace struct {
 }
 
 func runTraceCheck(st *State, o *TraceCheckOptions, paths []string) error {
-	for _, id := range o.Rules {
-		if _, ok := check.RuleByID(id); !ok {
-			var ids []string
-			for _, r := range check.Catalog() {
-				ids = append(ids, r.ID)
-			}
-			return usagef("--rule %s: no such rule (rules: %s)", id, strings.Join(ids, ", "))
-		}
+	if err := checkRuleIDs(o.Rules); err != nil {
+		return err
 	}
 	var all []checkedTrace
 	var runs []*timeline.Run
@@ -110,19 +104,7 @@ func runTraceCheck(st *State, o *TraceCheckOptions, paths []string) error {
 		}
 	}
 	if o.JUnit != "" {
-		err := writeOutput(st, o.JUnit, func(w io.Writer) error {
-			if _, err := io.WriteString(w, "<testsuites>\n"); err != nil {
-				return err
-			}
-			for _, t := range all {
-				if err := t.Verdict.WriteJUnitSuite(w, t.File); err != nil {
-					return err
-				}
-			}
-			_, err := io.WriteString(w, "</testsuites>\n")
-			return err
-		})
-		if err != nil {
+		if err := writeOutput(st, o.JUnit, func(w io.Writer) error { return writeTraceCheckJUnit(w, all) }); err != nil {
 			return fmt.Errorf("--junit %s: %w", o.JUnit, err)
 		}
 	}
@@ -130,6 +112,34 @@ func runTraceCheck(st *State, o *TraceCheckOptions, paths []string) error {
 		return &FindingsError{Summary: fmt.Sprintf("%d of %d traces break a rule", failed, len(paths))}
 	}
 	return nil
+}
+
+// checkRuleIDs refuses a --rule that names no rule of the catalog.
+func checkRuleIDs(rules []string) error {
+	for _, id := range rules {
+		if _, ok := check.RuleByID(id); !ok {
+			var ids []string
+			for _, r := range check.Catalog() {
+				ids = append(ids, r.ID)
+			}
+			return usagef("--rule %s: no such rule (rules: %s)", id, strings.Join(ids, ", "))
+		}
+	}
+	return nil
+}
+
+// writeTraceCheckJUnit writes the --junit report: a testsuite per trace.
+func writeTraceCheckJUnit(w io.Writer, all []checkedTrace) error {
+	if _, err := io.WriteString(w, "<testsuites>\n"); err != nil {
+		return err
+	}
+	for _, t := range all {
+		if err := t.Verdict.WriteJUnitSuite(w, t.File); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, "</testsuites>\n")
+	return err
 }
 
 // checkTraceFile judges the trace at path; run, when not nil, gets its

@@ -7,10 +7,14 @@ import (
 )
 
 // Version is the tasksim version: the module's version from the build
-// info (go install github.com/tasksim/tasksim/cmd/tasksim@v1.2.3 gives
-// v1.2.3; a build from a checkout gives Go's pseudo-version, or
-// dev-REVISION[-dirty] from the VCS stamp), unless a release build sets it
-// with -ldflags "-X github.com/tasksim/tasksim/internal/cli.Version=v1.2.3".
+// info, unless a release build sets it with -ldflags "-X
+// github.com/tasksim/tasksim/internal/cli.Version=v1.2.3". go install
+// github.com/tasksim/tasksim/cmd/tasksim@v1.2.3 gives v1.2.3; a build in a
+// git checkout with VCS stamping on gives Go's pseudo-version of the commit
+// (v0.0.0-20261128012324-09d540427f9d, +dirty with uncommitted changes),
+// and --version adds the revision; with stamping off (-buildvcs=false, no
+// git, a git worktree) it is "dev" (README, "version"). Only a build that
+// has a VCS stamp but no module version gives dev-REVISION[-dirty].
 // The same string goes into clientInfo, serverInfo, traces (and so HAR
 // exports) and load results.
 var Version = ""
