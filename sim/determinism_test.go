@@ -79,15 +79,8 @@ func racy(s Schedule) bool {
 // TestDeterminism runs 200 seeds twice (SIM_DETERMINISM_SEEDS=N for
 // more): the same seed gives the same verdict, always; and the same
 // schedule, decisions, ids and outcomes, except where docs/sim.md says the
-// scheduler still chooses.
-//
-// Not under the race detector: it slows goroutines between states where
-// clock.Idle's reading of the scheduler misses them, so the clock can
-// move before a run settled (docs/sim.md, "Determinism").
+// scheduler still chooses. It holds under the race detector too.
 func TestDeterminism(t *testing.T) {
-	if raceDetector {
-		t.Skip("the race detector makes clock.Idle miss goroutines in transition: runs are not deterministic under -race")
-	}
 	n := uint64(200)
 	if s := os.Getenv("SIM_DETERMINISM_SEEDS"); s != "" {
 		n, _ = strconv.ParseUint(s, 10, 64)

@@ -2,5 +2,5 @@
 
 package sim
 
-// raceDetector says the race detector is on (see TestDeterminism).
+// raceDetector says the race detector is on (see TestThousandSeeds).
 const raceDetector = false
