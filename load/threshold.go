@@ -86,7 +86,7 @@ func parseThreshold(s string) (Threshold, error) {
 func splitComparison(s string) (left, op, value string, err error) {
 	i := strings.IndexAny(s, "<>=!")
 	if i < 0 {
-		return "", "", "", errors.New("no comparison (want MODE.METRIC.STAT<VALUE, e.g. sse.ttr.p99<50ms)")
+		return "", "", "", errors.New("no comparison (want MODE.METRIC.STAT<VALUE, e.g. sse.result.p99<50ms)")
 	}
 	op = s[i : i+1]
 	if i+1 < len(s) && s[i+1] == '=' {

@@ -130,10 +130,12 @@ log, one histogram per mode and metric per second); --html FILE (a
 self-contained report with plots; tasksim report html renders one later from
 --json).
 
-Thresholds (--threshold, repeatable): MODE.METRIC.STAT OP VALUE, METRIC one
-of ttfp, ttr, discovery, lag, requests, bytes, cpu; STAT p50, p90, p99, p999,
-max or mean (bytes and cpu: mean); OP < <= > >=; VALUE 50ms, 1.5s, 200us or a
-number (milliseconds; requests; bytes with an optional kB, KiB, MB, MiB).
+Thresholds (--threshold, repeatable): MODE.METRIC.STAT OP VALUE, e.g.
+sse.first.p99<2s. METRIC a column of the table: first, result, discovery,
+lag, req (or requests), bytes, cpu (ttfp and ttr, older names of first and
+result, still work); STAT p50, p90, p99, p999, max or mean (bytes and cpu:
+mean); OP < <= > >=; VALUE 50ms, 1.5s, 200us or a number (milliseconds;
+requests; bytes with an optional kB, KiB, MB, MiB).
 
 Exit codes: 0 done, 1 a threshold missed (also judged on what ran when
 interrupted; met, an interrupted run exits 130) or more than --max-failure-rate of
