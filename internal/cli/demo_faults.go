@@ -151,11 +151,16 @@ func (t *ruleTable) judged() []string {
 // write prints the rules that some run judged: pass, fail, and the runs
 // that did not show what the rule needs.
 func (t *ruleTable) write(w io.Writer) error {
+	ids := t.judged()
+	width := len("rule")
+	for _, id := range t.ids {
+		width = max(width, len(id))
+	}
 	var b strings.Builder
-	b.WriteString("rule                      pass  fail  not observed\n")
-	for _, id := range t.judged() {
+	fmt.Fprintf(&b, "%-*s %5s %5s %13s\n", width, "rule", "pass", "fail", "not observed")
+	for _, id := range ids {
 		c := t.counts[id]
-		fmt.Fprintf(&b, "%-24s %5d %5d %13d\n", id, c[0], c[1], c[2])
+		fmt.Fprintf(&b, "%-*s %5d %5d %13d\n", width, id, c[0], c[1], c[2])
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -107,3 +107,23 @@ func TestSimTimelineCallNotes(t *testing.T) {
 	}
 	t.Fatal("no passing run of seeds 1-100 has a call recovered after the faults")
 }
+
+// TestDemoRuleTableAligned: the fault half's rule table keeps its columns
+// under their headings for every rule, the longest ID included.
+func TestDemoRuleTableAligned(t *testing.T) {
+	tab := newRuleTable()
+	for _, id := range tab.ids {
+		tab.counts[id][0] = 200
+	}
+	var b strings.Builder
+	if err := tab.write(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	end := strings.Index(lines[0], "pass") + len("pass")
+	for _, l := range lines[1:] {
+		if len(l) != len(lines[0]) || l[end-3:end] != "200" {
+			t.Errorf("row %q is not under the heading %q", l, lines[0])
+		}
+	}
+}

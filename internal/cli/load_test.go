@@ -150,7 +150,7 @@ func TestDemoInProcess(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{"poll:1s", "poll:100ms", "sse", "partial", "theory P/2 = 500ms", "report: " + report,
-		"Faults: tasksim sim --seeds 4", "4 runs, ", "faults applied: ", "SIM-LIVENESS                 4", "timeline of seed "} {
+		"Faults: tasksim sim --seeds 4", "4 runs, ", "faults applied: ", "SIM-LIVENESS                  4", "timeline of seed "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
 		}
