@@ -1,9 +1,11 @@
 package check
 
 import (
+	"cmp"
 	"errors"
 	"hash/maphash"
 	"iter"
+	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -499,6 +501,11 @@ func (c *Checker) message(rec traces.Record, raw []byte) {
 func (c *Checker) finish() {
 	for _, s := range c.sessions {
 		c.finishSession(s)
+	}
+	ts := slices.Collect(maps.Values(c.tasks))
+	slices.SortFunc(ts, func(a, b *task) int { return cmp.Compare(a.rec, b.rec) })
+	for _, t := range ts {
+		c.finishSeq(t)
 	}
 	c.finishComplete()
 	c.finishModes()

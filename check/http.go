@@ -183,6 +183,7 @@ func (c *Checker) checkBroadcast(st *stream, rec traces.Record, w *wireMsg, raw 
 		c.ok(RuleHTTPNoBroadcast)
 		return true
 	}
+	st.sess.broadcast = true
 	c.fail(RuleHTTPNoBroadcast, "the same message on "+prev.stream.name+" and "+st.name, prev.rec, rec.Index)
 	return false
 }

@@ -56,7 +56,15 @@ func (c *Checker) partial(s *session, st *stream, rec traces.Record, w *wireMsg)
 		defer func() { t.earlySeq[s.id] = n }()
 	}
 	want := *next
-	c.judgeExcusable(RuleS2679Seq, faulted, seq == want, "partial notification of task "+t.id+" has seq "+strconv.FormatInt(seq, 10)+", want "+strconv.FormatInt(want, 10), rec.Index)
+	if t.seqRoots == nil {
+		t.seqRoots = map[*stream]bool{}
+	}
+	t.seqRoots[st.root()] = true
+	if seq == want {
+		c.ok(RuleS2679Seq)
+	} else {
+		t.seqWrong = append(t.seqWrong, seqFinding{faulted, "partial notification of task " + t.id + " has seq " + strconv.FormatInt(seq, 10) + ", want " + strconv.FormatInt(want, 10), rec.Index})
+	}
 	if seq >= want {
 		*next = seq + 1
 	}
@@ -70,4 +78,23 @@ func abbrev(s string) string {
 		return s[:40] + "..."
 	}
 	return s
+}
+
+// finishSeq judges S2679-SEQ's findings for t (1.2, 1.3: seq starts at 0
+// and steps by exactly 1). The order is proven on one stream; a server
+// that broadcast its messages (HTTP-NO-BROADCAST) sent the task's
+// partials on several streams, whose order in the trace is the order they
+// were recorded in, not sent in, so a seq out of step there is
+// HTTP-NO-BROADCAST's to blame, not this rule's.
+func (c *Checker) finishSeq(t *task) {
+	if len(t.seqWrong) == 0 {
+		return
+	}
+	if len(t.seqRoots) > 1 && t.sess != nil && t.sess.broadcast {
+		c.ok(RuleS2679Seq)
+		return
+	}
+	for _, f := range t.seqWrong {
+		c.judgeExcusable(RuleS2679Seq, f.faulted, false, f.msg, f.rec)
+	}
 }

@@ -9,6 +9,9 @@ import (
 type session struct {
 	id   string
 	http bool
+	// broadcast: the server sent one message on two of the session's
+	// streams (HTTP-NO-BROADCAST failed).
+	broadcast bool
 	// assigned: the server gave the id out (an initialize answer carried
 	// it), so HTTP-SESSION applies.
 	assigned bool
@@ -150,6 +153,13 @@ type request struct {
 	whole bool
 }
 
+// seqFinding is a partial notification whose seq was not the one due.
+type seqFinding struct {
+	faulted bool
+	msg     string
+	rec     uint64
+}
+
 // task is what the history shows of one task.
 type task struct {
 	id        string
@@ -172,7 +182,12 @@ type task struct {
 	// answer that creates the task names its owner.
 	earlySeq   map[string]int64
 	seqStarted bool
-	cancelled  bool // a tasks/cancel was sent
+	// seqRoots: the streams (by their root) that carried the task's
+	// partials; seqWrong: S2679-SEQ's findings, judged at the end, when
+	// it is known whether the order of these streams was proven.
+	seqRoots  map[*stream]bool
+	seqWrong  []seqFinding
+	cancelled bool // a tasks/cancel was sent
 	// creatorCut: the stream that created the task broke while it ran.
 	creatorCut    bool
 	creatorCutRec uint64

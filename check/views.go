@@ -222,6 +222,14 @@ func (k *cloner) task(t *task) *task {
 		d.segRecs = maps.Clone(t.segRecs)
 		d.received = maps.Clone(t.received)
 		d.earlySeq = maps.Clone(t.earlySeq)
+		d.seqWrong = slices.Clone(t.seqWrong)
+		d.seqRoots = nil
+		for st := range t.seqRoots {
+			if d.seqRoots == nil {
+				d.seqRoots = map[*stream]bool{}
+			}
+			d.seqRoots[k.stream(st)] = true
+		}
 		d.completedOn = k.stream(t.completedOn)
 		d.unowned = nil
 		for _, l := range t.unowned {
