@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -109,6 +109,7 @@ func TestSleepOnSimEndsWithContext(t *testing.T) {
 // sleep ends at its simulated deadline and the log is the same.
 func TestRunUntilMovesTimeOnlyWhenIdle(t *testing.T) {
 	for range 20 {
+		ctx, release := Confine(context.Background())
 		c := NewSim(epoch)
 		var mu sync.Mutex
 		var log []string
@@ -136,9 +137,10 @@ func TestRunUntilMovesTimeOnlyWhenIdle(t *testing.T) {
 				return false
 			}
 		}
-		if err := c.RunUntil(context.Background(), done); err != nil {
+		if err := c.RunUntil(ctx, done); err != nil {
 			t.Fatal(err)
 		}
+		release()
 		slices.Sort(log)
 		want := []string{"g0.0@3s", "g0.1@6s", "g0.2@9s", "g1.0@1s", "g1.1@2s", "g1.2@3s", "g2.0@2s", "g2.1@4s", "g2.2@6s"}
 		if !slices.Equal(log, want) {
@@ -151,8 +153,10 @@ func TestRunUntilMovesTimeOnlyWhenIdle(t *testing.T) {
 }
 
 func TestRunUntilReportsDeadlock(t *testing.T) {
+	ctx, release := Confine(context.Background())
+	defer release()
 	c := NewSim(epoch)
-	if err := c.RunUntil(context.Background(), func() bool { return false }); !errors.Is(err, ErrDeadlock) {
+	if err := c.RunUntil(ctx, func() bool { return false }); !errors.Is(err, ErrDeadlock) {
 		t.Fatalf("RunUntil with nothing to do = %v, want ErrDeadlock", err)
 	}
 }
@@ -165,22 +169,101 @@ func TestSystemChanTimer(t *testing.T) {
 	}
 }
 
-// TestOnePNests: OneP holds the process on one P until its last holder
-// releases, then restores the setting it found; a release is idempotent.
-func TestOnePNests(t *testing.T) {
-	prev := runtime.GOMAXPROCS(0)
-	r1 := OneP()
-	r2 := OneP()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Fatalf("GOMAXPROCS %d under OneP, want 1", got)
+// TestIdleWaitsForItsScopeOnly: Idle returns while a goroutine outside
+// its scope is busy, and only once a busy goroutine inside has parked.
+func TestIdleWaitsForItsScopeOnly(t *testing.T) {
+	stop := make(chan struct{})
+	outside := make(chan struct{})
+	go func() { // started before the scope: not in it
+		defer close(outside)
+		for i := 0; i < 1e9; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}()
+	ctx, release := Confine(context.Background())
+	defer release()
+	var worked atomic.Bool
+	park := make(chan struct{})
+	go func() { // in the scope: Idle waits until it parks
+		n := 0
+		for i := range 1_000_000 {
+			n += i
+		}
+		worked.Store(n > 0)
+		<-park
+	}()
+	if err := Idle(ctx); err != nil {
+		t.Fatal(err)
 	}
-	r1()
-	r1()
-	if got := runtime.GOMAXPROCS(0); got != 1 {
-		t.Fatalf("GOMAXPROCS %d with one holder left, want 1", got)
+	if !worked.Load() {
+		t.Fatal("Idle returned while a goroutine of its scope was running")
 	}
-	r2()
-	if got := runtime.GOMAXPROCS(0); got != prev {
-		t.Fatalf("GOMAXPROCS %d after the last release, want %d", got, prev)
+	select {
+	case <-outside:
+		t.Fatal("the goroutine outside the scope ended before Idle returned")
+	default:
+	}
+	close(park)
+	close(stop)
+	<-outside
+}
+
+func TestIdleNeedsAScope(t *testing.T) {
+	if err := Idle(context.Background()); !errors.Is(err, ErrNoScope) {
+		t.Fatalf("Idle without a scope = %v, want ErrNoScope", err)
+	}
+}
+
+// TestScopeIdleReadsStatuses: a look is idle when every goroutine of the
+// scope but the caller (the first) is parked on a channel, a select, a
+// lock, a wall-clock sleep or the network, and busy when one runs, is
+// ready to run, is in a system call or waits for the runtime; goroutines
+// of other scopes and unlabelled ones do not count.
+func TestScopeIdleReadsStatuses(t *testing.T) {
+	mark := []byte(`"tasksim.clock.scope": "7"`)
+	header := func(id int, status string, scope string) string {
+		labels := ""
+		if scope != "" {
+			labels = ` labels:{"other": "x", "tasksim.clock.scope": "` + scope + `"}`
+		}
+		return fmt.Sprintf("goroutine %d [%s%s]:\nmain.f()\n\t/x.go:1 +0x1\n\n", id, status, labels)
+	}
+	caller := header(1, "running", "7")
+	for _, c := range []struct {
+		status string
+		scope  string
+		idle   bool
+	}{
+		{"chan receive", "7", true},
+		{"chan receive, 2 minutes", "7", true},
+		{"chan send (nil chan)", "7", true},
+		{"select", "7", true},
+		{"select (no cases)", "7", true},
+		{"sync.Mutex.Lock", "7", true},
+		{"sync.Cond.Wait", "7", true},
+		{"sync.WaitGroup.Wait", "7", true},
+		{"sleep", "7", true},
+		{"IO wait", "7", true},
+		{"running", "7", false},
+		{"runnable", "7", false},
+		{"syscall", "7", false},
+		{"preempted", "7", false},
+		{"semacquire", "7", false},
+		{"GC assist wait", "7", false},
+		{"runnable", "71", true}, // another scope
+		{"runnable", "", true},   // no scope
+	} {
+		dump := caller + header(2, "chan receive", "7") + header(3, c.status, c.scope)
+		idle, err := scopeIdle([]byte(dump), mark)
+		if err != nil || idle != c.idle {
+			t.Errorf("a goroutine of scope %q [%s]: idle %v, %v; want %v", c.scope, c.status, idle, err, c.idle)
+		}
+	}
+	if _, err := scopeIdle([]byte(header(1, "running", "")+header(2, "runnable", "7")), mark); !errors.Is(err, ErrNoLabels) {
+		t.Errorf("a caller without the scope's label: %v, want ErrNoLabels", err)
 	}
 }

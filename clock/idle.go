@@ -1,85 +1,235 @@
 package clock
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"os"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
-// idleReadings is how many readings in a row must find the process idle.
-// The scheduler's counts are approximate (a goroutine changing state while
-// they are read can be missed), so one reading is not enough.
-const idleReadings = 4
+// scopeKey is the pprof label that marks the goroutines of a [Confine]d
+// call.
+const scopeKey = "tasksim.clock.scope"
 
-// Idle returns once no goroutine of the process but the caller is running
-// or ready to run, and none was started since the previous reading: every
-// other goroutine waits on a channel, a lock, a timer of a [Sim] clock or
-// the outside world. It yields to the scheduler between readings. It
+var (
+	scopes     atomic.Uint64
+	showLabels sync.Once
+)
+
+// Confine returns a context that names a new scope, and labels the calling
+// goroutine with it until release is called. The calling goroutine and
+// every goroutine started from one of the scope's goroutines, transitively,
+// belong to the scope: they inherit its pprof label; nothing else in the
+// process carries it. [Idle] with that context, or one derived from it,
+// waits for the scope's goroutines only, so what other goroutines of the
+// process do cannot change when a simulation's clock moves.
+//
+// Goroutines that set pprof labels of their own keep the scope's label
+// when they derive them from a context of the scope (pprof.Do and
+// pprof.WithLabels add to the labels they find). release restores the
+// labels of ctx, as pprof.Do does.
+//
+// Idle tells the scope's goroutines by their label in the runtime's
+// tracebacks, which show labels with the GODEBUG setting
+// tracebacklabels=1: the first Confine adds it to the process's GODEBUG.
+// That is its one effect outside the scope: a traceback of a labelled
+// goroutine (a crash, runtime.Stack) names its labels.
+func Confine(ctx context.Context) (scoped context.Context, release func()) {
+	showLabels.Do(func() {
+		v := os.Getenv("GODEBUG")
+		if v != "" {
+			v += ","
+		}
+		_ = os.Setenv("GODEBUG", v+"tracebacklabels=1")
+	})
+	id := strconv.FormatUint(scopes.Add(1), 10)
+	scoped = pprof.WithLabels(ctx, pprof.Labels(scopeKey, id))
+	pprof.SetGoroutineLabels(scoped)
+	return scoped, func() { pprof.SetGoroutineLabels(ctx) }
+}
+
+// ErrNoLabels is returned by [Idle] when the calling goroutine's traceback
+// does not show its scope: Idle was called from a goroutine outside the
+// scope, or the runtime's traceback format changed.
+var ErrNoLabels = errors.New("clock: the caller's traceback does not show its clock.Confine scope")
+
+// ErrNoScope is returned by [Idle] when ctx was not made by [Confine].
+var ErrNoScope = errors.New("clock: Idle outside a clock.Confine scope")
+
+// Idle returns once every goroutine of ctx's scope (see [Confine]) but the
+// caller waits: on a channel, a lock, a timer of a [Sim] clock or the
+// outside world; none is running, ready to run or in a system call. It
 // returns ctx's error if ctx ends first.
+//
+// What decides is a look: one consistent snapshot of every goroutine of
+// the process (runtime.Stack, which stops the world), in which each
+// goroutine of the scope must be parked. A goroutine just woken or just
+// started shows as ready to run there, and one waiting for the runtime
+// (the garbage collector, a stop of the world) as not parked, whatever
+// the number of Ps, the race detector or the process's other goroutines.
+// The scheduler's counts of the whole process (runtime/metrics) only say
+// when to look: Idle reads them, yielding while a goroutine is ready to
+// run, until no goroutine but the caller runs or is ready to run and none
+// was started, several readings in a row; when goroutines outside the
+// scope keep the counts up, it looks anyway, after more and more
+// readings. The counts alone are not enough: they are read one P at a
+// time, and a goroutine changing hands between two Ps can be missed by
+// them (measured: about 1 quiet reading in 10,000 on four Ps or under the
+// race detector on a loaded machine; docs/sim.md, "Determinism").
 //
 // A goroutine that waits on the wall clock or on a socket counts as
 // waiting, so a simulation is only as deterministic as its parts are on
 // the Sim clock and on in-memory transports.
 func Idle(ctx context.Context) error {
-	samples := []metrics.Sample{
-		{Name: "/sched/goroutines/runnable:goroutines"},
-		{Name: "/sched/goroutines/running:goroutines"},
-		{Name: "/sched/goroutines-created:goroutines"},
+	id, ok := pprof.Label(ctx, scopeKey)
+	if !ok {
+		return ErrNoScope
 	}
-	var created uint64
-	quiet := 0
-	for spins := 0; ; spins++ {
-		if err := ctx.Err(); err != nil {
+	mark := []byte(strconv.Quote(scopeKey) + ": " + strconv.Quote(id))
+	bp := dumps.Get().(*[]byte)
+	defer dumps.Put(bp)
+	var q quiet
+	for readings := readingsPerLook; ; readings = min(2*readings, maxReadingsPerLook) {
+		for range readings {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if q.read() {
+				break
+			}
+		}
+		*bp = snapshot(*bp)
+		idle, err := scopeIdle(*bp, mark)
+		if err != nil || idle {
 			return err
 		}
-		metrics.Read(samples)
-		runnable, running, made := samples[0].Value.Uint64(), samples[1].Value.Uint64(), samples[2].Value.Uint64()
-		if runnable == 0 && running <= 1 && (spins == 0 || made == created) {
-			quiet++
-			if quiet >= idleReadings {
-				return nil
-			}
-		} else {
-			quiet = 0
-		}
-		created = made
+		// A goroutine of the scope is busy: let it run before reading
+		// again.
+		q.inRow = 0
 		runtime.Gosched()
 	}
 }
 
-// oneP counts the holders of [OneP].
-var oneP struct {
-	sync.Mutex
-	holders int
-	prev    int
+// dumps holds the buffers of Idle's looks.
+var dumps = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// quietReadings is how many readings in a row must find the process quiet
+// before Idle looks: a look that finds the scope busy stopped the world
+// for nothing.
+const quietReadings = 4
+
+// readingsPerLook is how many times Idle reads the counts before it looks
+// although the process is not quiet (goroutines outside the scope are
+// busy). After each such look it reads twice as many times, up to
+// maxReadingsPerLook: a look stops the world, the scope's work too.
+const (
+	readingsPerLook    = 256
+	maxReadingsPerLook = 8192
+)
+
+// quiet reads the scheduler's counts of the whole process.
+type quiet struct {
+	samples []metrics.Sample
+	created uint64
+	inRow   int
 }
 
-// OneP runs the process on one P (runtime.GOMAXPROCS(1)) until every
-// caller has called the release it returned; the last release restores the
-// previous setting. A simulation whose goroutines all wait on a [Sim] clock
-// or on in-memory pipes gains nothing from a second P, and [Idle] is both
-// exact and cheap on one: with one P, "no other goroutine running" holds by
-// construction, and only the run queue is left to read. With two Ps on a
-// machine whose CPUs other processes share, a goroutine whose thread the
-// kernel has descheduled still counts as running, and Idle spins until the
-// kernel runs it again: a simulated run measured 30 times slower so.
-func OneP() (release func()) {
-	oneP.Lock()
-	if oneP.holders == 0 {
-		oneP.prev = runtime.GOMAXPROCS(1)
+// read reads the counts once and reports whether the process has been
+// quiet quietReadings readings in a row: no goroutine but the caller
+// running or ready to run, and none started since the reading before. It
+// yields to the scheduler when a goroutine is ready to run, and only
+// then: a yield wakes an idle P, whose search for work counts as running.
+func (q *quiet) read() bool {
+	if q.samples == nil {
+		q.samples = []metrics.Sample{
+			{Name: "/sched/goroutines/runnable:goroutines"},
+			{Name: "/sched/goroutines/running:goroutines"},
+			{Name: "/sched/goroutines-created:goroutines"},
+		}
+		metrics.Read(q.samples)
+		q.created = q.samples[2].Value.Uint64()
 	}
-	oneP.holders++
-	oneP.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			oneP.Lock()
-			defer oneP.Unlock()
-			oneP.holders--
-			if oneP.holders == 0 {
-				runtime.GOMAXPROCS(oneP.prev)
+	metrics.Read(q.samples)
+	runnable, running := q.samples[0].Value.Uint64(), q.samples[1].Value.Uint64()
+	created := q.samples[2].Value.Uint64()
+	if runnable == 0 && running <= 1 && created == q.created {
+		q.inRow++
+	} else {
+		q.inRow = 0
+	}
+	q.created = created
+	if runnable > 0 {
+		runtime.Gosched()
+	}
+	return q.inRow >= quietReadings
+}
+
+// snapshot returns every goroutine's traceback, the caller's first, in
+// buf when it fits.
+func snapshot(buf []byte) []byte {
+	for {
+		n := runtime.Stack(buf[:cap(buf)], true)
+		if n < cap(buf) {
+			return buf[:n]
+		}
+		buf = make([]byte, 2*cap(buf))
+	}
+}
+
+// scopeIdle reads a traceback of every goroutine (the caller's first) and
+// reports whether each goroutine whose header carries mark, the caller
+// aside, is parked on something that only another goroutine or a timer
+// can end.
+func scopeIdle(dump, mark []byte) (bool, error) {
+	first := true
+	for len(dump) > 0 {
+		line, rest, _ := bytes.Cut(dump, []byte("\n"))
+		dump = rest
+		if !bytes.HasPrefix(line, []byte("goroutine ")) {
+			continue
+		}
+		// goroutine 18 [chan receive, 2 minutes labels:{"k": "v"}]:
+		_, status, ok := bytes.Cut(line, []byte(" ["))
+		if !ok {
+			continue
+		}
+		if first {
+			first = false
+			if !bytes.Contains(status, mark) {
+				return false, ErrNoLabels
 			}
-		})
+			continue
+		}
+		if bytes.Contains(status, mark) && !parked(status) {
+			return false, nil
+		}
 	}
+	return true, nil
+}
+
+// waits are the runtime's wait reasons (runtime/runtime2.go) of a
+// goroutine that stays parked until another goroutine, a timer or the
+// outside world wakes it. Any other status (running, runnable, syscall,
+// preempted, a wait inside the runtime: the garbage collector, a stop of
+// the world, "semacquire") is one that ends by itself.
+var waits = [][]byte{
+	[]byte("chan receive"), []byte("chan send"), []byte("select"),
+	[]byte("sync."), []byte("sleep"),
+	[]byte("IO wait"),
+}
+
+// parked reports whether a traceback header's status is a wait in waits.
+func parked(status []byte) bool {
+	for _, w := range waits {
+		if bytes.HasPrefix(status, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -138,18 +138,20 @@ func (s *Sim) fireNext(limit time.Time) bool {
 	return true
 }
 
-// ErrDeadlock is returned by RunUntil when every goroutine waits, no timer
+// ErrDeadlock is returned by RunUntil when every goroutine of its scope waits, no timer
 // is pending, and the condition still does not hold: nothing can ever
 // happen again.
 var ErrDeadlock = errors.New("clock: everything waits and no timer is pending")
 
 // RunUntil drives the simulation until done reports true: whenever the
-// process is idle (see [Idle]) and done is false, it fires the next timer
-// (StepOne), moving the clock to its deadline. Timers due at the same
-// instant fire one at a time, each once the effects of the one before have
-// settled, in the order they were made. done is called only while the
-// process is idle, so it sees a settled state. RunUntil returns ctx's error if ctx ends first,
-// and ErrDeadlock if nothing is pending while done is still false.
+// goroutines of ctx's scope are idle (see [Confine] and [Idle]) and done is
+// false, it fires the next timer (StepOne), moving the clock to its
+// deadline. Timers due at the same instant fire one at a time, each once
+// the effects of the one before have settled, in the order they were made.
+// done is called only while the scope is idle, so it sees a settled state.
+// RunUntil returns ctx's error if ctx ends first, Idle's error if ctx has
+// no scope, and ErrDeadlock if nothing is pending while done is still
+// false.
 func (s *Sim) RunUntil(ctx context.Context, done func() bool) error {
 	for {
 		if err := Idle(ctx); err != nil {
@@ -159,17 +161,7 @@ func (s *Sim) RunUntil(ctx context.Context, done func() bool) error {
 			return nil
 		}
 		if !s.StepOne() {
-			// One more look: a goroutine may have been about to make a
-			// timer when the process looked idle.
-			if err := Idle(ctx); err != nil {
-				return err
-			}
-			if done() {
-				return nil
-			}
-			if !s.StepOne() {
-				return ErrDeadlock
-			}
+			return ErrDeadlock
 		}
 	}
 }

@@ -54,27 +54,21 @@ func (r *run) spawn(f func()) {
 }
 
 // wait drives the simulated clock until every spawned goroutine returned.
-//
-// Before the clock moves, the process must look idle twice in a row:
-// clock.Idle reads the scheduler's approximate counts, and a goroutine
-// between two states (woken, not yet counted runnable) can slip past one
-// reading; with the race detector on, more do.
+// The clock moves only while every goroutine of the run waits (r.ctx is
+// the run's clock.Confine scope), and a spawned goroutine that is
+// returning is not waiting: once the run is idle, pending is exact.
 func (r *run) wait() error {
 	return r.sim.RunUntil(r.ctx, func() bool {
 		if r.jumped() {
 			return false
 		}
-		if r.pending.Load() == 0 {
-			return true
-		}
-		_ = clock.Idle(r.ctx)
 		return r.pending.Load() == 0
 	})
 }
 
 // jump moves the clock forward by d (ttl-expiry:advance), from the fault
 // layer's goroutine: it asks the driver and waits. The driver fires the
-// timers on the way one at a time, each once the process is idle again,
+// timers on the way one at a time, each once the run is idle again,
 // as RunUntil does; sim.Advance would fire them all at once, from this
 // goroutine, and let the goroutines they wake race.
 func (r *run) jump(d time.Duration) {
@@ -89,7 +83,7 @@ func (r *run) jump(d time.Duration) {
 }
 
 // jumped carries out the jumps asked for, from the driver while the
-// process is idle; it reports whether there was one.
+// run is idle; it reports whether there was one.
 func (r *run) jumped() bool {
 	r.mu.Lock()
 	js := r.jumps
@@ -142,7 +136,7 @@ func (r *run) sleepUntil(t time.Time) bool {
 	return clock.Sleep(r.ctx, r.sim, t.Sub(r.sim.Now())) == nil
 }
 
-// close ends the sessions one at a time, each once the process is idle,
+// close ends the sessions one at a time, each once the run is idle,
 // so that what their ends record comes in the same order every run, then
 // the server. A session still connecting (a run that failed or was
 // interrupted) belongs to its goroutine, which the run's context ends.

@@ -145,7 +145,10 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.MaxWall)
 	defer cancel()
-	defer clock.OneP()()
+	// The run's goroutines are those started from here on: the clock
+	// moves when they all wait, whatever the rest of the process does.
+	ctx, release := clock.Confine(ctx)
+	defer release()
 
 	sim := clock.NewSim(simStart)
 	r := &run{ctx: ctx, sim: sim, bugs: bugs.Client}

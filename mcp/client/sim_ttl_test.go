@@ -36,6 +36,9 @@ func simTTLRun(tb testing.TB, seed byte) (*client.CallResult, error, []string) {
 // message through the client's connection, in order, as JSON.
 func simStreamRun(tb testing.TB, seed byte, o client.CallOptions) (*client.CallResult, error, []string) {
 	tb.Helper()
+	// The run's goroutines: RunUntil moves the clock when they all wait.
+	scope, release := clock.Confine(context.Background())
+	defer release()
 	sim := clock.NewSim(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	srv := server.New(&server.Options{Clock: sim, Rand: rand.NewChaCha8([32]byte{seed})})
 	h := streamhttp.NewHandler(srv, &streamhttp.Options{Clock: sim, Rand: rand.NewChaCha8([32]byte{seed, 1})})
@@ -72,7 +75,7 @@ func simStreamRun(tb testing.TB, seed byte, o client.CallOptions) (*client.CallR
 		})
 	})
 
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(scope, time.Minute)
 	defer cancel()
 	type outcome struct {
 		res *client.CallResult
