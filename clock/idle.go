@@ -129,8 +129,8 @@ const quietReadings = 4
 // busy). After each such look it reads twice as many times, up to
 // maxReadingsPerLook: a look stops the world, the scope's work too.
 const (
-	readingsPerLook    = 256
-	maxReadingsPerLook = 8192
+	readingsPerLook    = 1024
+	maxReadingsPerLook = 32768
 )
 
 // quiet reads the scheduler's counts of the whole process.
