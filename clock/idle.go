@@ -81,7 +81,7 @@ var ErrNoScope = errors.New("clock: Idle outside a clock.Confine scope")
 // readings. The counts alone are not enough: they are read one P at a
 // time, and a goroutine changing hands between two Ps can be missed by
 // them (measured: about 1 quiet reading in 10,000 on four Ps or under the
-// race detector on a loaded machine; docs/sim.md, "Determinism").
+// race detector on a loaded machine; docs/sim.md, "When the clock moves").
 //
 // A goroutine that waits on the wall clock or on a socket counts as
 // waiting, so a simulation is only as deterministic as its parts are on

@@ -138,9 +138,9 @@ func (s *Sim) fireNext(limit time.Time) bool {
 	return true
 }
 
-// ErrDeadlock is returned by RunUntil when every goroutine of its scope waits, no timer
-// is pending, and the condition still does not hold: nothing can ever
-// happen again.
+// ErrDeadlock is returned by RunUntil when every goroutine of its scope
+// waits, no timer is pending, and the condition still does not hold:
+// nothing can ever happen again.
 var ErrDeadlock = errors.New("clock: everything waits and no timer is pending")
 
 // RunUntil drives the simulation until done reports true: whenever the
