@@ -17,7 +17,7 @@
 // The package sits beside package mcp, whose types are those of
 // 2025-11-25, and shares only what both revisions define alike: the
 // JSON-RPC envelope ([mcp.Message], [mcp.ID], [mcp.Error]) and
-// [mcp.Implementation]. A later revision gets a package of its own. It
+// [mcp.Implementation]. Each later revision gets its own package. It
 // does no I/O.
 //
 // A stateless request, as a server reads it:

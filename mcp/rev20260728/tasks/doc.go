@@ -12,7 +12,7 @@
 // ../shared/spec/ext-tasks-2026-07-28.md) with its schema
 // schema/draft/schema.ts; comments cite it as "Tasks, <section>". The core
 // of the revision is package mcp/rev20260728; the Tasks primitive of
-// 2025-11-25 stays in package mcp.
+// 2025-11-25 stays in mcp.
 //
 // A task's life on this wire:
 //
