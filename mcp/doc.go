@@ -10,6 +10,11 @@
 // ([DecideMode]), and the contract between the server side of a transport
 // and the protocol ([Endpoint], [Session], [Replier], [Outbox]).
 //
+// [Revision] names the protocol revisions tasksim knows, the era of a
+// connection or message. The vocabulary of the stateless revision
+// 2026-07-28 lives beside this one, in mcp/rev20260728 and its tasks
+// extension in mcp/rev20260728/tasks, so that a revision is an addition.
+//
 // The package does no I/O. Transports live in mcp/stdio and mcp/streamhttp,
 // the reference server in mcp/server.
 //

@@ -57,8 +57,11 @@ const (
 // supportedProtocolVersions is the list SupportedProtocolVersions copies.
 var supportedProtocolVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-// SupportedProtocolVersions lists the revisions tasksim speaks, newest
-// first, in a slice of the caller's own.
+// SupportedProtocolVersions lists the protocol versions an initialize
+// request may negotiate, newest first, in a slice of the caller's own: the
+// versions of the 2025-11-25 era ([Revision20251125]). The stateless
+// 2026-07-28 revision has no initialize and is not among them; see
+// [Revision.ProtocolVersions] and [RevisionOf].
 func SupportedProtocolVersions() []string { return slices.Clone(supportedProtocolVersions) }
 
 // IsSupportedProtocolVersion reports whether v is one of SupportedProtocolVersions.
