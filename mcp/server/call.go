@@ -10,18 +10,9 @@ import (
 )
 
 func (ss *session) toolsCall(msg *mcp.Message, r mcp.Replier) {
-	var p mcp.CallToolParams
-	if err := mcp.DecodeParams(msg.Params, &p); err != nil {
+	p, tool, err := ss.srv.callTarget(msg.Params)
+	if err != nil {
 		replyError(ss.ctx, r, msg.ID, err)
-		return
-	}
-	if p.Name == "" {
-		replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams, "invalid params: name is required"))
-		return
-	}
-	tool := ss.srv.tools[p.Name]
-	if tool == nil {
-		replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams, "Unknown tool: %s", p.Name))
 		return
 	}
 	// 2025-11-25 Tasks, "Tool-Level Negotiation": a task for a tool that
@@ -38,24 +29,9 @@ func (ss *session) toolsCall(msg *mcp.Message, r mcp.Replier) {
 		replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeMethodNotFound, "Tool %s requires a task-augmented call", p.Name))
 		return
 	}
-	run, err := tool.Prepare(p.Arguments)
+	run, size, err := ss.srv.prepareRun(tool, p)
 	if err != nil {
-		var e *mcp.Error
-		if !errors.As(err, &e) {
-			e = mcp.Errorf(mcp.CodeInvalidParams, "invalid arguments for %s: %v", p.Name, err)
-		}
-		replyError(ss.ctx, r, msg.ID, e)
-		return
-	}
-	var size int64
-	if tool.Size != nil {
-		size = tool.Size(p.Arguments)
-	}
-	if limit := ss.srv.opts.MaxTaskBytes; size > limit {
-		// Refused before anything runs or is stored: one call must not
-		// hold more than a task may (docs/server.md, "Limits").
-		replyError(ss.ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams,
-			"invalid arguments for %s: the result would hold %d bytes, over the server's limit of %d bytes per task", p.Name, size, limit))
+		replyError(ss.ctx, r, msg.ID, err)
 		return
 	}
 	var token json.RawMessage
@@ -69,68 +45,59 @@ func (ss *session) toolsCall(msg *mcp.Message, r mcp.Replier) {
 	ss.taskCall(msg.ID, tool, p.Task, run, token, size, r)
 }
 
+// callTarget reads the params of a tools/call and finds its tool: -32602
+// when the params are malformed or name no tool the server has.
+func (s *Server) callTarget(params json.RawMessage) (*mcp.CallToolParams, *Tool, error) {
+	var p mcp.CallToolParams
+	if err := mcp.DecodeParams(params, &p); err != nil {
+		return nil, nil, err
+	}
+	if p.Name == "" {
+		return nil, nil, mcp.Errorf(mcp.CodeInvalidParams, "invalid params: name is required")
+	}
+	tool := s.tools[p.Name]
+	if tool == nil {
+		return nil, nil, mcp.Errorf(mcp.CodeInvalidParams, "Unknown tool: %s", p.Name)
+	}
+	return &p, tool, nil
+}
+
+// prepareRun checks a call's arguments with its tool and returns what runs
+// it and the result bytes it asks for: -32602 when the tool refuses the
+// arguments or they ask more than a task may hold.
+func (s *Server) prepareRun(tool *Tool, p *mcp.CallToolParams) (RunFunc, int64, error) {
+	run, err := tool.Prepare(p.Arguments)
+	if err != nil {
+		var e *mcp.Error
+		if !errors.As(err, &e) {
+			e = mcp.Errorf(mcp.CodeInvalidParams, "invalid arguments for %s: %v", p.Name, err)
+		}
+		return nil, 0, e
+	}
+	var size int64
+	if tool.Size != nil {
+		size = tool.Size(p.Arguments)
+	}
+	if limit := s.opts.MaxTaskBytes; size > limit {
+		// Refused before anything runs or is stored: one call must not
+		// hold more than a task may (docs/server.md, "Limits").
+		return nil, 0, mcp.Errorf(mcp.CodeInvalidParams,
+			"invalid arguments for %s: the result would hold %d bytes, over the server's limit of %d bytes per task", p.Name, size, limit)
+	}
+	return run, size, nil
+}
+
 // plainCall runs a call without a task and answers with its result.
 // Progress notifications travel on the request's own answer.
 func (ss *session) plainCall(id mcp.ID, run RunFunc, token json.RawMessage, r mcp.Replier) {
 	ctx, done := ss.track(id)
-	var emitted []mcp.ContentBlock
-	var held int64 // bytes of emitted, charged to the session's budget
-	b := ss.srv.budget
-	c := &Call{
-		clock: ss.srv.opts.Clock,
-		conn:  r,
-		emit: func(_ context.Context, blocks []mcp.ContentBlock) error {
-			n := blocksBytes(blocks)
-			if held+n > ss.srv.opts.MaxTaskBytes || !b.reserve(ss, n) {
-				return ErrBudget
-			}
-			held += n
-			emitted = append(emitted, blocks...)
-			return nil
-		},
-		progress: func(ctx context.Context, p mcp.ProgressParams) error {
-			if token == nil {
-				return nil
-			}
-			p.ProgressToken = token
-			n, err := mcp.NewNotification(mcp.NotificationProgress, p)
-			if err != nil {
-				return err
-			}
-			return r.Reply(ctx, n, false)
-		},
+	pc := &plainRun{
+		srv: ss.srv, owner: ss, id: id, run: run, token: token, r: r, replyCtx: ss.ctx, done: done,
+		// Cancelled by notifications/cancelled, not by the session's end.
+		cancelled: func() bool { return ctx.Err() != nil && ss.ctx.Err() == nil },
+		result:    func(res *mcp.CallToolResult) any { return res },
 	}
-	go func() {
-		defer done()
-		defer func() { b.release(ss, held) }()
-		res, err := run(ctx, c)
-		if ctx.Err() != nil && ss.ctx.Err() == nil {
-			// Cancelled by notifications/cancelled: the request gets no
-			// response; the answer is ended without one.
-			_ = r.Reply(ss.ctx, nil, true)
-			return
-		}
-		var rpcErr *mcp.Error
-		if errors.As(err, &rpcErr) {
-			replyError(ss.ctx, r, id, rpcErr)
-			return
-		}
-		out := &mcp.CallToolResult{Content: emitted}
-		if res != nil {
-			out.Content = append(out.Content, res.Content...)
-			out.StructuredContent = res.StructuredContent
-			out.IsError = res.IsError
-			out.Meta = res.Meta
-		}
-		if err != nil {
-			out.IsError = true
-			out.Content = append(out.Content, mcp.TextBlock(err.Error()))
-		}
-		if out.Content == nil {
-			out.Content = []mcp.ContentBlock{}
-		}
-		reply(ss.ctx, r, id, out)
-	}()
+	pc.start(ctx)
 }
 
 // taskCall creates a task for a task-augmented call and answers in the

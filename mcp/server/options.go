@@ -122,6 +122,13 @@ type Options struct {
 	TaskScope Scope
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
+	// Revisions are the protocol revisions the server serves, in any
+	// order; nil or empty means every revision tasksim knows
+	// (mcp.Revisions), a dual-era server. The requests of a revision left
+	// out get the version error of the stateless revision (-32022, naming
+	// the versions served; see HandleStateless). An unknown revision is
+	// ignored.
+	Revisions []mcp.Revision
 }
 
 // Scope is the set of tasks a request may reach (2025-11-25 Tasks ›
@@ -191,6 +198,7 @@ func (o *Options) withDefaults() Options {
 	if out.ImmediateWindow <= 0 {
 		out.ImmediateWindow = DefaultImmediateWindow
 	}
+	out.Revisions = servedRevisions(out.Revisions)
 	out.Clock = clock.Or(out.Clock)
 	if out.Rand == nil {
 		out.Rand = rand.Reader

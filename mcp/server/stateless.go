@@ -1,0 +1,224 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
+	"github.com/tasksim/tasksim/mcp/rev20260728/tasks"
+)
+
+// The stateless era: requests of 2026-07-28, each standing alone with its
+// protocol version and client capabilities in its _meta (2026-07-28
+// Overview, "Statelessness", "Per-request protocol fields"). The server
+// keeps nothing between them: no session, no rate bucket; the result
+// bytes of plain calls share one budget of MaxSessionBytes.
+//
+//	HandleStateless ─▶ _meta fields ──────────────▶ -32602
+//	                 ─▶ protocol version served? ───▶ -32022 {supported, requested}
+//	                 ─▶ server/discover | tools/list | tools/call
+//	                 ─▶ anything else ──────────────▶ -32601
+
+// cacheTTL is the ttlMs of the cacheable results (server/discover,
+// tools/list): what they say does not change while the server runs, but
+// a client that keeps them for a minute sees a restarted server's new
+// tools soon enough (schema.ts CacheableResult).
+const cacheTTL = time.Minute
+
+// servedRevisions returns the known revisions of revs, newest first, or
+// every known revision when revs names none.
+func servedRevisions(revs []mcp.Revision) []mcp.Revision {
+	var out []mcp.Revision
+	for _, r := range mcp.Revisions() {
+		if slices.Contains(revs, r) {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return mcp.Revisions()
+	}
+	return out
+}
+
+// Revisions implements mcp.StatelessEndpoint: the revisions
+// Options.Revisions names, newest first.
+func (s *Server) Revisions() []mcp.Revision { return slices.Clone(s.opts.Revisions) }
+
+// supportedVersions lists the protocolVersion strings of the revisions the
+// server serves, newest first: the "supported" of a -32022 error and the
+// supportedVersions of server/discover (2026-07-28 Versioning, "Protocol
+// Version Negotiation", whose example lists both eras').
+func (s *Server) supportedVersions() []string {
+	var out []string
+	for _, r := range s.opts.Revisions {
+		out = append(out, r.ProtocolVersions()...)
+	}
+	return out
+}
+
+// servesStateless reports whether version is that of a stateless revision
+// the server serves.
+func (s *Server) servesStateless(version string) bool {
+	r, ok := mcp.RevisionOf(version)
+	return ok && r.IsStateless() && slices.Contains(s.opts.Revisions, r)
+}
+
+// HandleStateless implements mcp.StatelessEndpoint. Notifications and
+// responses are dropped: the revision defines no client notification over
+// Streamable HTTP, and the server sends no requests (2026-07-28 Streamable
+// HTTP, "Sending Messages").
+func (s *Server) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Replier) {
+	if msg.Kind() != mcp.KindRequest || r == nil {
+		return
+	}
+	if msg.Method == mcp.MethodInitialize {
+		// Here only when the session era is not served: a modern-only
+		// server SHOULD name the versions it supports in the error it
+		// answers initialize with (2026-07-28 Versioning, "Backward
+		// Compatibility with Initialization-Based Versions").
+		var p mcp.InitializeParams
+		_ = mcp.DecodeParams(msg.Params, &p)
+		replyError(ctx, r, msg.ID, rev.UnsupportedProtocolVersion(p.ProtocolVersion, s.supportedVersions()))
+		return
+	}
+	meta, err := rev.DecodeRequestMeta(msg.Params)
+	if err != nil {
+		replyError(ctx, r, msg.ID, metaError(err))
+		return
+	}
+	if !s.servesStateless(meta.ProtocolVersion) {
+		replyError(ctx, r, msg.ID, rev.UnsupportedProtocolVersion(meta.ProtocolVersion, s.supportedVersions()))
+		return
+	}
+	switch msg.Method {
+	case rev.MethodServerDiscover:
+		reply(ctx, r, msg.ID, s.discover())
+	case mcp.MethodToolsList:
+		s.listToolsStateless(ctx, msg, r)
+	case mcp.MethodToolsCall:
+		s.callStateless(ctx, msg, r)
+	default:
+		// Unknown, removed by this revision (ping, logging/setLevel, …) or
+		// removed by the tasks extension (tasks/result, tasks/list): -32601
+		// (2026-07-28 Streamable HTTP, "Protocol Version Header"; Tasks,
+		// "Backward Compatibility").
+		replyError(ctx, r, msg.ID, mcp.Errorf(mcp.CodeMethodNotFound, "Method not found: %s", msg.Method))
+	}
+}
+
+// metaError is the -32602 error of a malformed _meta.
+func metaError(err error) *mcp.Error {
+	if e, ok := err.(*rev.MetaError); ok {
+		return e.RPCError()
+	}
+	return mcp.Errorf(mcp.CodeInvalidParams, "invalid params: %v", err)
+}
+
+// resultMeta is the _meta of every result: the server's identity, which
+// servers SHOULD send (2026-07-28 Overview, "Per-response protocol
+// fields").
+func (s *Server) resultMeta() *rev.ResultMeta {
+	return &rev.ResultMeta{ServerInfo: &mcp.Implementation{Name: s.opts.Name, Version: s.opts.Version}}
+}
+
+// StatelessCapabilities returns what the server advertises in
+// server/discover: tools, and the tasks extension
+// (io.modelcontextprotocol/tasks; Tasks, "Capability Negotiation").
+func (s *Server) StatelessCapabilities() rev.ServerCapabilities {
+	return rev.ServerCapabilities{Tools: &mcp.ToolsCapability{}}.WithExtension(tasks.ExtensionID)
+}
+
+// discover answers server/discover (2026-07-28 server/discover).
+func (s *Server) discover() *rev.DiscoverResult {
+	return &rev.DiscoverResult{
+		ResultType:        rev.ResultComplete,
+		Meta:              s.resultMeta(),
+		SupportedVersions: s.supportedVersions(),
+		Capabilities:      s.StatelessCapabilities(),
+		Instructions:      "tasksim reference server: MCP 2026-07-28 with the tasks extension, and 2025-11-25 sessions on the same endpoint.",
+		TTLMs:             cacheTTL.Milliseconds(),
+		CacheScope:        rev.CacheScopePublic,
+	}
+}
+
+// listToolsStateless answers tools/list in this revision's shape: one
+// page, tools without "execution".
+func (s *Server) listToolsStateless(ctx context.Context, msg *mcp.Message, r mcp.Replier) {
+	var p mcp.ListToolsParams
+	if err := mcp.DecodeParams(msg.Params, &p); err != nil {
+		replyError(ctx, r, msg.ID, err)
+		return
+	}
+	if p.Cursor != "" {
+		replyError(ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams, "invalid cursor: tools/list has a single page"))
+		return
+	}
+	list := s.Tools()
+	for i := range list {
+		list[i].Execution = nil
+	}
+	reply(ctx, r, msg.ID, &rev.ListToolsResult{
+		ResultType: rev.ResultComplete,
+		Meta:       s.resultMeta(),
+		Tools:      list,
+		TTLMs:      cacheTTL.Milliseconds(),
+		CacheScope: rev.CacheScopePublic,
+	})
+}
+
+// callStateless runs a tools/call without a task and answers with a
+// CallToolResult of resultType "complete". Whether a call becomes a task
+// is the server's decision in this revision (Tasks, "Server-Directed Task
+// Creation"); this server does not make tasks yet, so every tool runs
+// plainly, one whose 2025-11-25 taskSupport is "required" too. The call
+// ends with ctx: a cancelled request gets no response.
+func (s *Server) callStateless(ctx context.Context, msg *mcp.Message, r mcp.Replier) {
+	p, tool, err := s.callTarget(msg.Params)
+	if err != nil {
+		replyError(ctx, r, msg.ID, err)
+		return
+	}
+	run, _, err := s.prepareRun(tool, p)
+	if err != nil {
+		replyError(ctx, r, msg.ID, err)
+		return
+	}
+	var token json.RawMessage
+	if p.Meta != nil {
+		token = p.Meta.ProgressToken
+	}
+	pc := &plainRun{
+		srv: s, id: msg.ID, run: run, token: token, r: r, replyCtx: ctx, done: func() {},
+		cancelled: func() bool { return ctx.Err() != nil },
+		result:    s.completeResult,
+	}
+	pc.start(ctx)
+}
+
+// completeResult is res in this revision's shape; the tool's own _meta
+// members are kept beside the server's identity.
+func (s *Server) completeResult(res *mcp.CallToolResult) any {
+	meta := s.resultMeta()
+	for k, v := range res.Meta {
+		b, err := json.Marshal(v)
+		if err != nil || k == rev.MetaServerInfo {
+			continue
+		}
+		if meta.Extra == nil {
+			meta.Extra = map[string]json.RawMessage{}
+		}
+		meta.Extra[k] = b
+	}
+	return &rev.CallToolResult{
+		ResultType:        rev.ResultComplete,
+		Meta:              meta,
+		Content:           res.Content,
+		StructuredContent: res.StructuredContent,
+		IsError:           res.IsError,
+	}
+}
+
+var _ mcp.StatelessEndpoint = (*Server)(nil)
