@@ -41,6 +41,8 @@ type ServeOptions struct {
 	// Bug is --bug: a known bug (internal/plant) planted in the server,
 	// or "list".
 	Bug string
+	// Revision is --revision: 2025-11-25, 2026-07-28 or both.
+	Revision string
 
 	// Front are the flags shared with record and proxy: --allow-remote,
 	// --allow-origin, --allow-host, --max-conns, --body-timeout,
@@ -116,6 +118,13 @@ The server has no authentication. A non-loopback --addr (":7070" binds every
 interface) is refused unless --allow-remote; the Origin and Host checks
 against DNS rebinding apply on every address (docs/security.md).
 
+The endpoint serves two protocol revisions at once (--revision both): a
+client that opens with initialize gets a 2025-11-25 session, one whose
+requests carry the 2026-07-28 per-request _meta is served statelessly
+(server/discover, tools/list and tools/call; docs/server.md). --revision
+2025-11-25 or 2026-07-28 serves one, and answers the other's requests with
+the version error (-32022) naming the versions served.
+
 To serve an "old" server, without the streaming extensions:
   tasksim serve --modes none --partial=false
 
@@ -139,6 +148,7 @@ the bug looks like to a client or to tasksim check.`,
 	f := cmd.Flags()
 	f.StringVar(&o.Addr, "addr", "127.0.0.1:7070", "HTTP listen address (endpoint /mcp)")
 	f.BoolVar(&o.Stdio, "stdio", false, "serve over stdin/stdout instead of HTTP")
+	f.StringVar(&o.Revision, "revision", revisionBoth, `protocol revisions served: 2025-11-25 (initialize and sessions), 2026-07-28 (stateless, per-request _meta) or both, on one endpoint`)
 	f.StringVar(&o.Modes, "modes", "immediate,streaming,task", `SEP-1905 response modes offered, comma-separated, or "none" for a server without SEP-1905`)
 	f.BoolVar(&o.Partial, "partial", true, "offer SEP-2679 partial notifications (tasks.streaming.partial)")
 	f.BoolVar(&o.Status, "status-notifications", true, "send notifications/tasks/status on status changes")
@@ -157,6 +167,21 @@ the bug looks like to a client or to tasksim check.`,
 	f.StringVar(&o.Bug, "bug", "", `serve with this known bug planted ("list" lists them)`)
 	f.IntVar(&o.ReadyFD, "ready-fd", 0, "once listening, write the endpoint URL and a newline to this inherited file descriptor and close it (0: none)")
 	return cmd
+}
+
+// revisionBoth is --revision's default: a dual-era server.
+const revisionBoth = "both"
+
+// parseRevision reads the --revision flag: the revisions served.
+func parseRevision(s string) ([]mcp.Revision, error) {
+	if s = strings.TrimSpace(s); s == revisionBoth {
+		return mcp.Revisions(), nil
+	}
+	r, err := mcp.ParseRevision(s)
+	if err != nil {
+		return nil, usagef("--revision: %q is not one of 2025-11-25, 2026-07-28, both", s)
+	}
+	return []mcp.Revision{r}, nil
 }
 
 // parseModes reads the --modes flag.
@@ -186,6 +211,10 @@ func newLogger(st *State, level string) (*slog.Logger, error) {
 
 func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 	modes, noModes, err := parseModes(o.Modes)
+	if err != nil {
+		return err
+	}
+	revs, err := parseRevision(o.Revision)
 	if err != nil {
 		return err
 	}
@@ -227,6 +256,7 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 		MaxSessionBytes:       o.Budgets.SessionBytes,
 		MaxServerBytes:        o.Budgets.ServerBytes,
 		Logger:                log,
+		Revisions:             revs,
 	}
 	if o.Stdio {
 		err := refserver.ServeStdioWrapped(ctx, bug.ServerOptions(sopts), bug.Stdio, st.Stdin, st.Stdout, &stdio.ServerOptions{Logger: log})

@@ -84,4 +84,16 @@
 //     events after it are no longer stored, 404 only for an ended session.
 //   - DELETE answers 200 with no body.
 //   - Transport errors carry a JSON-RPC error body, code -32000, id null.
+//
+// # The stateless era (2026-07-28)
+//
+// When the endpoint is an mcp.StatelessEndpoint, the same path serves the
+// stateless revision beside sessions (era.go decides per POST: initialize
+// and a live MCP-Session-Id are the session era; per-request _meta, or an
+// MCP-Protocol-Version naming 2026-07-28, the stateless one). A stateless
+// request is checked (_meta: -32602; routing headers: -32020; both 400),
+// handed to HandleStateless with a context that ends when its client goes
+// away, and answered as JSON or as an SSE stream without event ids; it
+// makes no session and no stream store. GET and DELETE of a stateless
+// client get 405.
 package streamhttp

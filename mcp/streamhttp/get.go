@@ -31,6 +31,9 @@ import (
 // 404 is kept for the session itself, since a client that gets it must
 // start a new session ("Session Management").
 func (h *Handler) serveGET(w http.ResponseWriter, r *http.Request) {
+	if h.refuseStateless(w, r) {
+		return
+	}
 	if !accepts(r.Header["Accept"], "text", "event-stream") {
 		h.fail(w, http.StatusNotAcceptable, codeTransport, mcp.ID{},
 			"Not Acceptable: the Accept header must list text/event-stream")

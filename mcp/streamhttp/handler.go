@@ -167,6 +167,7 @@ type Options struct {
 // an http.Handler and safe for concurrent use.
 type Handler struct {
 	ep           mcp.Endpoint
+	eras         eras    // which eras ep serves (era.go)
 	opts         Options // defaults filled in
 	log          *slog.Logger
 	guard        *guard
@@ -242,6 +243,7 @@ func NewHandler(ep mcp.Endpoint, opts *Options) *Handler {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Handler{
 		ep:           ep,
+		eras:         newEras(ep),
 		opts:         o,
 		log:          o.Logger,
 		guard:        newGuard(o.AllowedOrigins, o.AllowedHosts),
@@ -425,6 +427,9 @@ func (h *Handler) checkProtocolVersion(w http.ResponseWriter, r *http.Request) b
 // Management": clients SHOULD send DELETE to terminate a session). It
 // answers 200 with no body.
 func (h *Handler) serveDELETE(w http.ResponseWriter, r *http.Request) {
+	if h.refuseStateless(w, r) {
+		return
+	}
 	if !h.checkProtocolVersion(w, r) {
 		return
 	}

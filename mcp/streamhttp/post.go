@@ -27,9 +27,17 @@ import (
 // decides what a second initialize means). Notifications and responses get
 // 202. A request is handed to the session with a replier and the answer
 // waits for its first reply (see answer).
+//
+// Once the body is read, a message of the stateless era (2026-07-28; see
+// isStateless for the rule) leaves for serveStateless, and none of the
+// rest applies to it.
 func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	msg, ok := h.readMessage(w, r)
 	if !ok {
+		return
+	}
+	if h.isStateless(r, msg) {
+		h.serveStateless(w, r, msg)
 		return
 	}
 	kind := msg.Kind()

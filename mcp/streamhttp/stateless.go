@@ -1,0 +1,99 @@
+package streamhttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
+)
+
+// serveStateless serves a POSTed message of the stateless era (2026-07-28
+// Streamable HTTP). Nothing of it outlives the POST: no session is made
+// or named (Mcp-Session-Id is ignored and never sent), no event store
+// keeps its answer (Last-Event-ID is ignored; "Resumable SSE streams via
+// Last-Event-ID are not supported"). The checks, after readMessage's:
+//
+//	a notification or a response                   → 202 (no header rules
+//	                                                  for notification POSTs)
+//	_meta per-request fields present and well-formed  else 400, -32602
+//	MCP-Protocol-Version, Mcp-Method, Mcp-Name match  else 400, -32020
+//
+// The endpoint then checks the version (-32022, 400), the method (-32601,
+// 404) and the rest, and answers as the stateless replier allows (see
+// answerStateless). The request's context ends when the client goes away
+// ("Closing the SSE response stream MUST be treated by the server as
+// cancellation") or the handler closes.
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *mcp.Message) {
+	ep := h.eras.stateless
+	h.mu.RLock()
+	closed := h.closed
+	h.mu.RUnlock()
+	if closed {
+		writeRPCError(w, http.StatusServiceUnavailable, msg.ID, mcp.Errorf(mcp.CodeInternalError, "Service Unavailable: the server is shutting down"))
+		return
+	}
+	if msg.Kind() != mcp.KindRequest {
+		ep.HandleStateless(h.ctx, msg, nil)
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	// An initialize is here only when the endpoint serves no session era;
+	// it carries no _meta and no routing headers, and the endpoint answers
+	// it with the versions it serves.
+	if msg.Method != mcp.MethodInitialize {
+		if e := h.checkStateless(r, msg); e != nil {
+			writeRPCError(w, http.StatusBadRequest, msg.ID, e)
+			return
+		}
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(h.ctx, cancel)
+	defer stop()
+	p := newStatelessReplier(h.opts.MaxStreamBytes)
+	ep.HandleStateless(ctx, msg, p)
+	h.answerStateless(ctx, w, p)
+}
+
+// checkStateless checks what the transport owns of a stateless request:
+// the per-request _meta fields, which the MCP-Protocol-Version header must
+// match (2026-07-28 Overview, "Per-request protocol fields": -32602, on
+// HTTP 400), then the routing headers against the body (2026-07-28
+// Streamable HTTP, "Server Validation": -32020, 400).
+func (h *Handler) checkStateless(r *http.Request, msg *mcp.Message) *mcp.Error {
+	meta, err := rev.DecodeRequestMeta(msg.Params)
+	if err != nil {
+		var me *rev.MetaError
+		if errors.As(err, &me) {
+			return me.RPCError()
+		}
+		return mcp.Errorf(mcp.CodeInvalidParams, "invalid params: %v", err)
+	}
+	err = rev.CheckHeaders(r.Header, msg.Method, msg.Params, meta.ProtocolVersion, h.eras.nameRules)
+	if err != nil {
+		var he *rev.HeaderError
+		if errors.As(err, &he) {
+			return he.RPCError()
+		}
+		return rev.HeaderMismatch("Header mismatch: %v", err)
+	}
+	return nil
+}
+
+// statelessStatus is the HTTP status of a JSON answer whose message is an
+// error with code: 400 for the codes the revision defines (2026-07-28
+// Overview, "Error Codes", "Per-request protocol fields"; Versioning,
+// "Protocol Version Negotiation"), 404 for an unknown method (2026-07-28
+// Streamable HTTP, "Protocol Version Header"), 200 otherwise: the
+// JSON-RPC error is the answer.
+func statelessStatus(code int) int {
+	switch code {
+	case rev.CodeHeaderMismatch, rev.CodeMissingRequiredClientCapability, rev.CodeUnsupportedProtocolVersion:
+		return http.StatusBadRequest
+	case mcp.CodeMethodNotFound:
+		return http.StatusNotFound
+	}
+	return http.StatusOK
+}
