@@ -9,7 +9,9 @@
 //
 // Requests are handed to the session in arrival order; their answers, and
 // every notification the session sends, are written whole, one per line,
-// from whichever goroutine produces them.
+// from whichever goroutine produces them. When the endpoint is an
+// mcp.StatelessEndpoint, a request carrying the 2026-07-28 per-request
+// _meta goes to HandleStateless instead of the session (stateless.go).
 //
 // The client side, [CommandTransport], starts the server as a child
 // process, writes messages to its stdin and reads them from its stdout,

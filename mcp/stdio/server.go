@@ -46,6 +46,7 @@ func Serve(ctx context.Context, ep mcp.Endpoint, r io.Reader, w io.Writer, opts 
 	out := &lineWriter{w: bufio.NewWriter(w), log: o.Logger}
 	sess := ep.NewSession(outbox{out})
 	defer sess.Close()
+	route := newStatelessRoute(ep)
 
 	var pending sync.WaitGroup
 	lines := newLineReader(r, o.MaxLine)
@@ -60,7 +61,7 @@ func Serve(ctx context.Context, ep mcp.Endpoint, r io.Reader, w io.Writer, opts 
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
-			handle(ctx, sess, out, &pending, line)
+			handle(ctx, sess, route, out, &pending, line)
 		}
 	}()
 	select {
@@ -82,7 +83,7 @@ func Serve(ctx context.Context, ep mcp.Endpoint, r io.Reader, w io.Writer, opts 
 	}
 }
 
-func handle(ctx context.Context, sess mcp.Session, out *lineWriter, pending *sync.WaitGroup, line []byte) {
+func handle(ctx context.Context, sess mcp.Session, route statelessRoute, out *lineWriter, pending *sync.WaitGroup, line []byte) {
 	if errors.Is(errLineTooLong, lineError(line)) {
 		out.write(mcp.NewError(mcp.NullID, mcp.Errorf(mcp.CodeInvalidRequest, "invalid request: message longer than the line limit")))
 		return
@@ -98,6 +99,15 @@ func handle(ctx context.Context, sess mcp.Session, out *lineWriter, pending *syn
 			id = msg.ID
 		}
 		out.write(mcp.NewError(id, e))
+		return
+	}
+	if route.takes(msg) {
+		if msg.Kind() != mcp.KindRequest {
+			route.ep.HandleStateless(ctx, msg, nil)
+			return
+		}
+		pending.Add(1)
+		route.ep.HandleStateless(ctx, msg, &replier{out: out, done: pending.Done})
 		return
 	}
 	if msg.Kind() != mcp.KindRequest {

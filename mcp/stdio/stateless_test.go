@@ -1,0 +1,58 @@
+package stdio_test
+
+import (
+	"encoding/json"
+	"io"
+	"testing"
+
+	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
+	"github.com/tasksim/tasksim/mcp/rev20260728/tasks"
+)
+
+// Over stdio a request with the 2026-07-28 per-request _meta is served
+// statelessly beside the process's 2025-11-25 session: server/discover,
+// tools/call with resultType, the _meta and version checks, and -32601 for
+// what the revision removed. The HTTP routing headers do not apply.
+func TestServeStatelessOverStdio(t *testing.T) {
+	in, out, _ := pipeServer(t, nil)
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+	send := func(line string) *mcp.Message {
+		t.Helper()
+		if _, err := io.WriteString(in, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		return readMsg(t, out)
+	}
+
+	m := send(`{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{` + meta + `}}`)
+	var d rev.DiscoverResult
+	if err := json.Unmarshal(m.Result, &d); err != nil || d.Validate() != nil || !d.Capabilities.HasExtension(tasks.ExtensionID) {
+		t.Fatalf("server/discover: %s (%v)", m.Result, err)
+	}
+
+	m = send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"instant","arguments":{"text":"hi"},` + meta + `}}`)
+	var res rev.CallToolResult
+	if err := json.Unmarshal(m.Result, &res); err != nil || res.ResultType != rev.ResultComplete || len(res.Content) != 1 || res.Content[0].Text != "hi" {
+		t.Fatalf("tools/call: %s (%v)", m.Result, err)
+	}
+
+	for _, tc := range []struct {
+		line string
+		code int
+	}{
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, mcp.CodeInvalidParams},
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}`, rev.CodeUnsupportedProtocolVersion},
+		{`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":"x",` + meta + `}}`, mcp.CodeMethodNotFound},
+	} {
+		if m := send(tc.line); m.Error == nil || m.Error.Code != tc.code {
+			t.Errorf("%s: answer %+v, want error %d", tc.line, m, tc.code)
+		}
+	}
+
+	// The 2025-11-25 session of the process is still there.
+	m = send(`{"jsonrpc":"2.0","id":4,"method":"ping"}`)
+	if m.Error != nil || string(m.Result) != "{}" {
+		t.Errorf("ping of the session: %+v", m)
+	}
+}
