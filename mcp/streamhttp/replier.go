@@ -48,6 +48,22 @@ type replier struct {
 
 var errNilReply = errors.New("streamhttp: Reply with a nil message must be final")
 
+// encodeReply checks a Reply's arguments and encodes its message; a nil
+// message (final) encodes as nil.
+func encodeReply(msg *mcp.Message, final bool) ([]byte, error) {
+	if msg == nil {
+		if !final {
+			return nil, errNilReply
+		}
+		return nil, nil
+	}
+	data, err := msg.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("streamhttp: encode reply: %w", err)
+	}
+	return data, nil
+}
+
 func newReplier(s *session, initSession bool) *replier {
 	return &replier{sess: s, ready: make(chan struct{}, 1), initSession: initSession}
 }
@@ -56,15 +72,9 @@ func newReplier(s *session, initSession bool) *replier {
 // not fail because the client went away; it fails after the final reply
 // (mcp.ErrReplied) and once the session has ended (ErrSessionClosed).
 func (p *replier) Reply(_ context.Context, msg *mcp.Message, final bool) error {
-	if msg == nil && !final {
-		return errNilReply
-	}
-	var data []byte
-	if msg != nil {
-		var err error
-		if data, err = msg.MarshalJSON(); err != nil {
-			return fmt.Errorf("streamhttp: encode reply: %w", err)
-		}
+	data, err := encodeReply(msg, final)
+	if err != nil {
+		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -3,7 +3,6 @@ package streamhttp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"sync"
 	"time"
@@ -42,15 +41,9 @@ func newStatelessReplier(maxBytes int64) *statelessReplier {
 // Reply implements mcp.Replier. It fails after the final reply
 // (mcp.ErrReplied); once the request is gone replies are dropped.
 func (p *statelessReplier) Reply(_ context.Context, msg *mcp.Message, final bool) error {
-	if msg == nil && !final {
-		return errNilReply
-	}
-	var data []byte
-	if msg != nil {
-		var err error
-		if data, err = msg.MarshalJSON(); err != nil {
-			return fmt.Errorf("streamhttp: encode reply: %w", err)
-		}
+	data, err := encodeReply(msg, final)
+	if err != nil {
+		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

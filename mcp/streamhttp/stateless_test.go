@@ -2,6 +2,7 @@ package streamhttp_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -34,7 +35,12 @@ type statelessServer struct {
 
 func newStatelessServer(t *testing.T, revs ...mcp.Revision) *statelessServer {
 	t.Helper()
-	srv := server.New(&server.Options{Revisions: revs})
+	return newStatelessServerWith(t, &server.Options{Revisions: revs})
+}
+
+func newStatelessServerWith(t *testing.T, o *server.Options) *statelessServer {
+	t.Helper()
+	srv := server.New(o)
 	h := streamhttp.NewHandler(srv, &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)})
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() {
@@ -492,4 +498,46 @@ func TestRevisionRestricted(t *testing.T) {
 		}
 		s.noState()
 	})
+}
+
+// Closing the SSE answer of a stateless call cancels the call (2026-07-28
+// Streamable HTTP, "Cancellation": the server MUST treat it as
+// cancellation): the tool's context ends.
+func TestStatelessCancelOnClose(t *testing.T) {
+	stopped := make(chan struct{})
+	hold := &server.Tool{
+		Tool: mcp.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		Prepare: func(json.RawMessage) (server.RunFunc, error) {
+			return func(ctx context.Context, c *server.Call) (*mcp.CallToolResult, error) {
+				if err := c.Progress(ctx, 1, nil, "started"); err != nil {
+					return nil, err
+				}
+				<-ctx.Done()
+				close(stopped)
+				return nil, ctx.Err()
+			}, nil
+		},
+	}
+	s := newStatelessServerWith(t, &server.Options{Tools: []*server.Tool{hold}})
+	meta := strings.TrimSuffix(metaJSON(rev.ProtocolVersion), "}") + `,"progressToken":1}`
+	req, err := http.NewRequest(http.MethodPost, s.url, strings.NewReader(request(mcp.MethodToolsCall, `"name":"hold"`, meta)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range headers(mcp.MethodToolsCall, "hold") {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := sse.NewReader(resp.Body).Next()
+	if err != nil || !strings.Contains(ev.Data, mcp.NotificationProgress) {
+		t.Fatalf("first event %+v, %v: want the progress notification", ev, err)
+	}
+	resp.Body.Close() // the client closes the stream
+	<-stopped         // the tool saw its context end; the test's timeout bounds the wait
+	s.noState()
 }
