@@ -129,6 +129,10 @@ type Options struct {
 	// the versions served; see HandleStateless). An unknown revision is
 	// ignored.
 	Revisions []mcp.Revision
+	// StatelessTasks says which stateless tools/call requests that declare
+	// the tasks extension run as tasks; the zero value, TasksByTool,
+	// follows each tool's execution.taskSupport (docs/revisions.md).
+	StatelessTasks TaskPolicy
 }
 
 // Scope is the set of tasks a request may reach (2025-11-25 Tasks ›

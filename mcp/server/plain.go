@@ -32,56 +32,72 @@ type plainRun struct {
 	done func()
 }
 
-// start runs the tool on a goroutine of its own, under ctx.
+// start runs the tool on a goroutine of its own, under ctx, and answers
+// with its outcome.
 func (pc *plainRun) start(ctx context.Context) {
-	var emitted []mcp.ContentBlock
-	var held int64 // bytes of emitted, charged to the owner's budget
-	b := pc.srv.budget
-	c := &Call{
-		clock: pc.srv.opts.Clock,
-		conn:  pc.r,
-		emit: func(_ context.Context, blocks []mcp.ContentBlock) error {
-			n := blocksBytes(blocks)
-			if held+n > pc.srv.opts.MaxTaskBytes || !b.reserve(pc.owner, n) {
-				return ErrBudget
-			}
-			held += n
-			emitted = append(emitted, blocks...)
-			return nil
-		},
-		progress: pc.progress,
-	}
 	go func() {
 		defer pc.done()
-		defer func() { b.release(pc.owner, held) }()
-		res, err := pc.run(ctx, c)
+		out, rpcErr := pc.srv.runTool(ctx, pc.owner, pc.run, pc.r, pc.progress)
 		if pc.cancelled() {
 			// A cancelled request gets no response; the answer is ended
 			// without one.
 			_ = pc.r.Reply(pc.replyCtx, nil, true)
 			return
 		}
-		var rpcErr *mcp.Error
-		if errors.As(err, &rpcErr) {
+		if rpcErr != nil {
 			replyError(pc.replyCtx, pc.r, pc.id, rpcErr)
 			return
 		}
-		out := &mcp.CallToolResult{Content: emitted}
-		if res != nil {
-			out.Content = append(out.Content, res.Content...)
-			out.StructuredContent = res.StructuredContent
-			out.IsError = res.IsError
-			out.Meta = res.Meta
-		}
-		if err != nil {
-			out.IsError = true
-			out.Content = append(out.Content, mcp.TextBlock(err.Error()))
-		}
-		if out.Content == nil {
-			out.Content = []mcp.ContentBlock{}
-		}
 		reply(pc.replyCtx, pc.r, pc.id, pc.result(out))
 	}()
+}
+
+// runTool runs run under ctx and returns what the call ends with: its
+// result (everything emitted, then the content returned; a non-JSON-RPC
+// error as a tool execution error) or its JSON-RPC error. The emitted
+// bytes are charged to owner's budget (nil: the stateless requests')
+// while the tool runs and released when it returns. conn is the answer
+// whose connection Call.CloseConnection ends, if any.
+func (s *Server) runTool(ctx context.Context, owner *session, run RunFunc, conn mcp.Replier,
+	progress func(context.Context, mcp.ProgressParams) error) (*mcp.CallToolResult, *mcp.Error) {
+	var emitted []mcp.ContentBlock
+	var held int64 // bytes of emitted, charged to the owner's budget
+	b := s.budget
+	c := &Call{
+		clock: s.opts.Clock,
+		conn:  conn,
+		emit: func(_ context.Context, blocks []mcp.ContentBlock) error {
+			n := blocksBytes(blocks)
+			if held+n > s.opts.MaxTaskBytes || !b.reserve(owner, n) {
+				return ErrBudget
+			}
+			held += n
+			emitted = append(emitted, blocks...)
+			return nil
+		},
+		progress: progress,
+	}
+	defer func() { b.release(owner, held) }()
+	res, err := run(ctx, c)
+	var rpcErr *mcp.Error
+	if errors.As(err, &rpcErr) {
+		return nil, rpcErr
+	}
+	out := &mcp.CallToolResult{Content: emitted}
+	if res != nil {
+		out.Content = append(out.Content, res.Content...)
+		out.StructuredContent = res.StructuredContent
+		out.IsError = res.IsError
+		out.Meta = res.Meta
+	}
+	if err != nil {
+		out.IsError = true
+		out.Content = append(out.Content, mcp.TextBlock(err.Error()))
+	}
+	if out.Content == nil {
+		out.Content = []mcp.ContentBlock{}
+	}
+	return out, nil
 }
 
 // progress sends notifications/progress on the answer when the request

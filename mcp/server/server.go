@@ -17,6 +17,7 @@ type Server struct {
 	tools  map[string]*Tool
 	order  []*Tool
 	store  *store
+	board  *board // the stateless era's tasks
 	ids    ids
 	budget *budget
 
@@ -29,6 +30,7 @@ type Server struct {
 func New(opts *Options) *Server {
 	o := opts.withDefaults()
 	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand, make: o.TaskIDs}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), sessions: map[*session]struct{}{}}
+	s.board = newBoard(o.Clock, s.budget)
 	tools := o.Tools
 	if tools == nil {
 		tools = BuiltinTools()
@@ -85,8 +87,9 @@ func (s *Server) NewSession(out mcp.Outbox) mcp.Session {
 	return ss
 }
 
-// Close ends every session and stops every task.
+// Close ends every session and stops every task, of either era.
 func (s *Server) Close() {
+	defer s.board.close()
 	s.mu.Lock()
 	s.closed = true
 	all := make([]*session, 0, len(s.sessions))
@@ -108,8 +111,8 @@ func (s *Server) forget(ss *session) {
 // Stats is what the server holds at one moment.
 type Stats struct {
 	Sessions int   // sessions open
-	Tasks    int   // tasks stored, live or finished
-	Live     int   // tasks not yet terminal
+	Tasks    int   // tasks stored, live or finished, of either era
+	Live     int   // tasks not yet terminal, of either era
 	Bytes    int64 // result bytes held by tasks (Options.MaxServerBytes)
 }
 
@@ -119,5 +122,7 @@ func (s *Server) Stats() Stats {
 	n := len(s.sessions)
 	s.mu.Unlock()
 	tasks, live := s.store.counts()
+	st, sl := s.board.counts()
+	tasks, live = tasks+st, live+sl
 	return Stats{Sessions: n, Tasks: tasks, Live: live, Bytes: s.budget.Held(nil)}
 }

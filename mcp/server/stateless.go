@@ -14,12 +14,14 @@ import (
 // The stateless era: requests of 2026-07-28, each standing alone with its
 // protocol version and client capabilities in its _meta (2026-07-28
 // Overview, "Statelessness", "Per-request protocol fields"). The server
-// keeps nothing between them: no session, no rate bucket; the result
-// bytes of plain calls share one budget of MaxSessionBytes.
+// keeps no session and no rate bucket between them; what it keeps is the
+// tasks of the tasks extension (board.go), reached by id. The result bytes
+// of plain calls and of those tasks share one budget of MaxSessionBytes.
 //
 //	HandleStateless ─▶ _meta fields ──────────────▶ -32602
 //	                 ─▶ protocol version served? ───▶ -32022 {supported, requested}
 //	                 ─▶ server/discover | tools/list | tools/call
+//	                 ─▶ an extension's method (extensions.go): tasks/get, tasks/update, tasks/cancel
 //	                 ─▶ anything else ──────────────▶ -32601
 
 // cacheTTL is the ttlMs of the cacheable results (server/discover,
@@ -99,8 +101,12 @@ func (s *Server) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Re
 	case mcp.MethodToolsList:
 		s.listToolsStateless(ctx, msg, r)
 	case mcp.MethodToolsCall:
-		s.callStateless(ctx, msg, r)
+		s.callStateless(ctx, msg, meta, r)
 	default:
+		if m := extensionMethod(msg.Method); m != nil {
+			m(s, ctx, msg, meta, r)
+			return
+		}
 		// Unknown, removed by this revision (ping, logging/setLevel, …) or
 		// removed by the tasks extension (tasks/result, tasks/list): -32601
 		// (2026-07-28 Streamable HTTP, "Protocol Version Header"; Tasks,
@@ -125,10 +131,15 @@ func (s *Server) resultMeta() *rev.ResultMeta {
 }
 
 // StatelessCapabilities returns what the server advertises in
-// server/discover: tools, and the tasks extension
-// (io.modelcontextprotocol/tasks; Tasks, "Capability Negotiation").
+// server/discover: tools, and each extension it serves (extensions.go),
+// the tasks extension among them (io.modelcontextprotocol/tasks; Tasks,
+// "Capability Negotiation").
 func (s *Server) StatelessCapabilities() rev.ServerCapabilities {
-	return rev.ServerCapabilities{Tools: &mcp.ToolsCapability{}}.WithExtension(tasks.ExtensionID)
+	caps := rev.ServerCapabilities{Tools: &mcp.ToolsCapability{}}
+	for _, e := range extensions {
+		caps = caps.WithExtension(e.id)
+	}
+	return caps
 }
 
 // discover answers server/discover (2026-07-28 server/discover).
@@ -169,21 +180,30 @@ func (s *Server) listToolsStateless(ctx context.Context, msg *mcp.Message, r mcp
 	})
 }
 
-// callStateless runs a tools/call without a task and answers with a
-// CallToolResult of resultType "complete". Whether a call becomes a task
-// is the server's decision in this revision (Tasks, "Server-Directed Task
-// Creation"); this server does not make tasks yet, so every tool runs
-// plainly, one whose 2025-11-25 taskSupport is "required" too. The call
-// ends with ctx: a cancelled request gets no response.
-func (s *Server) callStateless(ctx context.Context, msg *mcp.Message, r mcp.Replier) {
+// callStateless answers a tools/call: with a CreateTaskResult when the
+// server makes it a task (runsAsTask; Tasks, "Capability Negotiation"),
+// else with a CallToolResult of resultType "complete". A legacy
+// params.task is ignored: it is no opt-in in this revision. A plain call
+// ends with ctx: a cancelled request gets no response; a task outlives its
+// creating request.
+func (s *Server) callStateless(ctx context.Context, msg *mcp.Message, meta rev.RequestMeta, r mcp.Replier) {
 	p, tool, err := s.callTarget(msg.Params)
 	if err != nil {
 		replyError(ctx, r, msg.ID, err)
 		return
 	}
-	run, _, err := s.prepareRun(tool, p)
+	asTask, rpcErr := s.runsAsTask(tool, tasks.Declared(meta.ClientCapabilities))
+	if rpcErr != nil {
+		replyError(ctx, r, msg.ID, rpcErr)
+		return
+	}
+	run, size, err := s.prepareRun(tool, p)
 	if err != nil {
 		replyError(ctx, r, msg.ID, err)
+		return
+	}
+	if asTask {
+		s.createTask(ctx, msg.ID, run, size, r)
 		return
 	}
 	var token json.RawMessage

@@ -1,0 +1,170 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/tasksim/tasksim/clock"
+	"github.com/tasksim/tasksim/mcp"
+	"github.com/tasksim/tasksim/mcp/rev20260728/tasks"
+)
+
+// A task of the stateless era (the tasks extension io.modelcontextprotocol/
+// tasks of 2026-07-28). No session owns it: any request that names its id
+// and declares the extension reaches it, as the id is the capability
+// (Tasks, "Streamable HTTP: Routing Headers": the id routes the request to
+// the instance that holds the task). The server holds these tasks on a
+// board of their own, beside the session store, bounded like it.
+//
+//	tools/call ─▶ board.add ─▶ CreateTaskResult   (durable create: stored first)
+//	                │  tool runs under board ctx ─▶ finish: completed | failed
+//	tasks/get ────▶ lookup ─▶ DetailedTask        (result or error inlined)
+//	tasks/cancel ─▶ lookup ─▶ cancelled, run stopped, ack
+//	ttl (server clock) ─▶ removed; later lookups -32602 "expired"
+
+// statelessTask is the server's record of one stateless task. The fields
+// before mu never change after creation; the others are guarded by mu.
+type statelessTask struct {
+	board        *board
+	id           string
+	createdAt    time.Time
+	ttl          time.Duration
+	pollInterval time.Duration
+	cancelRun    context.CancelFunc
+
+	mu            sync.Mutex
+	status        mcp.TaskStatus
+	statusMessage string
+	updatedAt     time.Time
+	result        json.RawMessage // completed: the CallToolResult
+	rpcErr        *mcp.Error      // failed: the JSON-RPC error
+	// charged is what the task holds of the stateless requests' budget:
+	// the bytes its arguments asked for while it runs, its result's after.
+	charged int64
+	// gone: the task was deleted (expired, or the server closed); it
+	// changes no more and holds nothing.
+	gone   bool
+	expiry clock.Timer
+}
+
+// detailLocked is the task as tasks/get answers it: a DetailedTask with
+// the result or the error of a terminal task inlined (Tasks, "Task
+// Polling", Response 1–5). t.mu must be held.
+func (t *statelessTask) detailLocked() tasks.DetailedTask {
+	ttl := t.ttl.Milliseconds()
+	poll := t.pollInterval.Milliseconds()
+	return tasks.DetailedTask{
+		Task: tasks.Task{
+			TaskID:         t.id,
+			Status:         t.status,
+			StatusMessage:  t.statusMessage,
+			CreatedAt:      mcp.FormatTime(t.createdAt),
+			LastUpdatedAt:  mcp.FormatTime(t.updatedAt),
+			TTLMs:          &ttl,
+			PollIntervalMs: &poll,
+		},
+		Result: t.result,
+		Error:  t.rpcErr,
+	}
+}
+
+// finish ends the task with the tool's outcome, unless it ended already
+// (cancelled, expired): a terminal status never changes (Tasks, "Task
+// Status"). A tool execution error is completed with isError; failed is
+// for a JSON-RPC error only.
+func (t *statelessTask) finish(res *mcp.CallToolResult, rpcErr *mcp.Error) {
+	t.mu.Lock()
+	if t.gone || t.status.IsTerminal() {
+		t.mu.Unlock()
+		return
+	}
+	var held int64
+	if rpcErr != nil {
+		t.rpcErr = rpcErr
+		t.statusMessage = "Tool execution failed: " + rpcErr.Message
+		held = int64(len(rpcErr.Message) + len(rpcErr.Data))
+		t.setStatusLocked(mcp.StatusFailed)
+	} else {
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.rpcErr = mcp.Errorf(mcp.CodeInternalError, "internal error: %v", err)
+			t.statusMessage = "Tool execution failed: the result does not encode"
+			t.setStatusLocked(mcp.StatusFailed)
+		} else {
+			t.result = b
+			held = int64(len(b))
+			if res.IsError {
+				t.statusMessage = "Tool execution failed"
+			}
+			t.setStatusLocked(mcp.StatusCompleted)
+		}
+	}
+	t.rechargeLocked(held)
+	t.mu.Unlock()
+	t.board.ended()
+}
+
+// cancel marks a running task cancelled and stops its tool; a terminal
+// task is left as it is (Tasks, "Task Cancellation": cooperative, and the
+// same ack either way). It reports whether it changed the task.
+func (t *statelessTask) cancel() bool {
+	t.mu.Lock()
+	if t.gone || t.status.IsTerminal() {
+		t.mu.Unlock()
+		return false
+	}
+	t.statusMessage = "The task was cancelled by request."
+	t.setStatusLocked(mcp.StatusCancelled)
+	t.rechargeLocked(0)
+	t.mu.Unlock()
+	t.cancelRun()
+	t.board.ended()
+	return true
+}
+
+// setStatusLocked moves the task to s. t.mu must be held.
+func (t *statelessTask) setStatusLocked(s mcp.TaskStatus) {
+	t.status = s
+	t.updatedAt = t.board.clock.Now()
+}
+
+// rechargeLocked makes the task hold n bytes of the stateless budget: the
+// result is in memory already, so it is charged whatever the budget says.
+// t.mu must be held.
+func (t *statelessTask) rechargeLocked(n int64) {
+	switch {
+	case n > t.charged:
+		t.board.budget.force(nil, n-t.charged)
+	case n < t.charged:
+		t.board.budget.release(nil, t.charged-n)
+	}
+	t.charged = n
+}
+
+// expire runs when the ttl has elapsed, in the clock's goroutine: the
+// task is deleted whatever its status (Tasks, "Task Polling": the server
+// MAY delete it once the ttl elapsed) and its tool stopped. It only takes
+// the board's lock and the task's, never held across I/O, so from the
+// moment the clock passes the ttl every lookup says "expired".
+func (t *statelessTask) expire() {
+	t.board.remove(t)
+	t.drop()
+}
+
+// drop ends a deleted task: its tool stops and its bytes go back.
+func (t *statelessTask) drop() {
+	t.mu.Lock()
+	live := !t.gone && !t.status.IsTerminal()
+	t.gone = true
+	t.rechargeLocked(0)
+	if t.expiry != nil {
+		t.expiry.Stop()
+	}
+	t.mu.Unlock()
+	t.cancelRun()
+	if live {
+		t.board.ended()
+	}
+}
