@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"slices"
 
 	"github.com/tasksim/tasksim/mcp"
 	rev "github.com/tasksim/tasksim/mcp/rev20260728"
@@ -40,19 +39,4 @@ func extensionMethod(method string) statelessMethod {
 		}
 	}
 	return nil
-}
-
-// ExtensionMethods returns the methods the server serves for the
-// extension id, sorted; none for an extension it does not serve.
-func ExtensionMethods(id string) []string {
-	var out []string
-	for _, e := range extensions {
-		if e.id == id {
-			for m := range e.methods {
-				out = append(out, m)
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
 }

@@ -31,6 +31,8 @@ type statelessServer struct {
 	srv *server.Server
 	h   *streamhttp.Handler
 	url string
+	// client sends the requests; nil means http.DefaultClient.
+	client *http.Client
 }
 
 func newStatelessServer(t *testing.T, revs ...mcp.Revision) *statelessServer {
@@ -97,7 +99,11 @@ func (s *statelessServer) do(method string, body string, hdr map[string]string) 
 		}
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	c := s.client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -529,7 +535,11 @@ func TestStatelessCancelOnClose(t *testing.T) {
 	for k, v := range headers(mcp.MethodToolsCall, "hold") {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	c := s.client
+	if c == nil {
+		c = http.DefaultClient
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
