@@ -43,6 +43,9 @@ type ServeOptions struct {
 	Bug string
 	// Revision is --revision: 2025-11-25, 2026-07-28 or both.
 	Revision string
+	// Tasks is --tasks: which stateless tools/call become tasks (tool,
+	// required or all).
+	Tasks string
 
 	// Front are the flags shared with record and proxy: --allow-remote,
 	// --allow-origin, --allow-host, --max-conns, --body-timeout,
@@ -149,6 +152,7 @@ the bug looks like to a client or to tasksim check.`,
 	f.StringVar(&o.Addr, "addr", "127.0.0.1:7070", "HTTP listen address (endpoint /mcp)")
 	f.BoolVar(&o.Stdio, "stdio", false, "serve over stdin/stdout instead of HTTP")
 	f.StringVar(&o.Revision, "revision", revisionBoth, `protocol revisions served: 2025-11-25 (initialize and sessions), 2026-07-28 (stateless, per-request _meta) or both, on one endpoint`)
+	f.StringVar(&o.Tasks, "tasks", server.TasksByTool.String(), `which 2026-07-28 tools/call that declare the tasks extension run as tasks: tool (tools whose taskSupport is required or optional), required (only those that require one) or all`)
 	f.StringVar(&o.Modes, "modes", "immediate,streaming,task", `SEP-1905 response modes offered, comma-separated, or "none" for a server without SEP-1905`)
 	f.BoolVar(&o.Partial, "partial", true, "offer SEP-2679 partial notifications (tasks.streaming.partial)")
 	f.BoolVar(&o.Status, "status-notifications", true, "send notifications/tasks/status on status changes")
@@ -218,6 +222,10 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	policy, err := server.ParseTaskPolicy(strings.TrimSpace(o.Tasks))
+	if err != nil {
+		return usagef("--tasks: %v", err)
+	}
 	log, err := newLogger(st, o.LogLevel)
 	if err != nil {
 		return err
@@ -257,6 +265,7 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 		MaxServerBytes:        o.Budgets.ServerBytes,
 		Logger:                log,
 		Revisions:             revs,
+		StatelessTasks:        policy,
 	}
 	if o.Stdio {
 		err := refserver.ServeStdioWrapped(ctx, bug.ServerOptions(sopts), bug.Stdio, st.Stdin, st.Stdout, &stdio.ServerOptions{Logger: log})

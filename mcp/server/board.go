@@ -86,11 +86,7 @@ func (b *board) remove(t *statelessTask) {
 	delete(b.tasks, t.id)
 	now := b.clock.Now()
 	b.expired[t.id] = now
-	for id, at := range b.expired {
-		if now.Sub(at) > expiredMemory {
-			delete(b.expired, id)
-		}
-	}
+	forgetExpired(b.expired, now)
 }
 
 // counts returns the tasks stored and the live ones.

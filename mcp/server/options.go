@@ -131,7 +131,7 @@ type Options struct {
 	Revisions []mcp.Revision
 	// StatelessTasks says which stateless tools/call requests that declare
 	// the tasks extension run as tasks; the zero value, TasksByTool,
-	// follows each tool's execution.taskSupport (docs/revisions.md).
+	// follows each tool's execution.taskSupport (docs/server.md, "Tasks in 2026-07-28").
 	StatelessTasks TaskPolicy
 }
 

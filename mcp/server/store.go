@@ -95,9 +95,15 @@ func (s *store) remove(t *task, expired bool) {
 	if expired {
 		s.expired[t.id] = now
 	}
-	for id, at := range s.expired {
+	forgetExpired(s.expired, now)
+}
+
+// forgetExpired drops the ids that expired more than expiredMemory
+// before now.
+func forgetExpired(expired map[string]time.Time, now time.Time) {
+	for id, at := range expired {
 		if now.Sub(at) > expiredMemory {
-			delete(s.expired, id)
+			delete(expired, id)
 		}
 	}
 }

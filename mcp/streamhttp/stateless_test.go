@@ -82,6 +82,14 @@ func (a *answer) last(t *testing.T) *mcp.Message {
 	return a.msgs[len(a.msgs)-1]
 }
 
+// httpClient is the client that sends the requests.
+func (s *statelessServer) httpClient() *http.Client {
+	if s.client == nil {
+		return http.DefaultClient
+	}
+	return s.client
+}
+
 func (s *statelessServer) do(method string, body string, hdr map[string]string) *answer {
 	s.t.Helper()
 	req, err := http.NewRequest(method, s.url, strings.NewReader(body))
@@ -99,11 +107,7 @@ func (s *statelessServer) do(method string, body string, hdr map[string]string) 
 		}
 		req.Header.Set(k, v)
 	}
-	c := s.client
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
+	resp, err := s.httpClient().Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -535,11 +539,7 @@ func TestStatelessCancelOnClose(t *testing.T) {
 	for k, v := range headers(mcp.MethodToolsCall, "hold") {
 		req.Header.Set(k, v)
 	}
-	c := s.client
-	if c == nil {
-		c = http.DefaultClient
-	}
-	resp, err := c.Do(req)
+	resp, err := s.httpClient().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
