@@ -267,3 +267,86 @@ func TestScopeIdleReadsStatuses(t *testing.T) {
 		t.Errorf("a caller without the scope's label: %v, want ErrNoLabels", err)
 	}
 }
+
+// A verifying scope (VerifyEnv) finds a goroutine of the scope woken
+// between Idle's look and its second look, by something outside the
+// scope: here the test's hook, in place of a wall-clock timer's goroutine.
+func TestVerifyFindsAWakeFromOutside(t *testing.T) {
+	t.Setenv(VerifyEnv, "1")
+	ctx, release := Confine(context.Background())
+	defer release()
+	ch, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		<-ch
+		<-done
+	}()
+	defer close(done)
+	var once sync.Once
+	afterLook = func() { once.Do(func() { close(ch) }) }
+	defer func() { afterLook = nil }()
+	err := Idle(ctx)
+	if !errors.Is(err, ErrWokenOutside) {
+		t.Fatalf("Idle: %v, want ErrWokenOutside", err)
+	}
+	if !errors.Is(Verified(ctx), ErrWokenOutside) {
+		t.Errorf("Verified: %v", Verified(ctx))
+	}
+	t.Log(err)
+}
+
+// A verifying scope whose goroutines only wake one another finds every
+// verdict right, and one that does not verify reports none.
+func TestVerifyRightVerdicts(t *testing.T) {
+	t.Setenv(VerifyEnv, "1")
+	ctx, release := Confine(context.Background())
+	defer release()
+	c := NewSim(epoch)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 5 {
+			_ = Sleep(ctx, c, time.Second)
+		}
+	}()
+	err := c.RunUntil(ctx, func() bool {
+		select {
+		case <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	if err != nil || Verified(ctx) != nil {
+		t.Fatalf("RunUntil: %v, Verified: %v", err, Verified(ctx))
+	}
+	if got := c.Now().Sub(epoch); got != 5*time.Second {
+		t.Errorf("clock at %v", got)
+	}
+	t.Setenv(VerifyEnv, "")
+	plain, release2 := Confine(context.Background())
+	defer release2()
+	if err := Idle(plain); err != nil || Verified(plain) != nil {
+		t.Errorf("Idle: %v, Verified: %v", err, Verified(plain))
+	}
+}
+
+// A wrong verdict names where the goroutine was and went: the first
+// frame, or the first that differs when the first is the same.
+func TestFrameOf(t *testing.T) {
+	const (
+		head = `goroutine 7 [select, 3 minutes labels:{"tasksim.clock.scope": "1"}]:`
+		read = "io.(*pipe).read(_, {_, _, _})\n\t/go/src/io/pipe.go:57 +_"
+		a    = head + "\n" + read + "\nmain.a()\n\t/src/a.go:10 +_"
+		b    = head + "\n" + read + "\nmain.b()\n\t/src/b.go:20 +_"
+	)
+	for _, c := range []struct{ g, other, want string }{
+		{a, b, "[select, 3 minutes] in main.a (a.go:10)"},
+		{b, a, "[select, 3 minutes] in main.b (b.go:20)"},
+		{a, head + "\nmain.c()\n\t/src/c.go:1 +_", "[select, 3 minutes] in io.(*pipe).read (pipe.go:57)"},
+		{head, a, "[select, 3 minutes]"},
+	} {
+		if got := frameOf(c.g, c.other); got != c.want {
+			t.Errorf("frameOf(%q, %q) = %q, want %q", c.g, c.other, got, c.want)
+		}
+	}
+}

@@ -4,13 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
+	"regexp"
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // scopeKey is the pprof label that marks the goroutines of a [Confine]d
@@ -50,8 +56,54 @@ func Confine(ctx context.Context) (scoped context.Context, release func()) {
 	})
 	id := strconv.FormatUint(scopes.Add(1), 10)
 	scoped = pprof.WithLabels(ctx, pprof.Labels(scopeKey, id))
+	if os.Getenv(VerifyEnv) != "" {
+		scoped = context.WithValue(scoped, verifyKey{}, &verdicts{})
+	}
 	pprof.SetGoroutineLabels(scoped)
 	return scoped, func() { pprof.SetGoroutineLabels(ctx) }
+}
+
+// VerifyEnv names the environment variable that makes the scopes
+// [Confine] makes while it is set (to anything) check every verdict of
+// [Idle]: after each look that found the scope waiting, Idle waits
+// verifyPause of wall time and looks again, and every goroutine of the
+// scope must be as it was, in the same place of the same code. A
+// goroutine woken or started in between was woken by something outside
+// the scope (a wall-clock timer's goroutine, a goroutine started before
+// Confine, the network): the clock could have moved before it ran, and a
+// simulation is not deterministic. Idle then returns an error wrapping
+// [ErrWokenOutside], naming the goroutine, and [Verified] keeps the
+// first. It is a diagnostic: each verdict costs verifyPause.
+const VerifyEnv = "TASKSIM_CLOCK_VERIFY"
+
+// verifyPause is how long a verifying Idle leaves the outside to wake a
+// goroutine of the scope: a wall-clock timer due at once fires within
+// about a millisecond here.
+const verifyPause = 3 * time.Millisecond
+
+// ErrWokenOutside is wrapped by the error of a verifying Idle (see
+// VerifyEnv) whose verdict was wrong.
+var ErrWokenOutside = errors.New("clock: a goroutine of the scope was woken from outside it")
+
+type verifyKey struct{}
+
+// verdicts is a verifying scope's record of a wrong verdict.
+type verdicts struct {
+	mu    sync.Mutex
+	wrong error
+}
+
+// Verified returns the first wrong verdict of [Idle] in ctx's scope (see
+// [VerifyEnv]), or nil: none was, or the scope does not verify. Idle
+// returns the error too; Verified is for the callers that ignore it.
+func Verified(ctx context.Context) error {
+	v, ok := ctx.Value(verifyKey{}).(*verdicts)
+	if !ok {
+		return nil
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.wrong
 }
 
 // ErrNoLabels is returned by [Idle] when the calling goroutine's traceback
@@ -106,6 +158,11 @@ func Idle(ctx context.Context) error {
 		}
 		*bp = snapshot(*bp)
 		idle, err := scopeIdle(*bp, mark)
+		if err == nil && idle {
+			if v, ok := ctx.Value(verifyKey{}).(*verdicts); ok {
+				err = v.check(*bp, mark)
+			}
+		}
 		if err != nil || idle {
 			return err
 		}
@@ -232,4 +289,125 @@ func parked(status []byte) bool {
 		}
 	}
 	return false
+}
+
+// afterLook, when set (by a test), runs between a verifying Idle's two
+// looks.
+var afterLook func()
+
+// check verifies a verdict of idle taken on dump (see VerifyEnv).
+func (v *verdicts) check(dump, mark []byte) error {
+	before := scopeStacks(dump, mark)
+	if afterLook != nil {
+		afterLook()
+	}
+	time.Sleep(verifyPause)
+	after := scopeStacks(snapshot(make([]byte, len(dump)+4096)), mark)
+	err := compareStacks(before, after)
+	if err == nil {
+		return nil
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.wrong == nil {
+		v.wrong = err
+	}
+	return err
+}
+
+// compareStacks reports the first goroutine of before that changed or
+// ended in after, or of after that is new.
+func compareStacks(before, after map[string]string) error {
+	for _, id := range slices.Sorted(maps.Keys(before)) {
+		b := before[id]
+		a, ok := after[id]
+		switch {
+		case !ok:
+			return fmt.Errorf("%w: goroutine %s ended (%s)", ErrWokenOutside, id, firstFrame(b))
+		case a != b:
+			return fmt.Errorf("%w: goroutine %s went from %s to %s", ErrWokenOutside, id, frameOf(b, a), frameOf(a, b))
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(after)) {
+		if _, ok := before[id]; !ok {
+			return fmt.Errorf("%w: goroutine %s started (%s)", ErrWokenOutside, id, firstFrame(after[id]))
+		}
+	}
+	return nil
+}
+
+// scopeStacks returns the tracebacks of the goroutines of dump whose
+// header carries mark, the caller's (the first) aside, by goroutine id,
+// without what changes while a goroutine waits: argument values and
+// addresses (a stack the garbage collector moved) and how long it waited.
+func scopeStacks(dump, mark []byte) map[string]string {
+	stacks := make(map[string]string)
+	first := true
+	for g := range bytes.SplitSeq(dump, []byte("\n\n")) {
+		if first {
+			first = false
+			continue
+		}
+		head, _, _ := bytes.Cut(g, []byte("\n"))
+		if !bytes.Contains(head, mark) {
+			continue
+		}
+		f := bytes.Fields(head) // goroutine 18 [chan receive, 2 minutes labels:...]:
+		if len(f) < 2 {
+			continue
+		}
+		stacks[string(f[1])] = waited.ReplaceAllString(hexes.ReplaceAllString(string(g), "_"), "")
+	}
+	return stacks
+}
+
+var (
+	hexes  = regexp.MustCompile(`0x[0-9a-f]+`)
+	waited = regexp.MustCompile(`, [0-9]+ minutes`)
+)
+
+// frameOf is firstFrame of g, or when g and other differ only below
+// their first frame, the status and the first frame that differs.
+func frameOf(g, other string) string {
+	lines, others := strings.Split(g, "\n"), strings.Split(other, "\n")
+	i := 1
+	for i < len(lines) && i < len(others) && lines[i] == others[i] {
+		i++
+	}
+	if i < len(lines) && i > 2 {
+		if !strings.HasPrefix(lines[i], "\t") {
+			i++ // the first line that differs is a call: take its location
+		}
+		if i >= len(lines) {
+			return firstFrame(g)
+		}
+		return firstFrame(strings.Join([]string{lines[0], lines[i-1], lines[i]}, "\n"))
+	}
+	return firstFrame(g)
+}
+
+// firstFrame is a traceback's status and where its goroutine is: the
+// function and the file's line.
+func firstFrame(g string) string {
+	lines := strings.SplitN(g, "\n", 4)
+	head := lines[0]
+	if i := strings.Index(head, " labels:"); i >= 0 {
+		head = head[:i] + "]"
+	}
+	if _, st, ok := strings.Cut(head, " ["); ok {
+		head = "[" + st
+	}
+	head = strings.TrimSuffix(head, ":")
+	if len(lines) < 3 {
+		return head
+	}
+	fn := lines[1]
+	if i := strings.LastIndex(fn, "("); i > 0 {
+		fn = fn[:i]
+	}
+	at, _, _ := strings.Cut(strings.TrimSpace(lines[2]), " ")
+	if i := strings.LastIndex(at, "/"); i >= 0 {
+		at = at[i+1:]
+	}
+	return head + " in " + fn + " (" + at + ")"
 }

@@ -24,7 +24,8 @@ import (
 // Its response-side fields are touched by the handler goroutine
 // (onResponse, finish) and by the goroutines ReverseProxy writes the body
 // from (teeWriter), one at a time: ReverseProxy serializes its writes and
-// flushes under its own lock, and finish runs after the copy returned.
+// flushes under its own lock, and finish runs after the copy returned. On
+// a simulated clock (forward) the handler goroutine does all of it.
 // The SSE tee (split) and the gathered bodies, once handed over, belong to
 // the pipeline's goroutine.
 type exchange struct {

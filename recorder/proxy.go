@@ -55,7 +55,10 @@ type ProxyOptions struct {
 	// process, where a write reaches the client before it returns, the
 	// bytes of an event stream are handed to the recording before they
 	// are written (an event the client could act on is recorded before
-	// what it does next), not after they were flushed.
+	// what it does next), not after they were flushed. Every step of a
+	// request runs on its handler's goroutine (no httputil.ReverseProxy,
+	// which flushes from a wall-clock timer's goroutine), so that a
+	// clock.Confine scope holds all of the proxy's work.
 	Clock clock.Clock
 }
 
@@ -210,6 +213,10 @@ func (p *Proxy) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	// ReverseProxy ends a broken copy with panic(http.ErrAbortHandler):
 	// finish runs on the way out all the same.
 	defer ex.finish()
+	if p.opts.Clock != nil {
+		p.forward(tw, r2)
+		return
+	}
 	p.rp.ServeHTTP(tw, r2)
 }
 

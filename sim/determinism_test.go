@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tasksim/tasksim/check"
+	"github.com/tasksim/tasksim/clock"
 )
 
 // fingerprint is what must repeat for a seed: the verdict (the failed
@@ -123,4 +124,23 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return "lengths differ"
+}
+
+// TestNothingWakesTheRunFromOutside runs seeds of both transports, with
+// faults, with every idle verdict of the clock verified (clock.VerifyEnv):
+// no goroutine of a run is woken by something outside it (a wall-clock
+// timer's goroutine, a goroutine started before the run) while the clock
+// could move. Such a wake makes runs of one seed differ: the proxy of the
+// HTTP record, when httputil.ReverseProxy flushed a response head from a
+// wall-clock timer, had the client's wait for its standalone stream time
+// out at one run and not the next.
+func TestNothingWakesTheRunFromOutside(t *testing.T) {
+	t.Setenv(clock.VerifyEnv, "1")
+	for seed := uint64(1); seed <= 12; seed++ {
+		s := Draw(seed, nil, nil)
+		s.Workload.Transport = []string{TransportHTTP, TransportStdio}[seed%2]
+		if _, err := Run(context.Background(), s, nil); err != nil {
+			t.Errorf("seed %d (%s): %v", seed, s.Workload.Transport, err)
+		}
+	}
 }

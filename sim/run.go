@@ -162,7 +162,15 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 			return nil, m.fail(err, nd, m.sessions, m.pipe, m.w)
 		}
 	}
-	return m.finish(opts.Strict)
+	res, err := m.finish(opts.Strict)
+	if err == nil {
+		// Under clock.VerifyEnv: the clock never moved while something
+		// outside the run was about to wake it.
+		if werr := clock.Verified(ctx); werr != nil {
+			return nil, fmt.Errorf("simulation: %w", werr)
+		}
+	}
+	return res, err
 }
 
 // simulation is one run of a schedule, phase by phase.

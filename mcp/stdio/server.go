@@ -48,7 +48,7 @@ func Serve(ctx context.Context, ep mcp.Endpoint, r io.Reader, w io.Writer, opts 
 	defer sess.Close()
 	route := newStatelessRoute(ep)
 
-	var pending sync.WaitGroup
+	pending := newInFlight()
 	lines := newLineReader(r, o.MaxLine)
 	readErr := make(chan error, 1)
 	go func() {
@@ -61,17 +61,19 @@ func Serve(ctx context.Context, ep mcp.Endpoint, r io.Reader, w io.Writer, opts 
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
-			handle(ctx, sess, route, out, &pending, line)
+			handle(ctx, sess, route, out, pending, line)
 		}
 	}()
 	select {
 	case err := <-readErr:
 		if errors.Is(err, io.EOF) {
-			// The client closed its side: answer what was asked, then stop.
-			done := make(chan struct{})
-			go func() { pending.Wait(); close(done) }()
+			// The client closed its side: answer what was asked, then
+			// stop. No request starts after EOF, and nothing is left
+			// waiting for them when ctx ends first: a request that is
+			// never answered (a task call cut by the session's end) must
+			// not keep a goroutine.
 			select {
-			case <-done:
+			case <-pending.idle():
 				return out.err()
 			case <-ctx.Done():
 				return ctx.Err()
@@ -83,7 +85,7 @@ func Serve(ctx context.Context, ep mcp.Endpoint, r io.Reader, w io.Writer, opts 
 	}
 }
 
-func handle(ctx context.Context, sess mcp.Session, route statelessRoute, out *lineWriter, pending *sync.WaitGroup, line []byte) {
+func handle(ctx context.Context, sess mcp.Session, route statelessRoute, out *lineWriter, pending *inFlight, line []byte) {
 	if errors.Is(errLineTooLong, lineError(line)) {
 		out.write(mcp.NewError(mcp.NullID, mcp.Errorf(mcp.CodeInvalidRequest, "invalid request: message longer than the line limit")))
 		return
@@ -106,16 +108,54 @@ func handle(ctx context.Context, sess mcp.Session, route statelessRoute, out *li
 			route.ep.HandleStateless(ctx, msg, nil)
 			return
 		}
-		pending.Add(1)
-		route.ep.HandleStateless(ctx, msg, &replier{out: out, done: pending.Done})
+		pending.add()
+		route.ep.HandleStateless(ctx, msg, &replier{out: out, done: pending.done})
 		return
 	}
 	if msg.Kind() != mcp.KindRequest {
 		sess.Handle(ctx, msg, nil)
 		return
 	}
-	pending.Add(1)
-	sess.Handle(ctx, msg, &replier{out: out, done: pending.Done})
+	pending.add()
+	sess.Handle(ctx, msg, &replier{out: out, done: pending.done})
+}
+
+// inFlight counts the requests being answered, without a goroutine to
+// wait for them: idle returns a channel that is closed while none is.
+type inFlight struct {
+	mu    sync.Mutex
+	n     int
+	empty chan struct{} // closed while n is 0
+}
+
+func newInFlight() *inFlight {
+	f := &inFlight{empty: make(chan struct{})}
+	close(f.empty)
+	return f
+}
+
+func (f *inFlight) add() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n == 0 {
+		f.empty = make(chan struct{})
+	}
+	f.n++
+}
+
+func (f *inFlight) done() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n--
+	if f.n == 0 {
+		close(f.empty)
+	}
+}
+
+func (f *inFlight) idle() <-chan struct{} {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.empty
 }
 
 // replier answers one request on the shared output.

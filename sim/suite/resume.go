@@ -32,17 +32,21 @@ func scenarioHTTPResume(e *Env) error {
 	if err != nil {
 		return err
 	}
-	bodyA, idA := s.streamingCall(tc, tc.argsFor(6, 60, -1))
-	bodyB, idB := s.streamingCall(tc, tc.argsFor(3, 30, -1))
-	respA, respB, err := s.postPair(bodyA, bodyB)
+	var idA, idB int64
+	resps, why, err := s.postStreams(func(scale int) [][]byte {
+		var bodyA, bodyB []byte
+		bodyA, idA = s.streamingCall(tc, tc.argsFor(6, 60*scale, -1))
+		bodyB, idB = s.streamingCall(tc, tc.argsFor(3, 30*scale, -1))
+		return [][]byte{bodyA, bodyB}
+	})
 	if err != nil {
 		return err
 	}
-	defer respB.Body.Close()
-	if !isEventStream(respA) || !isEventStream(respB) {
-		respA.Body.Close()
-		return e.Skip("the server answered a streaming call without an event stream (HTTP %d, %s)", respA.StatusCode, respA.Header.Get("Content-Type"))
+	if why != "" {
+		return e.Skip("%s", why)
 	}
+	respA, respB := resps[0], resps[1]
+	defer respB.Body.Close()
 	cut, err := cutStreaming(e, newEventStream(respA))
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -131,7 +132,9 @@ func verdict(r *ScenarioResult) string {
 // determinism is held exactly on a scenario whose messages are fixed: one
 // streaming call of 8 segments, no partial notifications, each segment
 // duplicated or not as the seed draws: the multisets of decisions must be
-// equal for one seed, and differ for another.
+// equal for one seed, and differ for another. Its tool emits each chunk
+// once the client has the one before, so that no load changes which
+// messages the client gets, or their order.
 func TestSuiteSameSeedSameDecisions(t *testing.T) {
 	url, _ := refserver.Start(t, nil)
 	target := Target{URL: url}
@@ -174,18 +177,54 @@ func TestSuiteSameSeedSameDecisions(t *testing.T) {
 		}
 	})
 	t.Run("fixed messages", func(t *testing.T) {
+		// The target's gated_text emits a chunk only once the client
+		// has the one before, and ends once the client has the last:
+		// the first streaming response carries chunk 1 alone, however
+		// late the server's goroutine answers, every other chunk
+		// comes in a message of its own, and nothing else the server
+		// sends (the task's status notification, on the GET stream)
+		// can come between two of them, whatever the load.
+		gate := make(chan struct{}, 8)
+		gated := &server.Tool{
+			Tool: mcp.Tool{
+				Name: "gated_text", InputSchema: json.RawMessage(`{"type":"object"}`),
+				Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional, StreamPartial: true},
+			},
+			Incremental: true,
+			Prepare: func(json.RawMessage) (server.RunFunc, error) {
+				return func(ctx context.Context, c *server.Call) (*mcp.CallToolResult, error) {
+					for i := 1; i <= 8; i++ {
+						if err := c.Emit(ctx, mcp.TextBlock(server.ChunkText(i, 16))); err != nil {
+							return nil, err
+						}
+						select {
+						case <-gate:
+						case <-ctx.Done():
+							return nil, ctx.Err()
+						}
+					}
+					return &mcp.CallToolResult{}, nil
+				}, nil
+			},
+		}
+		url, _ := refserver.Start(t, &server.Options{Tools: append(server.BuiltinTools(), gated)})
+		target := Target{URL: url}
 		sc := &Scenario{Name: "same-seed", Rules: []string{"S1905-SEQNR", "S1905-MERGE"}, Run: func(e *Env) error {
-			tc, err := e.needStream()
-			if err != nil {
+			if _, err := e.needStream(); err != nil {
 				return err
 			}
 			s, err := e.Connect(&client.Options{NoPartial: true}, "duplicate-seqnr:p=0.5")
 			if err != nil {
 				return err
 			}
-			res, err := e.streamCall(s, tc, 8, client.CallOptions{})
+			res, err := s.CallTool(e.Ctx, client.CallOptions{Name: "gated_text", Mode: client.ModeStreaming, OnSegment: func(mcp.Segment) {
+				gate <- struct{}{}
+			}})
 			if err != nil {
 				return err
+			}
+			if res.Answer != client.AnswerStreaming || res.Segments != 8 {
+				return fmt.Errorf("gated_text answered %s with %d segments, want streaming with 8", res.Answer, res.Segments)
 			}
 			e.Expect("S1905-MERGE", res.Complete && res.Discarded == 0, "the stream did not complete (%d segments discarded)", res.Discarded)
 			return nil
