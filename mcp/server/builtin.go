@@ -28,10 +28,13 @@ const (
 )
 
 // BuiltinTools returns the tools the reference server offers by default,
-// followed by the tools the official conformance suite calls.
+// followed by the tools the official conformance suite calls: those of its
+// 2025-11-25 scenarios, then those of its tasks scenarios (2026-07-28
+// requests only).
 func BuiltinTools() []*Tool {
-	return append([]*Tool{slowText(), instant(), sleepTool(ToolSleep, mcp.TaskSupportOptional), sleepTool(ToolTaskOnly, mcp.TaskSupportRequired), echo()},
+	tools := append([]*Tool{slowText(), instant(), sleepTool(ToolSleep, mcp.TaskSupportOptional), sleepTool(ToolTaskOnly, mcp.TaskSupportRequired), echo()},
 		ConformanceTools()...)
+	return append(tools, TasksConformanceTools()...)
 }
 
 // SlowTextArgs are the arguments of slow_text.

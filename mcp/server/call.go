@@ -10,7 +10,7 @@ import (
 )
 
 func (ss *session) toolsCall(msg *mcp.Message, r mcp.Replier) {
-	p, tool, err := ss.srv.callTarget(msg.Params)
+	p, tool, err := ss.srv.callTarget(msg.Params, mcp.Revision20251125)
 	if err != nil {
 		replyError(ss.ctx, r, msg.ID, err)
 		return
@@ -45,9 +45,10 @@ func (ss *session) toolsCall(msg *mcp.Message, r mcp.Replier) {
 	ss.taskCall(msg.ID, tool, p.Task, run, token, size, r)
 }
 
-// callTarget reads the params of a tools/call and finds its tool: -32602
-// when the params are malformed or name no tool the server has.
-func (s *Server) callTarget(params json.RawMessage) (*mcp.CallToolParams, *Tool, error) {
+// callTarget reads the params of a tools/call of revision era and finds
+// its tool: -32602 when the params are malformed or name no tool the
+// server serves to that revision.
+func (s *Server) callTarget(params json.RawMessage, era mcp.Revision) (*mcp.CallToolParams, *Tool, error) {
 	var p mcp.CallToolParams
 	if err := mcp.DecodeParams(params, &p); err != nil {
 		return nil, nil, err
@@ -56,7 +57,7 @@ func (s *Server) callTarget(params json.RawMessage) (*mcp.CallToolParams, *Tool,
 		return nil, nil, mcp.Errorf(mcp.CodeInvalidParams, "invalid params: name is required")
 	}
 	tool := s.tools[p.Name]
-	if tool == nil {
+	if tool == nil || !tool.servedTo(era) {
 		return nil, nil, mcp.Errorf(mcp.CodeInvalidParams, "Unknown tool: %s", p.Name)
 	}
 	return &p, tool, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 )
 
 // plainRun is a tools/call run without a task, answered with its result on
@@ -30,6 +31,8 @@ type plainRun struct {
 	result func(*mcp.CallToolResult) any
 	// done is called once the answer is sent.
 	done func()
+	// in is the client's input of a stateless call (input.go).
+	in input
 }
 
 // start runs the tool on a goroutine of its own, under ctx, and answers
@@ -37,7 +40,7 @@ type plainRun struct {
 func (pc *plainRun) start(ctx context.Context) {
 	go func() {
 		defer pc.done()
-		out, rpcErr := pc.srv.runTool(ctx, pc.owner, pc.run, pc.r, pc.progress)
+		out, rpcErr := pc.srv.runTool(ctx, pc.owner, pc.run, pc.r, pc.progress, pc.in, nil)
 		if pc.cancelled() {
 			// A cancelled request gets no response; the answer is ended
 			// without one.
@@ -57,9 +60,12 @@ func (pc *plainRun) start(ctx context.Context) {
 // error as a tool execution error) or its JSON-RPC error. The emitted
 // bytes are charged to owner's budget (nil: the stateless requests')
 // while the tool runs and released when it returns. conn is the answer
-// whose connection Call.CloseConnection ends, if any.
+// whose connection Call.CloseConnection ends, if any; in the client's
+// input of a stateless call and ask, when set, how its task asks for more
+// (input.go).
 func (s *Server) runTool(ctx context.Context, owner *session, run RunFunc, conn mcp.Replier,
-	progress func(context.Context, mcp.ProgressParams) error) (*mcp.CallToolResult, *mcp.Error) {
+	progress func(context.Context, mcp.ProgressParams) error, in input,
+	ask func(context.Context, []rev.InputRequest) ([]json.RawMessage, error)) (*mcp.CallToolResult, *mcp.Error) {
 	var emitted []mcp.ContentBlock
 	var held int64 // bytes of emitted, charged to the owner's budget
 	b := s.budget
@@ -76,6 +82,8 @@ func (s *Server) runTool(ctx context.Context, owner *session, run RunFunc, conn 
 			return nil
 		},
 		progress: progress,
+		answers:  in.answers,
+		ask:      ask,
 	}
 	defer func() { b.release(owner, held) }()
 	res, err := run(ctx, c)

@@ -20,6 +20,7 @@ type Server struct {
 	board  *board // the stateless era's tasks
 	ids    ids
 	budget *budget
+	states *stateSealer // the requestState of multi round-trip requests
 
 	mu       sync.Mutex
 	sessions map[*session]struct{}
@@ -29,7 +30,7 @@ type Server struct {
 // New returns a server. A nil opts gives every default.
 func New(opts *Options) *Server {
 	o := opts.withDefaults()
-	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand, make: o.TaskIDs}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), sessions: map[*session]struct{}{}}
+	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand, make: o.TaskIDs}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), states: newStateSealer(), sessions: map[*session]struct{}{}}
 	s.board = newBoard(o.Clock, s.budget)
 	tools := o.Tools
 	if tools == nil {
@@ -61,14 +62,22 @@ func (s *Server) Capabilities() mcp.ServerCapabilities {
 	return mcp.ServerCapabilities{Tools: &mcp.ToolsCapability{}, Tasks: tasks, Logging: &mcp.Empty{}}
 }
 
-// Tools returns the tools/list entries.
-func (s *Server) Tools() []mcp.Tool {
-	out := make([]mcp.Tool, len(s.order))
-	for i, t := range s.order {
-		out[i] = t.Tool
-		if len(out[i].InputSchema) == 0 {
-			out[i].InputSchema = json.RawMessage(`{"type":"object"}`)
+// Tools returns the tools/list entries of a 2025-11-25 session.
+func (s *Server) Tools() []mcp.Tool { return s.toolsOf(mcp.Revision20251125) }
+
+// toolsOf returns the tools/list entries of the tools served to revision
+// era (Tool.Revisions).
+func (s *Server) toolsOf(era mcp.Revision) []mcp.Tool {
+	out := make([]mcp.Tool, 0, len(s.order))
+	for _, t := range s.order {
+		if !t.servedTo(era) {
+			continue
 		}
+		e := t.Tool
+		if len(e.InputSchema) == 0 {
+			e.InputSchema = json.RawMessage(`{"type":"object"}`)
+		}
+		out = append(out, e)
 	}
 	return out
 }

@@ -167,7 +167,7 @@ func (s *Server) listToolsStateless(ctx context.Context, msg *mcp.Message, r mcp
 		replyError(ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams, "invalid cursor: tools/list has a single page"))
 		return
 	}
-	list := s.Tools()
+	list := s.toolsOf(mcp.Revision20260728)
 	for i := range list {
 		list[i].Execution = nil
 	}
@@ -187,7 +187,7 @@ func (s *Server) listToolsStateless(ctx context.Context, msg *mcp.Message, r mcp
 // ends with ctx: a cancelled request gets no response; a task outlives its
 // creating request.
 func (s *Server) callStateless(ctx context.Context, msg *mcp.Message, meta rev.RequestMeta, r mcp.Replier) {
-	p, tool, err := s.callTarget(msg.Params)
+	p, tool, err := s.callTarget(msg.Params, mcp.Revision20260728)
 	if err != nil {
 		replyError(ctx, r, msg.ID, err)
 		return
@@ -202,8 +202,15 @@ func (s *Server) callStateless(ctx context.Context, msg *mcp.Message, meta rev.R
 		replyError(ctx, r, msg.ID, err)
 		return
 	}
+	// Input the tool needs before it runs is gathered first, by multi
+	// round-trip requests; a task is made on the final round only (Tasks,
+	// "Task Creation"; input.go).
+	in, ok := s.mrtrRound(ctx, msg, meta, tool, p.Arguments, r)
+	if !ok {
+		return
+	}
 	if asTask {
-		s.createTask(ctx, msg.ID, run, size, r)
+		s.createTask(ctx, msg.ID, run, size, meta.ClientCapabilities, in, r)
 		return
 	}
 	var token json.RawMessage
@@ -214,6 +221,7 @@ func (s *Server) callStateless(ctx context.Context, msg *mcp.Message, meta rev.R
 		srv: s, id: msg.ID, run: run, token: token, r: r, replyCtx: ctx, done: func() {},
 		cancelled: func() bool { return ctx.Err() != nil },
 		result:    s.completeResult,
+		in:        in,
 	}
 	pc.start(ctx)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/mcp/rev20260728/tasks"
 )
 
@@ -33,6 +34,9 @@ type statelessTask struct {
 	ttl          time.Duration
 	pollInterval time.Duration
 	cancelRun    context.CancelFunc
+	// caps are the client capabilities of the creating request: what the
+	// task may ask the client for (input.go).
+	caps *rev.ClientCapabilities
 
 	mu            sync.Mutex
 	status        mcp.TaskStatus
@@ -47,6 +51,14 @@ type statelessTask struct {
 	// changes no more and holds nothing.
 	gone   bool
 	expiry clock.Timer
+	// The task's input requests (input.go): pending are outstanding by
+	// key, answered hold the answers not yet taken by the tool, keys
+	// counts the keys minted, and changed is closed and replaced on every
+	// answer taken. All nil until the task first asks.
+	pending  rev.InputRequests
+	answered map[string]json.RawMessage
+	keys     int
+	changed  chan struct{}
 }
 
 // detailLocked is the task as tasks/get answers it: a DetailedTask with
@@ -65,9 +77,20 @@ func (t *statelessTask) detailLocked() tasks.DetailedTask {
 			TTLMs:          &ttl,
 			PollIntervalMs: &poll,
 		},
-		Result: t.result,
-		Error:  t.rpcErr,
+		InputRequests: t.inputRequestsLocked(),
+		Result:        t.result,
+		Error:         t.rpcErr,
 	}
+}
+
+// inputRequestsLocked returns the outstanding input requests of an
+// input_required task, every one of them (Tasks, "Task Polling",
+// Response 2), and nil in any other status. t.mu must be held.
+func (t *statelessTask) inputRequestsLocked() rev.InputRequests {
+	if t.status != mcp.StatusInputRequired {
+		return nil
+	}
+	return t.outstandingLocked()
 }
 
 // finish ends the task with the tool's outcome, unless it ended already

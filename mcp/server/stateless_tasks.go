@@ -86,7 +86,7 @@ func noProgress(context.Context, mcp.ProgressParams) error { return nil }
 // the CreateTaskResult. The task is on the board before the answer is
 // written, so a tasks/get for its id resolves as soon as the client can
 // read it (Tasks, "Task Creation": durable create).
-func (s *Server) createTask(ctx context.Context, id mcp.ID, run RunFunc, size int64, r mcp.Replier) {
+func (s *Server) createTask(ctx context.Context, id mcp.ID, run RunFunc, size int64, caps *rev.ClientCapabilities, in input, r mcp.Replier) {
 	o := &s.opts
 	taskID, err := s.ids.next()
 	if err != nil {
@@ -102,7 +102,7 @@ func (s *Server) createTask(ctx context.Context, id mcp.ID, run RunFunc, size in
 	runCtx, cancel := context.WithCancel(s.board.ctx)
 	t := &statelessTask{
 		board: s.board, id: taskID, createdAt: now, ttl: o.DefaultTTL, pollInterval: o.PollInterval,
-		cancelRun: cancel, status: mcp.StatusWorking, updatedAt: now, charged: size,
+		cancelRun: cancel, caps: caps, status: mcp.StatusWorking, updatedAt: now, charged: size,
 	}
 	if err := s.board.add(t, o.MaxTasksPerSession, o.MaxTasks); err != nil {
 		cancel()
@@ -114,7 +114,7 @@ func (s *Server) createTask(ctx context.Context, id mcp.ID, run RunFunc, size in
 	t.expiry = o.Clock.AfterFunc(t.ttl, t.expire)
 	created := &tasks.CreateTaskResult{ResultType: tasks.ResultTypeTask, Meta: s.resultMeta(), Task: t.detailLocked().Task}
 	t.mu.Unlock()
-	go func() { t.finish(s.runTool(runCtx, nil, run, nil, noProgress)) }()
+	go func() { t.finish(s.runTool(runCtx, nil, run, nil, noProgress, in, t.ask)) }()
 	reply(ctx, r, id, created)
 }
 
@@ -149,12 +149,13 @@ func (s *Server) tasksGetStateless(ctx context.Context, msg *mcp.Message, meta r
 	reply(ctx, r, msg.ID, &tasks.GetTaskResult{ResultType: rev.ResultComplete, Meta: s.resultMeta(), DetailedTask: d})
 }
 
-// tasksUpdateStateless acknowledges tasks/update (Tasks, "Task Update
-// Requests"). No tool of this server asks a task for input yet, so no key
-// is ever outstanding, and the server ignores every response, as it
-// SHOULD for keys not outstanding.
+// tasksUpdateStateless hands the answers of tasks/update to the task and
+// acknowledges with the empty result; the task's new status shows on the
+// next tasks/get (Tasks, "Task Update Requests": the ack is eventually
+// consistent). Answers to keys not outstanding are ignored (input.go).
 func (s *Server) tasksUpdateStateless(ctx context.Context, msg *mcp.Message, meta rev.RequestMeta, r mcp.Replier) {
-	if _, err := s.statelessTaskOf(msg, meta); err != nil {
+	t, err := s.statelessTaskOf(msg, meta)
+	if err != nil {
 		replyError(ctx, r, msg.ID, err)
 		return
 	}
@@ -167,6 +168,7 @@ func (s *Server) tasksUpdateStateless(ctx context.Context, msg *mcp.Message, met
 		replyError(ctx, r, msg.ID, mcp.Errorf(mcp.CodeInvalidParams, "invalid params: inputResponses is required"))
 		return
 	}
+	t.update(p.InputResponses)
 	s.ack(ctx, msg.ID, r)
 }
 

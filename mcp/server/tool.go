@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 )
 
 // Tool is a tool the server offers: its tools/list entry and how to run it.
@@ -25,6 +27,24 @@ type Tool struct {
 	// (after Prepare accepted them), so that a call asking for more than
 	// Options.MaxTaskBytes is refused before it runs.
 	Size func(args json.RawMessage) int64
+	// Revisions are the protocol revisions whose requests list and call
+	// the tool; empty means every revision. A tool left out of a revision
+	// is unknown to its requests (-32602 "Unknown tool").
+	Revisions []mcp.Revision
+	// Input, when set, says what a call of the stateless era needs from
+	// the client before it runs, as a multi round-trip request (2026-07-28
+	// Multi Round-Trip Requests): given the call's arguments and the
+	// answers the request carries (nil on the first round), it returns the
+	// requests still open. While some are, the call is answered with an
+	// InputRequiredResult; once none are, it runs (as a task when the
+	// server makes it one) and Call.Answers returns the answers. A 2025-11-25
+	// call never asks.
+	Input func(args json.RawMessage, answers rev.InputResponses) rev.InputRequests
+}
+
+// servedTo reports whether requests of revision r list and call the tool.
+func (t *Tool) servedTo(r mcp.Revision) bool {
+	return len(t.Revisions) == 0 || slices.Contains(t.Revisions, r)
 }
 
 // RunFunc runs one call. Its result is everything it emitted through
@@ -44,7 +64,39 @@ type Call struct {
 	progress func(ctx context.Context, p mcp.ProgressParams) error
 	// conn is the answer whose connection CloseConnection ends, if any.
 	conn mcp.Replier
+	// answers are the inputResponses of the multi round-trip request
+	// that started the call (Tool.Input), or nil.
+	answers rev.InputResponses
+	// ask parks the call's task until the client answers reqs; nil when
+	// the call is no task of the stateless era.
+	ask func(ctx context.Context, reqs []rev.InputRequest) ([]json.RawMessage, error)
 }
+
+// ErrNoInput is returned by Call.Ask when the call cannot ask the client
+// for input: it is not a task of the 2026-07-28 era, where a task asks
+// through tasks/get and tasks/update (Tasks, "Task Update Requests").
+var ErrNoInput = errors.New("this call cannot ask the client for input: it is not a 2026-07-28 task")
+
+// Ask asks the client for input while the call runs as a task of the
+// stateless era: the task turns input_required with reqs in its
+// inputRequests, under keys the server mints, and Ask returns the
+// answers, in the order of reqs, once the client sent every one with
+// tasks/update. It fails with ErrNoInput outside such a task, with an
+// *mcp.Error when the creating request did not declare the capability a
+// request needs, and with ctx's error when the task ends first.
+func (c *Call) Ask(ctx context.Context, reqs ...rev.InputRequest) ([]json.RawMessage, error) {
+	if c.ask == nil {
+		return nil, ErrNoInput
+	}
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	return c.ask(ctx, reqs)
+}
+
+// Answers returns the inputResponses the call's multi round-trip request
+// carried on its last round (Tool.Input), or nil.
+func (c *Call) Answers() rev.InputResponses { return c.answers }
 
 // CloseConnection ends the network connection that carries the call's
 // answer, when the transport can (mcp.ConnectionCloser); the answer goes on
