@@ -34,8 +34,8 @@ import (
 //	task: Call.Ask ─▶ input_required, keys input-N ─▶ tasks/update answers a subset ─▶ … all answered ─▶ working
 
 // input is what a call of the stateless era has of the client's input:
-// the answers its multi round-trip request carried. A task adds how it
-// asks for more.
+// the answers its multi round-trip request carried. A task's way to ask
+// for more is its ask method, handed to runTool beside it.
 type input struct {
 	answers rev.InputResponses
 }
@@ -240,6 +240,7 @@ func (t *statelessTask) ask(ctx context.Context, reqs []rev.InputRequest) ([]jso
 		t.mu.Unlock()
 		select {
 		case <-ctx.Done():
+			t.withdraw(keys)
 			return nil, ctx.Err()
 		case <-changed:
 		}
@@ -248,6 +249,21 @@ func (t *statelessTask) ask(ctx context.Context, reqs []rev.InputRequest) ([]jso
 			t.mu.Unlock()
 			return nil, ErrTaskEnded
 		}
+	}
+}
+
+// withdraw drops the requests under keys, answered or not, when the tool
+// stops waiting for them: a task whose tool asks nothing more is working,
+// not input_required, and a key withdrawn is never issued again.
+func (t *statelessTask) withdraw(keys []string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, k := range keys {
+		delete(t.pending, k)
+		delete(t.answered, k)
+	}
+	if len(t.pending) == 0 && t.status == mcp.StatusInputRequired {
+		t.setStatusLocked(mcp.StatusWorking)
 	}
 }
 

@@ -1,7 +1,9 @@
 package streamhttp_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"net/http"
 	"slices"
@@ -381,4 +383,51 @@ func TestTasksFixturesNotInSessions(t *testing.T) {
 	if len(stateless.Tools) != len(server.BuiltinTools()) {
 		t.Errorf("a 2026-07-28 tools/list has %d tools, want all %d", len(stateless.Tools), len(server.BuiltinTools()))
 	}
+}
+
+// A tool that stops waiting for its input withdraws the request: its task
+// is working again with nothing outstanding, and an answer that comes
+// later is ignored.
+func TestStatelessTaskInputWithdrawn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sim := clock.NewSim(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
+		impatient := &server.Tool{
+			Tool: mcp.Tool{Name: "impatient", InputSchema: json.RawMessage(`{"type":"object"}`),
+				Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportRequired}},
+			Prepare: func(json.RawMessage) (server.RunFunc, error) {
+				return func(ctx context.Context, c *server.Call) (*mcp.CallToolResult, error) {
+					askCtx, cancel := context.WithCancel(ctx)
+					go func() { _ = c.Sleep(ctx, time.Second); cancel() }()
+					_, err := c.Ask(askCtx, rev.InputRequest{Method: rev.MethodElicitationCreate, Params: json.RawMessage(`{"mode":"form","message":"?","requestedSchema":{"type":"object","properties":{}}}`)})
+					if err == nil {
+						return nil, errors.New("answered, but nobody answered")
+					}
+					if err := c.Sleep(ctx, time.Second); err != nil {
+						return nil, err
+					}
+					return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.TextBlock("gave up")}}, nil
+				}, nil
+			},
+		}
+		s := newMemStatelessServer(t, &server.Options{Clock: sim, Tools: []*server.Tool{impatient}})
+		c := s.createWith("impatient", `"arguments":{}`)
+		synctest.Wait()
+		keys := slices.Collect(maps.Keys(s.get(c.TaskID).InputRequests))
+		if len(keys) != 1 {
+			t.Fatalf("keys %v, want one outstanding", keys)
+		}
+		sim.Advance(time.Second)
+		synctest.Wait()
+		if g := s.get(c.TaskID); g.Status != tasks.Working || g.InputRequests != nil {
+			t.Fatalf("after the tool stopped waiting: %q with %v, want working with nothing outstanding", g.Status, g.InputRequests)
+		}
+		s.update(c.TaskID, `{"`+keys[0]+`":`+accept(`{}`)+`}`)
+		sim.Advance(time.Second)
+		synctest.Wait()
+		if g := s.get(c.TaskID); g.Status != tasks.Completed {
+			t.Errorf("at the end: %q, want completed", g.Status)
+		} else if text, _ := resultText(t, g.Result); text != "gave up" {
+			t.Errorf("result %q, want the tool's own", text)
+		}
+	})
 }
