@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"sync"
-	"time"
 
 	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
@@ -22,15 +21,15 @@ type board struct {
 
 	mu      sync.Mutex
 	tasks   map[string]*statelessTask
-	expired map[string]time.Time // id -> when it expired
-	live    int                  // tasks not yet terminal
+	expired expiredIDs
+	live    int // tasks not yet terminal
 	closed  bool
 }
 
 func newBoard(c clock.Clock, b *budget) *board {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &board{clock: c, budget: b, ctx: ctx, cancel: cancel,
-		tasks: map[string]*statelessTask{}, expired: map[string]time.Time{}}
+		tasks: map[string]*statelessTask{}, expired: newExpiredIDs()}
 }
 
 // add stores t, unless maxLive tasks are running or maxAll are stored
@@ -69,7 +68,7 @@ func (b *board) lookup(id string) (*statelessTask, *mcp.Error) {
 	if t, ok := b.tasks[id]; ok {
 		return t, nil
 	}
-	if _, ok := b.expired[id]; ok {
+	if b.expired.has(id) {
 		return nil, mcp.Errorf(mcp.CodeInvalidParams, "Failed to retrieve task: Task has expired")
 	}
 	return nil, mcp.Errorf(mcp.CodeInvalidParams, "Failed to retrieve task: Task not found")
@@ -85,8 +84,8 @@ func (b *board) remove(t *statelessTask) {
 	}
 	delete(b.tasks, t.id)
 	now := b.clock.Now()
-	b.expired[t.id] = now
-	forgetExpired(b.expired, now)
+	b.expired.add(t.id, now)
+	b.expired.forget(now)
 }
 
 // counts returns the tasks stored and the live ones.

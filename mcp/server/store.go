@@ -20,12 +20,12 @@ type store struct {
 
 	mu      sync.Mutex
 	tasks   map[string]*task
-	expired map[string]time.Time // id -> when it expired
-	live    map[*session]int     // non-terminal tasks per session
+	expired expiredIDs
+	live    map[*session]int // non-terminal tasks per session
 }
 
 func newStore(c clock.Clock) *store {
-	return &store{clock: c, tasks: map[string]*task{}, expired: map[string]time.Time{}, live: map[*session]int{}}
+	return &store{clock: c, tasks: map[string]*task{}, expired: newExpiredIDs(), live: map[*session]int{}}
 }
 
 // add registers t, unless its session already has max live tasks or the
@@ -77,7 +77,7 @@ func (s *store) lookup(owner *session, id string) (*task, *mcp.Error) {
 	if t, ok := s.tasks[id]; ok && (t.owner == owner || owner.srv.opts.TaskScope == ScopeServer) {
 		return t, nil
 	}
-	if _, ok := s.expired[id]; ok {
+	if s.expired.has(id) {
 		return nil, mcp.Errorf(mcp.CodeInvalidParams, "Failed to retrieve task: Task has expired")
 	}
 	return nil, mcp.Errorf(mcp.CodeInvalidParams, "Failed to retrieve task: Task not found")
@@ -93,19 +93,9 @@ func (s *store) remove(t *task, expired bool) {
 	delete(s.tasks, t.id)
 	now := s.clock.Now()
 	if expired {
-		s.expired[t.id] = now
+		s.expired.add(t.id, now)
 	}
-	forgetExpired(s.expired, now)
-}
-
-// forgetExpired drops the ids that expired more than expiredMemory
-// before now.
-func forgetExpired(expired map[string]time.Time, now time.Time) {
-	for id, at := range expired {
-		if now.Sub(at) > expiredMemory {
-			delete(expired, id)
-		}
-	}
+	s.expired.forget(now)
 }
 
 // removeSession deletes every task of owner and returns them.
