@@ -166,3 +166,25 @@ func TestStatelessTaskFailsAtItsTTL(t *testing.T) {
 		}
 	})
 }
+
+// A task whose tool returns has its run's context ended then, not at its
+// ttl: a finished task keeps no child of the board's context.
+func TestStatelessTaskEndsItsRunWhenDone(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctxs := make(chan context.Context, 1)
+		s := New(&Options{Clock: clock.NewSim(time.Unix(0, 0)), Tools: []*Tool{
+			testTool("quick", func(ctx context.Context, _ *Call) (*mcp.CallToolResult, error) {
+				ctxs <- ctx
+				return &mcp.CallToolResult{}, nil
+			})}})
+		defer s.Close()
+		p := &statelessPeer{t: t, s: s, declared: true}
+		id := p.createTask("quick")
+		if d, err := p.get(id); err != nil || d.Status != mcp.StatusCompleted {
+			t.Fatalf("tasks/get: %+v %v, want completed", d, err)
+		}
+		if ctx := <-ctxs; ctx.Err() == nil {
+			t.Error("a completed task's run context is still live")
+		}
+	})
+}

@@ -117,6 +117,9 @@ func (t *statelessTask) finish(res *mcp.CallToolResult, rpcErr *mcp.Error) {
 	t.rechargeLocked(held)
 	t.mu.Unlock()
 	t.board.ended()
+	// The tool has returned: its context goes now rather than stay a
+	// child of the board's until the ttl.
+	t.cancelRun()
 }
 
 // cancel marks a running task cancelled and stops its tool; a terminal
