@@ -188,3 +188,21 @@ func TestStatelessTaskEndsItsRunWhenDone(t *testing.T) {
 		}
 	})
 }
+
+// A tool that reports an error in its result leaves its task completed,
+// and the status message does not read like a JSON-RPC failure (ext-tasks
+// "Task Status": failed is for JSON-RPC errors).
+func TestStatelessToolErrorStatusMessage(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := New(&Options{Clock: clock.NewSim(time.Unix(0, 0)), Tools: []*Tool{
+			testTool("oops", func(context.Context, *Call) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.ContentBlock{mcp.TextBlock("no")}}, nil
+			})}})
+		defer s.Close()
+		p := &statelessPeer{t: t, s: s, declared: true}
+		d, err := p.get(p.createTask("oops"))
+		if err != nil || d.Status != mcp.StatusCompleted || d.StatusMessage != "The tool reported an error." {
+			t.Errorf("tasks/get: %+v %v, want completed, \"The tool reported an error.\"", d, err)
+		}
+	})
+}

@@ -108,8 +108,9 @@ func (t *statelessTask) finish(res *mcp.CallToolResult, rpcErr *mcp.Error) {
 			held = int64(len(b))
 			if res.IsError {
 				// completed, not failed: the tool reported an error in
-				// its result (Tasks, "Task Execution Errors").
-				t.statusMessage = "Tool execution failed"
+				// its result, which is no JSON-RPC error (Tasks, "Task
+				// Status", "Task Execution Errors").
+				t.statusMessage = "The tool reported an error."
 			}
 			t.setStatusLocked(mcp.StatusCompleted)
 		}
