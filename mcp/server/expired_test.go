@@ -37,7 +37,7 @@ func BenchmarkBoardRemoveExpired(b *testing.B) {
 	for _, n := range []int{1000, 20000} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
-				bd := newBoard(clock.NewSim(time.Unix(0, 0)), newBudget(1<<40, 1<<40))
+				bd := newBoard(clock.NewSim(time.Unix(0, 0)), newBudget(1<<40, 1<<40), new(storedCount))
 				ts := make([]*statelessTask, n)
 				for i := range ts {
 					ts[i] = &statelessTask{board: bd, id: strconv.Itoa(i)}

@@ -206,3 +206,29 @@ func TestStatelessToolErrorStatusMessage(t *testing.T) {
 		}
 	})
 }
+
+// Options.MaxTasks caps the tasks of both eras together: a task of a
+// session and a stateless one draw on one count (docs/server.md,
+// "Limits").
+func TestMaxTasksCountsBothEras(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctxs := make(chan context.Context, 4)
+		s := New(&Options{Clock: clock.NewSim(time.Unix(0, 0)), MaxTasks: 2, Tools: []*Tool{waitTool(ctxs)}})
+		defer s.Close()
+		owner := &session{srv: s}
+		if err := s.store.add(&task{id: "legacy", owner: owner}, 10, 2); err != nil {
+			t.Fatal(err)
+		}
+		p := &statelessPeer{t: t, s: s, declared: true}
+		p.createTask("wait")
+		m := p.send(mcp.MethodToolsCall, `"name":"wait",`)
+		if m == nil || m.Error == nil || m.Error.Code != mcp.CodeInternalError || !strings.Contains(m.Error.Message, "server busy") {
+			t.Fatalf("a stateless task past MaxTasks of both eras: %+v, want -32603 server busy", m)
+		}
+		if err := s.store.add(&task{id: "legacy2", owner: owner}, 10, 2); err == nil {
+			t.Error("a session's task past MaxTasks of both eras was stored")
+		}
+		s.store.removeSession(owner)
+		p.createTask("wait") // the session's slot is free again
+	})
+}

@@ -16,7 +16,8 @@ import (
 // store holds every task of the server in memory, indexed by id, with each
 // task bound to the session that created it.
 type store struct {
-	clock clock.Clock
+	clock  clock.Clock
+	stored *storedCount // shared with the stateless board
 
 	mu      sync.Mutex
 	tasks   map[string]*task
@@ -24,19 +25,19 @@ type store struct {
 	live    map[*session]int // non-terminal tasks per session
 }
 
-func newStore(c clock.Clock) *store {
-	return &store{clock: c, tasks: map[string]*task{}, expired: newExpiredIDs(), live: map[*session]int{}}
+func newStore(c clock.Clock, stored *storedCount) *store {
+	return &store{clock: c, stored: stored, tasks: map[string]*task{}, expired: newExpiredIDs(), live: map[*session]int{}}
 }
 
 // add registers t, unless its session already has max live tasks or the
-// server stores maxAll tasks.
+// server stores maxAll tasks, of either era.
 func (s *store) add(t *task, max, maxAll int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.live[t.owner] >= max {
 		return mcp.Errorf(mcp.CodeInternalError, "too many live tasks in this session (the limit is %d)", max)
 	}
-	if len(s.tasks) >= maxAll {
+	if !s.stored.take(maxAll) {
 		// 2025-11-25 Tasks, "Security Considerations": receivers SHOULD
 		// limit concurrent tasks; past it the caller is refused, not queued.
 		return mcp.Errorf(mcp.CodeInternalError, "server busy: it holds %d tasks, its limit; retry after some expire", maxAll)
@@ -91,6 +92,7 @@ func (s *store) remove(t *task, expired bool) {
 		return
 	}
 	delete(s.tasks, t.id)
+	s.stored.give(1)
 	now := s.clock.Now()
 	if expired {
 		s.expired.add(t.id, now)
@@ -110,6 +112,7 @@ func (s *store) removeSession(owner *session) []*task {
 		}
 	}
 	delete(s.live, owner)
+	s.stored.give(len(out))
 	return out
 }
 
