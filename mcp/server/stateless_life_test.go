@@ -232,3 +232,96 @@ func TestMaxTasksCountsBothEras(t *testing.T) {
 		p.createTask("wait") // the session's slot is free again
 	})
 }
+
+// The board refuses a task past MaxTasksPerSession running (all stateless
+// requests are one requestor) and a task whose arguments ask for more bytes
+// than the stateless share holds, with -32603 and nothing kept.
+func TestStatelessTaskRefusals(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctxs := make(chan context.Context, 4)
+		big := testTool("big", func(context.Context, *Call) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+		big.Size = func(json.RawMessage) int64 { return 2000 }
+		s := New(&Options{Clock: clock.NewSim(time.Unix(0, 0)), MaxTasksPerSession: 2, MaxSessionBytes: 1000,
+			Tools: []*Tool{waitTool(ctxs), big}})
+		defer s.Close()
+		p := &statelessPeer{t: t, s: s, declared: true}
+		busy := func(what, want string) {
+			t.Helper()
+			m := p.send(mcp.MethodToolsCall, `"name":"`+what+`",`)
+			if m == nil || m.Error == nil || m.Error.Code != mcp.CodeInternalError || !strings.Contains(m.Error.Message, want) {
+				t.Errorf("tools/call %s: %+v, want -32603 %q", what, m, want)
+			}
+		}
+		busy("big", "does not fit the memory budget")
+		p.createTask("wait")
+		p.createTask("wait")
+		busy("wait", "2 stateless tasks are running")
+		if st := s.Stats(); st.Tasks != 2 || st.Live != 2 || st.Bytes != 0 {
+			t.Errorf("after the refusals: %+v, want the two running tasks only", st)
+		}
+	})
+}
+
+// Close stops the tools of the stateless tasks still running and leaves
+// nothing held; a request after it is refused.
+func TestStatelessCloseStopsTasks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctxs := make(chan context.Context, 4)
+		s := New(&Options{Clock: clock.NewSim(time.Unix(0, 0)), Tools: []*Tool{waitTool(ctxs)}})
+		p := &statelessPeer{t: t, s: s, declared: true}
+		p.createTask("wait")
+		p.createTask("wait")
+		a, b := <-ctxs, <-ctxs
+		s.Close()
+		synctest.Wait()
+		if a.Err() == nil || b.Err() == nil {
+			t.Error("a stateless task's tool runs on after Close")
+		}
+		if st := s.Stats(); st != (Stats{}) {
+			t.Errorf("after Close: %+v, want nothing held", st)
+		}
+		if m := p.send(mcp.MethodToolsCall, `"name":"wait",`); m == nil || m.Error == nil {
+			t.Errorf("a task after Close: %+v, want an error", m)
+		}
+	})
+}
+
+// A plain stateless call cancelled by its request's context and requests
+// refused for bad input leave no bytes and no task behind.
+func TestStatelessNothingHeldAfterCancelOrRefusal(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := New(&Options{Clock: clock.NewSim(time.Unix(0, 0))})
+		defer s.Close()
+		p := &statelessPeer{t: t, s: s}
+		ctx, cancel := context.WithCancel(t.Context())
+		msg, err := mcp.DecodeMessage([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow_text",` +
+			`"arguments":{"chunks":3,"chunkSize":100,"intervalMs":60000},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +
+			`"io.modelcontextprotocol/clientCapabilities":{}}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := make(finals, 1)
+		s.HandleStateless(ctx, msg, r)
+		synctest.Wait()
+		cancel()
+		synctest.Wait()
+		select {
+		case m := <-r:
+			t.Errorf("a cancelled plain call answered %+v", m)
+		default:
+		}
+		for _, bad := range []struct{ method, fields string }{
+			{mcp.MethodToolsCall, `"name":"nope",`},
+			{mcp.MethodToolsCall, `"name":"slow_text","arguments":{"chunks":-1},`},
+			{"tasks/get", `"taskId":"nope",`},
+			{"tasks/result", `"taskId":"nope",`},
+		} {
+			if m := p.send(bad.method, bad.fields); m == nil || m.Error == nil {
+				t.Errorf("%s %s: %+v, want an error", bad.method, bad.fields, m)
+			}
+		}
+		if st := s.Stats(); st != (Stats{}) {
+			t.Errorf("after a cancelled call and refusals: %+v, want nothing held", st)
+		}
+	})
+}
