@@ -105,25 +105,29 @@ func (p *statelessReplier) take() statelessBatch {
 //	                            message
 //
 // It returns when the answer is written, the client goes away or ctx (the
-// request's) ends; the caller then cancels the request.
-func (h *Handler) answerStateless(ctx context.Context, w http.ResponseWriter, p *statelessReplier) {
+// request's) ends; the caller then cancels the request. It reports false
+// when ctx ended before anything was written: the caller may still answer.
+func (h *Handler) answerStateless(ctx context.Context, w http.ResponseWriter, p *statelessReplier) bool {
 	select {
 	case <-p.wake:
 	case <-ctx.Done():
-		return
 	}
 	b := p.take()
+	if len(b.msgs) == 0 && ctx.Err() != nil {
+		return false
+	}
 	if b.final && len(b.msgs) <= 1 {
 		if b.noFinal || len(b.msgs) == 0 {
 			w.WriteHeader(http.StatusAccepted)
-			return
+			return true
 		}
 		w.Header()["Content-Type"] = valueJSON
 		w.WriteHeader(statelessStatus(b.code))
 		_, _ = w.Write(b.msgs[0])
-		return
+		return true
 	}
 	h.streamStateless(ctx, w, p, b)
+	return true
 }
 
 // streamStateless serves the answer as an SSE stream, starting with b.
