@@ -39,7 +39,11 @@ func newStatelessReplier(maxBytes int64) *statelessReplier {
 }
 
 // Reply implements mcp.Replier. It fails after the final reply
-// (mcp.ErrReplied); once the request is gone replies are dropped.
+// (mcp.ErrReplied). Once the request is gone (its POST handler returned)
+// nothing takes the queue: replies still queue, within maxBytes, and are
+// dropped with the replier when the endpoint lets go of it; the endpoint
+// stops on the request's context and sends no final message (2026-07-28
+// Streamable HTTP, "Cancellation").
 func (p *statelessReplier) Reply(_ context.Context, msg *mcp.Message, final bool) error {
 	data, err := encodeReply(msg, final)
 	if err != nil {
