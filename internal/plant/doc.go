@@ -10,7 +10,9 @@
 // writes; or, for the two bugs a rewrite cannot make, a narrow option of
 // the server (its task id source, its task scope). A planted client bug
 // wraps the reference client's transport or what it prints. Nothing in
-// mcp/ knows about them.
+// mcp/ knows about them. The endpoint bugs are bugs of the 2025-11-25
+// session era: a server that also serves the stateless era (2026-07-28,
+// mcp.StatelessEndpoint) keeps serving it, unplanted.
 //
 //	client ──HTTP──▶ [Handler] ──▶ streamhttp ──▶ [HTTPEndpoint] ──▶ [Endpoint] ──▶ server (+ Server option)
 //	client ──stdio─────────────────▶ stdio ──────────────────────▶ [Endpoint] ──▶ server (+ Server option)

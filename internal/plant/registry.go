@@ -60,19 +60,21 @@ func (p Plant) ServerOptions(o *server.Options) *server.Options {
 	return &c
 }
 
-// Stdio wraps a server as the stdio transport is to serve it.
+// Stdio wraps a server as the stdio transport is to serve it. A server's
+// stateless era stays served, unplanted (keepStateless).
 func (p Plant) Stdio(ep mcp.Endpoint) mcp.Endpoint {
 	if p.Endpoint != nil {
-		ep = p.Endpoint(ep)
+		ep = keepStateless(ep, p.Endpoint(ep))
 	}
 	return ep
 }
 
-// HTTP wraps a server as the Streamable HTTP transport is to serve it.
+// HTTP wraps a server as the Streamable HTTP transport is to serve it. A
+// server's stateless era stays served, unplanted (keepStateless).
 func (p Plant) HTTP(ep mcp.Endpoint) mcp.Endpoint {
 	ep = p.Stdio(ep)
 	if p.HTTPEndpoint != nil {
-		ep = p.HTTPEndpoint(ep)
+		ep = keepStateless(ep, p.HTTPEndpoint(ep))
 	}
 	return ep
 }

@@ -168,3 +168,34 @@ func onRequests(inner mcp.Endpoint, method string, edit func(*mcp.Message) *mcp.
 		},
 	}}
 }
+
+// keepStateless returns decorated, which wraps inner, still serving the
+// stateless era (2026-07-28) when inner serves it. The endpoint decorators
+// plant bugs of the 2025-11-25 session era, through NewSession; a
+// transport finds the stateless era by type assertion
+// (mcp.StatelessEndpoint), so without this a planted server would quietly
+// serve sessions only, whatever its revisions. A stateless request reaches
+// inner unplanted (docs/cli.md, --bug).
+func keepStateless(inner, decorated mcp.Endpoint) mcp.Endpoint {
+	se, ok := inner.(mcp.StatelessEndpoint)
+	if !ok {
+		return decorated
+	}
+	if _, ok := decorated.(mcp.StatelessEndpoint); ok {
+		return decorated
+	}
+	return statelessBeside{Endpoint: decorated, stateless: se}
+}
+
+// statelessBeside serves sessions through Endpoint (decorated) and the
+// stateless era through stateless (not).
+type statelessBeside struct {
+	mcp.Endpoint
+	stateless mcp.StatelessEndpoint
+}
+
+func (e statelessBeside) Revisions() []mcp.Revision { return e.stateless.Revisions() }
+
+func (e statelessBeside) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Replier) {
+	e.stateless.HandleStateless(ctx, msg, r)
+}

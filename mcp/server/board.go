@@ -3,38 +3,39 @@ package server
 import (
 	"context"
 	"sync"
-	"time"
 
 	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
 )
 
 // board holds the server's stateless tasks by id: one per server, bounded
-// as the session store is (Options.MaxTasks stored, MaxTasksPerSession
-// live: the stateless requests count as one requestor, as they share one
-// byte budget) and swept by each task's ttl on the server's clock.
+// as the session store is (Options.MaxTasks stored, counted with the
+// store's tasks; MaxTasksPerSession live: the stateless requests count as
+// one requestor, as they share one byte budget) and swept by each task's
+// ttl on the server's clock.
 type board struct {
 	clock  clock.Clock
 	budget *budget
+	stored *storedCount // shared with the session store
 	// ctx is the parent of every task's run; Close ends it.
 	ctx    context.Context
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
 	tasks   map[string]*statelessTask
-	expired map[string]time.Time // id -> when it expired
-	live    int                  // tasks not yet terminal
+	expired expiredIDs
+	live    int // tasks not yet terminal
 	closed  bool
 }
 
-func newBoard(c clock.Clock, b *budget) *board {
+func newBoard(c clock.Clock, b *budget, stored *storedCount) *board {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &board{clock: c, budget: b, ctx: ctx, cancel: cancel,
-		tasks: map[string]*statelessTask{}, expired: map[string]time.Time{}}
+	return &board{clock: c, budget: b, stored: stored, ctx: ctx, cancel: cancel,
+		tasks: map[string]*statelessTask{}, expired: newExpiredIDs()}
 }
 
-// add stores t, unless maxLive tasks are running or maxAll are stored
-// (2025-11-25 Tasks, "Security Considerations", which the extension keeps:
+// add stores t, unless maxLive tasks are running or maxAll are stored,
+// of either era (2025-11-25 Tasks, "Security Considerations", which the extension keeps:
 // receivers SHOULD limit concurrent tasks; past the limit the caller is
 // refused, not queued).
 func (b *board) add(t *statelessTask, maxLive, maxAll int) *mcp.Error {
@@ -45,8 +46,8 @@ func (b *board) add(t *statelessTask, maxLive, maxAll int) *mcp.Error {
 		return mcp.Errorf(mcp.CodeInternalError, "server shutting down")
 	case b.live >= maxLive:
 		return mcp.Errorf(mcp.CodeInternalError, "server busy: %d stateless tasks are running, its limit; retry after some end", maxLive)
-	case len(b.tasks) >= maxAll:
-		return mcp.Errorf(mcp.CodeInternalError, "server busy: it holds %d stateless tasks, its limit; retry after some expire", maxAll)
+	case !b.stored.take(maxAll):
+		return mcp.Errorf(mcp.CodeInternalError, "server busy: it holds %d tasks, its limit; retry after some expire", maxAll)
 	}
 	b.tasks[t.id] = t
 	b.live++
@@ -69,7 +70,7 @@ func (b *board) lookup(id string) (*statelessTask, *mcp.Error) {
 	if t, ok := b.tasks[id]; ok {
 		return t, nil
 	}
-	if _, ok := b.expired[id]; ok {
+	if b.expired.has(id) {
 		return nil, mcp.Errorf(mcp.CodeInvalidParams, "Failed to retrieve task: Task has expired")
 	}
 	return nil, mcp.Errorf(mcp.CodeInvalidParams, "Failed to retrieve task: Task not found")
@@ -84,9 +85,10 @@ func (b *board) remove(t *statelessTask) {
 		return
 	}
 	delete(b.tasks, t.id)
+	b.stored.give(1)
 	now := b.clock.Now()
-	b.expired[t.id] = now
-	forgetExpired(b.expired, now)
+	b.expired.add(t.id, now)
+	b.expired.forget(now)
 }
 
 // counts returns the tasks stored and the live ones.
@@ -105,6 +107,7 @@ func (b *board) close() {
 		all = append(all, t)
 		delete(b.tasks, id)
 	}
+	b.stored.give(len(all))
 	b.mu.Unlock()
 	b.cancel()
 	for _, t := range all {

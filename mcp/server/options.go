@@ -64,8 +64,9 @@ type Options struct {
 	// MaxTasksPerSession caps the live (non-terminal) tasks of a session;
 	// a task-augmented call over it gets a -32603 error.
 	MaxTasksPerSession int
-	// MaxTasks caps the tasks the server stores across all sessions, live
-	// or finished; a task-augmented call over it gets a -32603 error
+	// MaxTasks caps the tasks the server stores, of both eras (every
+	// session's and the stateless requests'), live or finished; a call
+	// that would make a task over it gets a -32603 error
 	// (2025-11-25 Tasks, "Security Considerations": receivers SHOULD limit
 	// the resources a requestor may consume).
 	MaxTasks int

@@ -40,7 +40,7 @@ type plainRun struct {
 func (pc *plainRun) start(ctx context.Context) {
 	go func() {
 		defer pc.done()
-		out, rpcErr := pc.srv.runTool(ctx, pc.owner, pc.run, pc.r, pc.progress, pc.in, nil)
+		out, rpcErr := pc.srv.runTool(ctx, pc.owner, 0, pc.run, pc.r, pc.progress, pc.in, nil)
 		if pc.cancelled() {
 			// A cancelled request gets no response; the answer is ended
 			// without one.
@@ -57,27 +57,36 @@ func (pc *plainRun) start(ctx context.Context) {
 
 // runTool runs run under ctx and returns what the call ends with: its
 // result (everything emitted, then the content returned; a non-JSON-RPC
-// error as a tool execution error) or its JSON-RPC error. The emitted
-// bytes are charged to owner's budget (nil: the stateless requests')
-// while the tool runs and released when it returns. conn is the answer
-// whose connection Call.CloseConnection ends, if any; in the client's
-// input of a stateless call and ask, when set, how its task asks for more
+// error as a tool execution error) or its JSON-RPC error. The first
+// reserved bytes emitted are covered by what the caller charged already
+// (a task's reservation for the bytes its arguments ask for); the rest
+// are charged to owner's budget (nil: the stateless requests') while the
+// tool runs and released when it returns. conn is the answer whose
+// connection Call.CloseConnection ends, if any; in the client's input of
+// a stateless call and ask, when set, how its task asks for more
 // (input.go).
-func (s *Server) runTool(ctx context.Context, owner *session, run RunFunc, conn mcp.Replier,
+func (s *Server) runTool(ctx context.Context, owner *session, reserved int64, run RunFunc, conn mcp.Replier,
 	progress func(context.Context, mcp.ProgressParams) error, in input,
 	ask func(context.Context, []rev.InputRequest) ([]json.RawMessage, error)) (*mcp.CallToolResult, *mcp.Error) {
 	var emitted []mcp.ContentBlock
-	var held int64 // bytes of emitted, charged to the owner's budget
+	var used int64 // bytes of emitted
+	var held int64 // bytes of emitted beyond reserved, charged to the owner's budget
 	b := s.budget
 	c := &Call{
 		clock: s.opts.Clock,
 		conn:  conn,
 		emit: func(_ context.Context, blocks []mcp.ContentBlock) error {
 			n := blocksBytes(blocks)
-			if held+n > s.opts.MaxTaskBytes || !b.reserve(owner, n) {
+			if used+n > s.opts.MaxTaskBytes {
 				return ErrBudget
 			}
-			held += n
+			if extra := used + n - reserved - held; extra > 0 {
+				if !b.reserve(owner, extra) {
+					return ErrBudget
+				}
+				held += extra
+			}
+			used += n
 			emitted = append(emitted, blocks...)
 			return nil
 		},

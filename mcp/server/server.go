@@ -30,8 +30,9 @@ type Server struct {
 // New returns a server. A nil opts gives every default.
 func New(opts *Options) *Server {
 	o := opts.withDefaults()
-	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock), ids: ids{r: o.Rand, make: o.TaskIDs}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), states: newStateSealer(), sessions: map[*session]struct{}{}}
-	s.board = newBoard(o.Clock, s.budget)
+	stored := new(storedCount)
+	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock, stored), ids: ids{r: o.Rand, make: o.TaskIDs}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), states: newStateSealer(), sessions: map[*session]struct{}{}}
+	s.board = newBoard(o.Clock, s.budget, stored)
 	tools := o.Tools
 	if tools == nil {
 		tools = BuiltinTools()

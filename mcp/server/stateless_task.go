@@ -23,7 +23,18 @@ import (
 //	                │  tool runs under board ctx ─▶ finish: completed | failed
 //	tasks/get ────▶ lookup ─▶ DetailedTask        (result or error inlined)
 //	tasks/cancel ─▶ lookup ─▶ cancelled, run stopped, ack
-//	ttl (server clock) ─▶ removed; later lookups -32602 "expired"
+//	ttl (server clock) ─▶ working: failed (-32603 inlined), run stopped
+//	                  │     ─▶ ttlGrace later: removed
+//	                  └▶ terminal: removed; later lookups -32602 "expired"
+
+// ttlGrace is how long a task that its ttl failed stays on the board,
+// failed, before it is deleted: long enough for a client polling at the
+// suggested interval to read its outcome (twice the poll interval), and
+// at least a minute (Tasks, "Task Polling": the server MAY mark a task
+// failed after its ttl elapses, and subsequently delete it).
+func ttlGrace(pollInterval time.Duration) time.Duration {
+	return max(time.Minute, 2*pollInterval)
+}
 
 // statelessTask is the server's record of one stateless task. The fields
 // before mu never change after creation; the others are guarded by mu.
@@ -119,7 +130,10 @@ func (t *statelessTask) finish(res *mcp.CallToolResult, rpcErr *mcp.Error) {
 			t.result = b
 			held = int64(len(b))
 			if res.IsError {
-				t.statusMessage = "Tool execution failed"
+				// completed, not failed: the tool reported an error in
+				// its result, which is no JSON-RPC error (Tasks, "Task
+				// Status", "Task Execution Errors").
+				t.statusMessage = "The tool reported an error."
 			}
 			t.setStatusLocked(mcp.StatusCompleted)
 		}
@@ -127,6 +141,9 @@ func (t *statelessTask) finish(res *mcp.CallToolResult, rpcErr *mcp.Error) {
 	t.rechargeLocked(held)
 	t.mu.Unlock()
 	t.board.ended()
+	// The tool has returned: its context goes now rather than stay a
+	// child of the board's until the ttl.
+	t.cancelRun()
 }
 
 // cancel marks a running task cancelled and stops its tool; a terminal
@@ -166,14 +183,29 @@ func (t *statelessTask) rechargeLocked(n int64) {
 	t.charged = n
 }
 
-// expire runs when the ttl has elapsed, in the clock's goroutine: the
-// task is deleted whatever its status (Tasks, "Task Polling": the server
-// MAY delete it once the ttl elapsed) and its tool stopped. It only takes
-// the board's lock and the task's, never held across I/O, so from the
-// moment the clock passes the ttl every lookup says "expired".
+// expire runs when the ttl has elapsed, in the clock's goroutine. A task
+// still working fails with a -32603 error inlined, its tool stopped, and
+// is deleted ttlGrace later, so that a poll after the ttl reads why it
+// ended rather than "not found"; a terminal task is deleted at once
+// (Tasks, "Task Polling": "the server MAY mark a task as failed at any
+// point after the TTL elapses, and subsequently delete it"). It only
+// takes the board's lock and the task's, never held across I/O.
 func (t *statelessTask) expire() {
-	t.board.remove(t)
-	t.drop()
+	t.mu.Lock()
+	if t.gone || t.status.IsTerminal() {
+		t.mu.Unlock()
+		t.board.remove(t)
+		t.drop()
+		return
+	}
+	t.rpcErr = mcp.Errorf(mcp.CodeInternalError, "Task has expired: its ttl of %d ms passed before it finished", t.ttl.Milliseconds())
+	t.statusMessage = "The task's ttl passed before it finished."
+	t.setStatusLocked(mcp.StatusFailed)
+	t.rechargeLocked(int64(len(t.rpcErr.Message)))
+	t.expiry = t.board.clock.AfterFunc(ttlGrace(t.pollInterval), t.expire)
+	t.mu.Unlock()
+	t.cancelRun()
+	t.board.ended()
 }
 
 // drop ends a deleted task: its tool stops and its bytes go back.

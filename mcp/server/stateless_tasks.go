@@ -114,25 +114,29 @@ func (s *Server) createTask(ctx context.Context, id mcp.ID, run RunFunc, size in
 	t.expiry = o.Clock.AfterFunc(t.ttl, t.expire)
 	created := &tasks.CreateTaskResult{ResultType: tasks.ResultTypeTask, Meta: s.resultMeta(), Task: t.detailLocked().Task}
 	t.mu.Unlock()
-	go func() { t.finish(s.runTool(runCtx, nil, run, nil, noProgress, in, t.ask)) }()
+	go func() { t.finish(s.runTool(runCtx, nil, size, run, nil, noProgress, in, t.ask)) }()
 	reply(ctx, r, id, created)
 }
 
 // statelessTaskOf finds the task a tasks/* request names: -32021 when the
 // request did not declare the extension (Tasks, "Capability Negotiation"),
 // -32602 when it names no task the server holds.
-func (s *Server) statelessTaskOf(msg *mcp.Message, meta rev.RequestMeta) (*statelessTask, *mcp.Error) {
+func (s *Server) statelessTaskOf(msg *mcp.Message, meta rev.RequestMeta) (*statelessTask, error) {
 	if !tasks.Declared(meta.ClientCapabilities) {
 		return nil, tasks.MissingCapability()
 	}
 	var p tasks.GetTaskParams
 	if err := mcp.DecodeParams(msg.Params, &p); err != nil {
-		return nil, err.(*mcp.Error)
+		return nil, err
 	}
 	if p.TaskID == "" {
 		return nil, mcp.Errorf(mcp.CodeInvalidParams, "invalid params: taskId is required")
 	}
-	return s.board.lookup(p.TaskID)
+	t, err := s.board.lookup(p.TaskID)
+	if err != nil { // a nil *mcp.Error must not become a non-nil error
+		return nil, err
+	}
+	return t, nil
 }
 
 // tasksGetStateless answers tasks/get with the task's DetailedTask and

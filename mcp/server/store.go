@@ -16,27 +16,28 @@ import (
 // store holds every task of the server in memory, indexed by id, with each
 // task bound to the session that created it.
 type store struct {
-	clock clock.Clock
+	clock  clock.Clock
+	stored *storedCount // shared with the stateless board
 
 	mu      sync.Mutex
 	tasks   map[string]*task
-	expired map[string]time.Time // id -> when it expired
-	live    map[*session]int     // non-terminal tasks per session
+	expired expiredIDs
+	live    map[*session]int // non-terminal tasks per session
 }
 
-func newStore(c clock.Clock) *store {
-	return &store{clock: c, tasks: map[string]*task{}, expired: map[string]time.Time{}, live: map[*session]int{}}
+func newStore(c clock.Clock, stored *storedCount) *store {
+	return &store{clock: c, stored: stored, tasks: map[string]*task{}, expired: newExpiredIDs(), live: map[*session]int{}}
 }
 
 // add registers t, unless its session already has max live tasks or the
-// server stores maxAll tasks.
+// server stores maxAll tasks, of either era.
 func (s *store) add(t *task, max, maxAll int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.live[t.owner] >= max {
 		return mcp.Errorf(mcp.CodeInternalError, "too many live tasks in this session (the limit is %d)", max)
 	}
-	if len(s.tasks) >= maxAll {
+	if !s.stored.take(maxAll) {
 		// 2025-11-25 Tasks, "Security Considerations": receivers SHOULD
 		// limit concurrent tasks; past it the caller is refused, not queued.
 		return mcp.Errorf(mcp.CodeInternalError, "server busy: it holds %d tasks, its limit; retry after some expire", maxAll)
@@ -77,7 +78,7 @@ func (s *store) lookup(owner *session, id string) (*task, *mcp.Error) {
 	if t, ok := s.tasks[id]; ok && (t.owner == owner || owner.srv.opts.TaskScope == ScopeServer) {
 		return t, nil
 	}
-	if _, ok := s.expired[id]; ok {
+	if s.expired.has(id) {
 		return nil, mcp.Errorf(mcp.CodeInvalidParams, "Failed to retrieve task: Task has expired")
 	}
 	return nil, mcp.Errorf(mcp.CodeInvalidParams, "Failed to retrieve task: Task not found")
@@ -91,21 +92,12 @@ func (s *store) remove(t *task, expired bool) {
 		return
 	}
 	delete(s.tasks, t.id)
+	s.stored.give(1)
 	now := s.clock.Now()
 	if expired {
-		s.expired[t.id] = now
+		s.expired.add(t.id, now)
 	}
-	forgetExpired(s.expired, now)
-}
-
-// forgetExpired drops the ids that expired more than expiredMemory
-// before now.
-func forgetExpired(expired map[string]time.Time, now time.Time) {
-	for id, at := range expired {
-		if now.Sub(at) > expiredMemory {
-			delete(expired, id)
-		}
-	}
+	s.expired.forget(now)
 }
 
 // removeSession deletes every task of owner and returns them.
@@ -120,6 +112,7 @@ func (s *store) removeSession(owner *session) []*task {
 		}
 	}
 	delete(s.live, owner)
+	s.stored.give(len(out))
 	return out
 }
 

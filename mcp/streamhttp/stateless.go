@@ -31,7 +31,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *mc
 	closed := h.closed
 	h.mu.RUnlock()
 	if closed {
-		writeRPCError(w, http.StatusServiceUnavailable, msg.ID, mcp.Errorf(mcp.CodeInternalError, "Service Unavailable: the server is shutting down"))
+		writeShuttingDown(w, msg.ID)
 		return
 	}
 	if msg.Kind() != mcp.KindRequest {
@@ -54,7 +54,17 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *mc
 	defer stop()
 	p := newStatelessReplier(h.opts.MaxStreamBytes)
 	ep.HandleStateless(ctx, msg, p)
-	h.answerStateless(ctx, w, p)
+	if !h.answerStateless(ctx, w, p) && h.ctx.Err() != nil && r.Context().Err() == nil {
+		// The handler closed before the endpoint answered, and the
+		// client still waits: say so, rather than a 200 with no body.
+		writeShuttingDown(w, msg.ID)
+	}
+}
+
+// writeShuttingDown answers 503 with a -32603 error to id: the handler is
+// closed, or closed before the request was answered.
+func writeShuttingDown(w http.ResponseWriter, id mcp.ID) {
+	writeRPCError(w, http.StatusServiceUnavailable, id, mcp.Errorf(mcp.CodeInternalError, "Service Unavailable: the server is shutting down"))
 }
 
 // checkStateless checks what the transport owns of a stateless request:

@@ -39,7 +39,11 @@ func newStatelessReplier(maxBytes int64) *statelessReplier {
 }
 
 // Reply implements mcp.Replier. It fails after the final reply
-// (mcp.ErrReplied); once the request is gone replies are dropped.
+// (mcp.ErrReplied). Once the request is gone (its POST handler returned)
+// nothing takes the queue: replies still queue, within maxBytes, and are
+// dropped with the replier when the endpoint lets go of it; the endpoint
+// stops on the request's context and sends no final message (2026-07-28
+// Streamable HTTP, "Cancellation").
 func (p *statelessReplier) Reply(_ context.Context, msg *mcp.Message, final bool) error {
 	data, err := encodeReply(msg, final)
 	if err != nil {
@@ -105,25 +109,29 @@ func (p *statelessReplier) take() statelessBatch {
 //	                            message
 //
 // It returns when the answer is written, the client goes away or ctx (the
-// request's) ends; the caller then cancels the request.
-func (h *Handler) answerStateless(ctx context.Context, w http.ResponseWriter, p *statelessReplier) {
+// request's) ends; the caller then cancels the request. It reports false
+// when ctx ended before anything was written: the caller may still answer.
+func (h *Handler) answerStateless(ctx context.Context, w http.ResponseWriter, p *statelessReplier) bool {
 	select {
 	case <-p.wake:
 	case <-ctx.Done():
-		return
 	}
 	b := p.take()
+	if len(b.msgs) == 0 && ctx.Err() != nil {
+		return false
+	}
 	if b.final && len(b.msgs) <= 1 {
 		if b.noFinal || len(b.msgs) == 0 {
 			w.WriteHeader(http.StatusAccepted)
-			return
+			return true
 		}
 		w.Header()["Content-Type"] = valueJSON
 		w.WriteHeader(statelessStatus(b.code))
 		_, _ = w.Write(b.msgs[0])
-		return
+		return true
 	}
 	h.streamStateless(ctx, w, p, b)
+	return true
 }
 
 // streamStateless serves the answer as an SSE stream, starting with b.

@@ -291,8 +291,10 @@ func TestStatelessTasksNeedCapability(t *testing.T) {
 	})
 }
 
-// A task lives out its ttl on the server's clock, not a moment less, and
-// is gone after it: -32602 "expired", its tool stopped.
+// A task lives out its ttl on the server's clock, not a moment less; a
+// task still working then fails (-32603 inlined), its tool stopped, and is
+// gone a grace period later: -32602 "expired" (docs/server.md, "Tasks in
+// 2026-07-28").
 func TestStatelessTaskTTLExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sim := clock.NewSim(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
@@ -308,13 +310,17 @@ func TestStatelessTaskTTLExpiry(t *testing.T) {
 			t.Fatalf("a millisecond before its ttl: %q, want working", got.Status)
 		}
 		sim.Advance(time.Millisecond)
-		wantError(t, s.taskCall(tasks.MethodGet, c.TaskID, metaTasks()), http.StatusOK, mcp.CodeInvalidParams, "expired")
+		if got := s.get(c.TaskID); got.Status != tasks.Failed || got.Error == nil || got.Error.Code != mcp.CodeInternalError {
+			t.Fatalf("at its ttl: %q %v, want failed with -32603", got.Status, got.Error)
+		}
 		synctest.Wait()
 		select {
 		case <-g.stopped:
 		default:
 			t.Error("the tool of an expired task still runs")
 		}
+		sim.Advance(time.Minute) // the grace: one minute at a 500 ms poll interval
+		wantError(t, s.taskCall(tasks.MethodGet, c.TaskID, metaTasks()), http.StatusOK, mcp.CodeInvalidParams, "expired")
 		if st := s.srv.Stats(); st.Tasks != 0 || st.Live != 0 || st.Bytes != 0 {
 			t.Errorf("after expiry the server holds %+v, want nothing", st)
 		}

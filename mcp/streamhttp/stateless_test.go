@@ -10,7 +10,10 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/tasksim/tasksim/mcp"
 	rev "github.com/tasksim/tasksim/mcp/rev20260728"
@@ -512,42 +515,98 @@ func TestRevisionRestricted(t *testing.T) {
 
 // Closing the SSE answer of a stateless call cancels the call (2026-07-28
 // Streamable HTTP, "Cancellation": the server MUST treat it as
-// cancellation): the tool's context ends.
+// cancellation and MUST NOT send further messages for the request): the
+// tool's context ends, and what the tool returns afterwards is not sent.
 func TestStatelessCancelOnClose(t *testing.T) {
-	stopped := make(chan struct{})
-	hold := &server.Tool{
-		Tool: mcp.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		Prepare: func(json.RawMessage) (server.RunFunc, error) {
-			return func(ctx context.Context, c *server.Call) (*mcp.CallToolResult, error) {
-				if err := c.Progress(ctx, 1, nil, "started"); err != nil {
-					return nil, err
-				}
-				<-ctx.Done()
-				close(stopped)
-				return nil, ctx.Err()
-			}, nil
-		},
+	synctest.Test(t, func(t *testing.T) {
+		stopped := make(chan struct{})
+		hold := &server.Tool{
+			Tool: mcp.Tool{Name: "hold", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			Prepare: func(json.RawMessage) (server.RunFunc, error) {
+				return func(ctx context.Context, c *server.Call) (*mcp.CallToolResult, error) {
+					if err := c.Progress(ctx, 1, nil, "started"); err != nil {
+						return nil, err
+					}
+					<-ctx.Done()
+					close(stopped)
+					// A tool that ignores its cancellation: its result
+					// must not reach the transport.
+					return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.TextBlock("late")}}, nil
+				}, nil
+			},
+		}
+		ep := &lateReplies{Server: server.New(&server.Options{Tools: []*server.Tool{hold}})}
+		h := streamhttp.NewHandler(ep, &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)})
+		defer ep.Close()
+		defer h.Close()
+		s := &statelessServer{t: t, srv: ep.Server, h: h, url: "http://" + streamhttp.MemoryHost + streamhttp.DefaultPath,
+			client: &http.Client{Transport: streamhttp.NewMemoryTransport(h)}}
+		meta := strings.TrimSuffix(metaJSON(rev.ProtocolVersion), "}") + `,"progressToken":1}`
+		req, err := http.NewRequest(http.MethodPost, s.url, strings.NewReader(request(mcp.MethodToolsCall, `"name":"hold"`, meta)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range headers(mcp.MethodToolsCall, "hold") {
+			req.Header.Set(k, v)
+		}
+		resp, err := s.httpClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := sse.NewReader(resp.Body).Next()
+		if err != nil || !strings.Contains(ev.Data, mcp.NotificationProgress) {
+			t.Fatalf("first event %+v, %v: want the progress notification", ev, err)
+		}
+		ep.closed.Store(true)
+		resp.Body.Close() // the client closes the stream
+		synctest.Wait()
+		select {
+		case <-stopped:
+		default:
+			t.Fatal("closing the answer stream did not cancel the call")
+		}
+		if late := ep.late(); len(late) != 0 {
+			t.Errorf("after the stream closed the server sent %d messages, the first %s %s", len(late), late[0].Method, late[0].Result)
+		}
+		s.noState()
+	})
+}
+
+// lateReplies serves a reference server and keeps the messages replied to
+// a stateless request once closed is set.
+type lateReplies struct {
+	*server.Server
+	closed atomic.Bool
+
+	mu   sync.Mutex
+	msgs []*mcp.Message
+}
+
+func (e *lateReplies) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Replier) {
+	if r != nil {
+		r = lateReplier{e: e, inner: r}
 	}
-	s := newStatelessServerWith(t, &server.Options{Tools: []*server.Tool{hold}})
-	meta := strings.TrimSuffix(metaJSON(rev.ProtocolVersion), "}") + `,"progressToken":1}`
-	req, err := http.NewRequest(http.MethodPost, s.url, strings.NewReader(request(mcp.MethodToolsCall, `"name":"hold"`, meta)))
-	if err != nil {
-		t.Fatal(err)
+	e.Server.HandleStateless(ctx, msg, r)
+}
+
+func (e *lateReplies) late() []*mcp.Message {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.msgs)
+}
+
+type lateReplier struct {
+	e     *lateReplies
+	inner mcp.Replier
+}
+
+func (r lateReplier) Reply(ctx context.Context, msg *mcp.Message, final bool) error {
+	if msg != nil && r.e.closed.Load() {
+		r.e.mu.Lock()
+		r.e.msgs = append(r.e.msgs, msg)
+		r.e.mu.Unlock()
 	}
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range headers(mcp.MethodToolsCall, "hold") {
-		req.Header.Set(k, v)
-	}
-	resp, err := s.httpClient().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := sse.NewReader(resp.Body).Next()
-	if err != nil || !strings.Contains(ev.Data, mcp.NotificationProgress) {
-		t.Fatalf("first event %+v, %v: want the progress notification", ev, err)
-	}
-	resp.Body.Close() // the client closes the stream
-	<-stopped         // the tool saw its context end; the test's timeout bounds the wait
-	s.noState()
+	return r.inner.Reply(ctx, msg, final)
 }
