@@ -76,11 +76,14 @@ func (s *Server) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Re
 	if msg.Kind() != mcp.KindRequest || r == nil {
 		return
 	}
-	if msg.Method == mcp.MethodInitialize {
-		// Here only when the session era is not served: a modern-only
-		// server SHOULD name the versions it supports in the error it
-		// answers initialize with (2026-07-28 Versioning, "Backward
-		// Compatibility with Initialization-Based Versions").
+	if msg.Method == mcp.MethodInitialize && !rev.HasRequestMeta(msg.Params) {
+		// An initialize sent the 2025-11-25 way is here only when the
+		// session era is not served: a modern-only server SHOULD name the
+		// versions it supports in the error it answers initialize with
+		// (2026-07-28 Versioning, "Backward Compatibility with
+		// Initialization-Based Versions"). One that carries the
+		// per-request _meta is a request of this revision, which has no
+		// initialize: -32601 below.
 		var p mcp.InitializeParams
 		_ = mcp.DecodeParams(msg.Params, &p)
 		replyError(ctx, r, msg.ID, rev.UnsupportedProtocolVersion(p.ProtocolVersion, s.supportedVersions()))

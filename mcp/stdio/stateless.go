@@ -26,9 +26,11 @@ func newStatelessRoute(ep mcp.Endpoint) statelessRoute {
 }
 
 // takes reports whether msg is of the stateless era: a request whose
-// params carry the per-request _meta, never initialize, which scopes the
-// session era to the process (2026-07-28 Versioning, "Backward
-// Compatibility with Initialization-Based Versions"). Notifications stay
+// params carry the per-request _meta (2026-07-28 Versioning, "Backward
+// Compatibility with Initialization-Based Versions": "A request carrying
+// modern per-request _meta is served statelessly"). An initialize without
+// it scopes the session era to the process; one with it is a request of a
+// revision that has no initialize, and gets -32601. Notifications stay
 // with the session: the revision's one client notification over stdio,
 // notifications/cancelled, is not served statelessly yet.
 func (s statelessRoute) takes(msg *mcp.Message) bool {
@@ -38,5 +40,5 @@ func (s statelessRoute) takes(msg *mcp.Message) bool {
 	case s.all:
 		return true
 	}
-	return msg.Kind() == mcp.KindRequest && msg.Method != mcp.MethodInitialize && rev.HasRequestMeta(msg.Params)
+	return msg.Kind() == mcp.KindRequest && rev.HasRequestMeta(msg.Params)
 }

@@ -56,3 +56,28 @@ func TestServeStatelessOverStdio(t *testing.T) {
 		t.Errorf("ping of the session: %+v", m)
 	}
 }
+
+// Over stdio an initialize that carries the per-request _meta is a
+// request of 2026-07-28, which has no initialize: -32601, and the
+// process's session is not opened by it (2026-07-28 Versioning, "Backward
+// Compatibility with Initialization-Based Versions"). A later initialize
+// sent the 2025-11-25 way still opens the session.
+func TestServeStatelessInitializeOverStdio(t *testing.T) {
+	in, out, _ := pipeServer(t, nil)
+	send := func(line string) *mcp.Message {
+		t.Helper()
+		if _, err := io.WriteString(in, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		return readMsg(t, out)
+	}
+	m := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	if m.Error == nil || m.Error.Code != mcp.CodeMethodNotFound {
+		t.Fatalf("modern initialize: %+v, want -32601", m)
+	}
+	m = send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	var init mcp.InitializeResult
+	if m.Error != nil || json.Unmarshal(m.Result, &init) != nil || init.ProtocolVersion != "2025-11-25" {
+		t.Fatalf("legacy initialize: %+v", m)
+	}
+}
