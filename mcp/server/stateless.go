@@ -20,7 +20,7 @@ import (
 //
 //	HandleStateless ─▶ _meta fields ──────────────▶ -32602
 //	                 ─▶ protocol version served? ───▶ -32022 {supported, requested}
-//	                 ─▶ server/discover | tools/list | tools/call
+//	                 ─▶ server/discover | tools/list | tools/call | subscriptions/listen (listen.go)
 //	                 ─▶ an extension's method (extensions.go): tasks/get, tasks/update, tasks/cancel
 //	                 ─▶ anything else ──────────────▶ -32601
 
@@ -105,6 +105,8 @@ func (s *Server) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Re
 		s.listToolsStateless(ctx, msg, r)
 	case mcp.MethodToolsCall:
 		s.callStateless(ctx, msg, meta, r)
+	case rev.MethodSubscriptionsListen:
+		s.listenStateless(ctx, msg, meta, r)
 	default:
 		if m := extensionMethod(msg.Method); m != nil {
 			m(s, ctx, msg, meta, r)
