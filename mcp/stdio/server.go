@@ -103,13 +103,20 @@ func handle(ctx context.Context, sess mcp.Session, route statelessRoute, out *li
 		out.write(mcp.NewError(id, e))
 		return
 	}
+	if route.cancels(msg) {
+		return
+	}
 	if route.takes(msg) {
 		if msg.Kind() != mcp.KindRequest {
 			route.ep.HandleStateless(ctx, msg, nil)
 			return
 		}
 		pending.add()
-		route.ep.HandleStateless(ctx, msg, &replier{out: out, done: pending.done})
+		reqCtx, end := route.running.start(ctx, msg.ID)
+		route.ep.HandleStateless(reqCtx, msg, &replier{out: out, done: func() {
+			end()
+			pending.done()
+		}})
 		return
 	}
 	if msg.Kind() != mcp.KindRequest {

@@ -1,7 +1,9 @@
 package stdio
 
 import (
+	"context"
 	"slices"
+	"sync"
 
 	"github.com/tasksim/tasksim/mcp"
 	rev "github.com/tasksim/tasksim/mcp/rev20260728"
@@ -15,6 +17,8 @@ type statelessRoute struct {
 	// all says the endpoint serves no session era: every message is
 	// stateless, initialize included (it gets the version error).
 	all bool
+	// running are the stateless requests not yet answered, by id.
+	running *running
 }
 
 func newStatelessRoute(ep mcp.Endpoint) statelessRoute {
@@ -22,7 +26,59 @@ func newStatelessRoute(ep mcp.Endpoint) statelessRoute {
 	if !ok {
 		return statelessRoute{}
 	}
-	return statelessRoute{ep: se, all: !slices.ContainsFunc(se.Revisions(), mcp.Revision.HasSessions)}
+	return statelessRoute{ep: se, all: !slices.ContainsFunc(se.Revisions(), mcp.Revision.HasSessions),
+		running: &running{byID: map[mcp.ID]*runningReq{}}}
+}
+
+// running tracks the stateless requests being answered, so that
+// notifications/cancelled can reach them: over stdio there is no
+// per-request stream to close, and the client MUST send it instead
+// (2026-07-28 Cancellation, "Transport-Specific Cancellation").
+type running struct {
+	mu   sync.Mutex
+	byID map[mcp.ID]*runningReq
+}
+
+type runningReq struct{ cancel context.CancelFunc }
+
+// start returns the context of the stateless request id, a child of ctx,
+// and the func that ends its tracking once it is answered. Request ids
+// MUST NOT collide with the sender's outstanding ones (2026-07-28 Base
+// Protocol, "Requests"); a request that reuses one replaces it as the one
+// a cancellation names.
+func (r *running) start(ctx context.Context, id mcp.ID) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	req := &runningReq{cancel: cancel}
+	r.mu.Lock()
+	r.byID[id] = req
+	r.mu.Unlock()
+	return ctx, func() {
+		r.mu.Lock()
+		if r.byID[id] == req {
+			delete(r.byID, id)
+		}
+		r.mu.Unlock()
+		cancel()
+	}
+}
+
+// cancel ends the stateless request that msg, a notifications/cancelled,
+// names, and reports whether one was running. The endpoint then stops it
+// and sends no response (2026-07-28 Cancellation, "Behavior
+// Requirements").
+func (r *running) cancel(msg *mcp.Message) bool {
+	var p mcp.CancelledParams
+	if err := mcp.DecodeParams(msg.Params, &p); err != nil || p.RequestID.IsZero() {
+		return false
+	}
+	r.mu.Lock()
+	req := r.byID[p.RequestID]
+	r.mu.Unlock()
+	if req == nil {
+		return false
+	}
+	req.cancel()
+	return true
 }
 
 // takes reports whether msg is of the stateless era: a request whose
@@ -31,8 +87,8 @@ func newStatelessRoute(ep mcp.Endpoint) statelessRoute {
 // modern per-request _meta is served statelessly"). An initialize without
 // it scopes the session era to the process; one with it is a request of a
 // revision that has no initialize, and gets -32601. Notifications stay
-// with the session: the revision's one client notification over stdio,
-// notifications/cancelled, is not served statelessly yet.
+// with the session, but for a notifications/cancelled that names a
+// running stateless request (cancels).
 func (s statelessRoute) takes(msg *mcp.Message) bool {
 	switch {
 	case s.ep == nil:
@@ -41,4 +97,12 @@ func (s statelessRoute) takes(msg *mcp.Message) bool {
 		return true
 	}
 	return msg.Kind() == mcp.KindRequest && rev.HasRequestMeta(msg.Params)
+}
+
+// cancels reports whether msg is a notifications/cancelled for a running
+// stateless request, and if so cancels it. The eras share the pipe's id
+// space, so a cancellation that names a stateless request is that
+// request's, never the session's.
+func (s statelessRoute) cancels(msg *mcp.Message) bool {
+	return s.ep != nil && msg.Kind() == mcp.KindNotification && msg.Method == mcp.NotificationCancelled && s.running.cancel(msg)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/tasksim/tasksim/mcp"
 	rev "github.com/tasksim/tasksim/mcp/rev20260728"
@@ -80,4 +82,40 @@ func TestServeStatelessInitializeOverStdio(t *testing.T) {
 	if m.Error != nil || json.Unmarshal(m.Result, &init) != nil || init.ProtocolVersion != "2025-11-25" {
 		t.Fatalf("legacy initialize: %+v", m)
 	}
+}
+
+// Over stdio notifications/cancelled is how a client cancels a stateless
+// request (2026-07-28 Cancellation, "Transport-Specific Cancellation"):
+// the call stops and gets no response, and the process's session is not
+// touched by it.
+func TestStatelessCancelOverStdio(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		in, out, errc := pipeServer(t, nil)
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
+		write := func(line string) {
+			t.Helper()
+			if _, err := io.WriteString(in, line+"\n"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		start := time.Now()
+		write(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"sleep","arguments":{"durationMs":60000},` + meta + `}}`)
+		synctest.Wait()
+		write(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"no longer needed"}}`)
+		synctest.Wait()
+		write(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+		if m := readMsg(t, out); m.ID.String() != "9" || m.Error != nil {
+			t.Fatalf("after the cancellation: %+v, want the ping's answer", m)
+		}
+		in.Close()
+		if out.Scan() {
+			t.Errorf("the cancelled call answered %s", out.Bytes())
+		}
+		if err := <-errc; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+		if d := time.Since(start); d >= time.Minute {
+			t.Errorf("Serve waited %s for the cancelled call, its whole duration", d)
+		}
+	})
 }
