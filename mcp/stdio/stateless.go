@@ -39,16 +39,20 @@ type running struct {
 	byID map[mcp.ID]*runningReq
 }
 
-type runningReq struct{ cancel context.CancelFunc }
+type runningReq struct {
+	cancel context.CancelFunc
+	listen bool // a subscriptions/listen, open until cancelled
+}
 
 // start returns the context of the stateless request id, a child of ctx,
 // and the func that ends its tracking once it is answered. Request ids
 // MUST NOT collide with the sender's outstanding ones (2026-07-28 Base
 // Protocol, "Requests"); a request that reuses one replaces it as the one
 // a cancellation names.
-func (r *running) start(ctx context.Context, id mcp.ID) (context.Context, func()) {
+func (r *running) start(ctx context.Context, msg *mcp.Message) (context.Context, func()) {
+	id := msg.ID
 	ctx, cancel := context.WithCancel(ctx)
-	req := &runningReq{cancel: cancel}
+	req := &runningReq{cancel: cancel, listen: msg.Method == rev.MethodSubscriptionsListen}
 	r.mu.Lock()
 	r.byID[id] = req
 	r.mu.Unlock()
@@ -59,6 +63,20 @@ func (r *running) start(ctx context.Context, id mcp.ID) (context.Context, func()
 		}
 		r.mu.Unlock()
 		cancel()
+	}
+}
+
+// endListens cancels every open subscriptions/listen: the client closed
+// its side of the pipe, and a subscription ends when the underlying
+// transport closes (2026-07-28 Subscriptions, "Cancellation"). Other
+// requests are still answered.
+func (r *running) endListens() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, req := range r.byID {
+		if req.listen {
+			req.cancel()
+		}
 	}
 }
 
