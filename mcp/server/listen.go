@@ -84,10 +84,12 @@ func (l *listeners) close() {
 }
 
 // subscription is one open listen. Its goroutine (run) is the only writer
-// to r. What waits to be sent is at most one DetailedTask per agreed task,
-// the latest: a reader slower than the tasks change skips states, and the
-// memory a subscription holds never grows with the reader's delay (no
-// rule asks for every transition; there is no replay in this revision).
+// to r. Every change waits in a queue of at most room entries (the agreed
+// tasks plus queueSlack); when it is full, a new state replaces the oldest
+// queued state of the same task. A reader that keeps up sees every change;
+// a slower one skips states, and the memory a subscription holds never
+// grows with the reader's delay (no rule asks for every transition; there
+// is no replay in this revision).
 type subscription struct {
 	srv  *Server
 	id   mcp.ID
@@ -96,16 +98,36 @@ type subscription struct {
 
 	mu      sync.Mutex
 	tasks   map[string]*statelessTask // agreed tasks not yet ended
-	pending map[string]push           // by task id
-	order   []string                  // ids in pending, oldest first
-	closing bool                      // the server is closing
+	queue   []push                    // oldest first; nil once ended
+	room    int                       // queue's bound
+	ended   bool
+	closing bool // the server is closing
 }
 
-// push is what waits to be sent about one task: its latest state, and
-// whether the task was deleted.
+// queueSlack is how many changes beyond one per agreed task a subscription
+// queues before it coalesces.
+const queueSlack = 64
+
+// push is what waits to be sent about one task: a state, or that the task
+// was deleted (detail nil).
 type push struct {
+	id     string
 	detail *tasks.DetailedTask
-	gone   bool
+}
+
+// enqueueLocked queues p; when the queue is full it drops the oldest
+// queued entry of the same task first (there is one: the queue holds more
+// entries than there are tasks). sub.mu must be held.
+func (sub *subscription) enqueueLocked(p push) {
+	if len(sub.queue) >= sub.room {
+		for i, q := range sub.queue {
+			if q.id == p.id {
+				sub.queue = append(sub.queue[:i], sub.queue[i+1:]...)
+				break
+			}
+		}
+	}
+	sub.queue = append(sub.queue, p)
 }
 
 func (sub *subscription) signal() {
@@ -119,16 +141,11 @@ func (sub *subscription) signal() {
 // for the task and not sent yet. The task's mu is held: offer never waits.
 func (sub *subscription) offer(d tasks.DetailedTask) {
 	sub.mu.Lock()
-	if sub.pending == nil { // ended
+	if sub.ended {
 		sub.mu.Unlock()
 		return
 	}
-	p, queued := sub.pending[d.TaskID]
-	p.detail = &d
-	sub.pending[d.TaskID] = p
-	if !queued {
-		sub.order = append(sub.order, d.TaskID)
-	}
+	sub.enqueueLocked(push{id: d.TaskID, detail: &d})
 	sub.mu.Unlock()
 	sub.signal()
 }
@@ -137,16 +154,11 @@ func (sub *subscription) offer(d tasks.DetailedTask) {
 // it.
 func (sub *subscription) deleted(id string) {
 	sub.mu.Lock()
-	if sub.pending == nil { // ended
+	if sub.ended {
 		sub.mu.Unlock()
 		return
 	}
-	p, queued := sub.pending[id]
-	p.gone = true
-	sub.pending[id] = p
-	if !queued {
-		sub.order = append(sub.order, id)
-	}
+	sub.enqueueLocked(push{id: id})
 	sub.mu.Unlock()
 	sub.signal()
 }
@@ -159,12 +171,12 @@ func (sub *subscription) shutdown() {
 }
 
 // take returns what waits to be sent, in the order the tasks changed.
-func (sub *subscription) take() (ids []string, pushes map[string]push, closing bool) {
+func (sub *subscription) take() (pushes []push, closing bool) {
 	sub.mu.Lock()
 	defer sub.mu.Unlock()
-	ids, pushes = sub.order, sub.pending
-	sub.order, sub.pending = nil, map[string]push{}
-	return ids, pushes, sub.closing
+	pushes = sub.queue
+	sub.queue = nil
+	return pushes, sub.closing
 }
 
 // listenStateless answers subscriptions/listen.
@@ -195,7 +207,7 @@ func (s *Server) listenStateless(ctx context.Context, msg *mcp.Message, meta rev
 		return
 	}
 	sub := &subscription{srv: s, id: msg.ID, r: r, wake: make(chan struct{}, 1),
-		tasks: map[string]*statelessTask{}, pending: map[string]push{}}
+		tasks: map[string]*statelessTask{}, room: len(ids) + queueSlack}
 	if err := s.subs.add(sub, s.opts.MaxSubscriptions); err != nil {
 		replyError(ctx, r, msg.ID, err)
 		return
@@ -242,17 +254,16 @@ func (sub *subscription) run(ctx context.Context, agreed []string) {
 			_ = sub.r.Reply(ctx, nil, true)
 			return
 		}
-		ids, pushes, closing := sub.take()
-		for _, id := range ids {
-			p := pushes[id]
+		pushes, closing := sub.take()
+		for _, p := range pushes {
 			if p.detail != nil {
 				params := &tasks.StatusParams{Meta: &rev.NotificationMeta{SubscriptionID: sub.id}, DetailedTask: *p.detail}
 				if !sub.send(ctx, tasks.NotificationStatus, params) {
 					return
 				}
 			}
-			if p.gone || p.detail != nil && p.detail.Status.IsTerminal() {
-				sub.forget(id)
+			if p.detail == nil || p.detail.Status.IsTerminal() {
+				sub.forget(p.id)
 			}
 		}
 		if closing || sub.watching() == 0 {
@@ -313,7 +324,7 @@ func (sub *subscription) end() {
 	for _, t := range sub.tasks {
 		ts = append(ts, t)
 	}
-	sub.tasks, sub.pending, sub.order = nil, nil, nil
+	sub.tasks, sub.queue, sub.ended = nil, nil, true
 	sub.mu.Unlock()
 	for _, t := range ts {
 		t.unsubscribe(sub)
