@@ -254,17 +254,25 @@ func TestListenNeedsExtension(t *testing.T) {
 	})
 }
 
+// listenToJob creates a task of a gated tool and listens to it, past the
+// ack and the task's first state.
+func listenToJob(t *testing.T) (*gate, *statelessServer, tasks.CreateTaskResult, *listenStream) {
+	t.Helper()
+	g := newGate()
+	s := newMemStatelessServer(t, &server.Options{Tools: []*server.Tool{g.tool("job", mcp.TaskSupportOptional, text("done"))}})
+	c := s.create("job")
+	l := s.listen(`{"taskIds":["`+c.TaskID+`"]}`, metaTasks())
+	l.ack()
+	l.push()
+	return g, s, c, l
+}
+
 // Closing the listen stream ends the subscription (2026-07-28
 // Subscriptions, "Cancellation"): the server lets go of it, and the task
 // changing afterwards sends nothing and holds nothing.
 func TestListenClientCloses(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newGate()
-		s := newMemStatelessServer(t, &server.Options{Tools: []*server.Tool{g.tool("job", mcp.TaskSupportOptional, text("done"))}})
-		c := s.create("job")
-		l := s.listen(`{"taskIds":["`+c.TaskID+`"]}`, metaTasks())
-		l.ack()
-		l.push()
+		g, s, c, l := listenToJob(t)
 		l.resp.Body.Close()
 		synctest.Wait()
 		if n := s.srv.Stats().Subscriptions; n != 0 {
@@ -282,12 +290,7 @@ func TestListenClientCloses(t *testing.T) {
 // stream closes (Subscriptions, "Graceful Closure").
 func TestListenServerShutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		g := newGate()
-		s := newMemStatelessServer(t, &server.Options{Tools: []*server.Tool{g.tool("job", mcp.TaskSupportOptional, text("done"))}})
-		c := s.create("job")
-		l := s.listen(`{"taskIds":["`+c.TaskID+`"]}`, metaTasks())
-		l.ack()
-		l.push()
+		_, s, _, l := listenToJob(t)
 		s.srv.Close()
 		l.result()
 	})
