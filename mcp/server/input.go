@@ -262,8 +262,11 @@ func (t *statelessTask) withdraw(keys []string) {
 		delete(t.pending, k)
 		delete(t.answered, k)
 	}
-	if len(t.pending) == 0 && t.status == mcp.StatusInputRequired {
+	switch {
+	case len(t.pending) == 0 && t.status == mcp.StatusInputRequired:
 		t.setStatusLocked(mcp.StatusWorking)
+	case t.status == mcp.StatusInputRequired:
+		t.publishLocked() // fewer inputRequests
 	}
 }
 
@@ -292,6 +295,8 @@ func (t *statelessTask) update(answers rev.InputResponses) {
 	}
 	if len(t.pending) == 0 {
 		t.setStatusLocked(mcp.StatusWorking)
+	} else {
+		t.publishLocked() // fewer inputRequests
 	}
 	close(t.changed)
 	t.changed = make(chan struct{})

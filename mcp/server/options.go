@@ -23,6 +23,10 @@ const (
 	// DefaultMaxTasks caps the tasks the server stores, all sessions
 	// together, live or finished (until their ttl).
 	DefaultMaxTasks = 100_000
+	// DefaultMaxSubscriptions caps the subscriptions/listen streams open
+	// at once, and DefaultMaxListenTaskIDs the tasks one of them watches.
+	DefaultMaxSubscriptions = 10_000
+	DefaultMaxListenTaskIDs = 1_000
 	// DefaultMaxTaskBytes, DefaultMaxSessionBytes and DefaultMaxServerBytes
 	// bound the result bytes a task, a session and the server may hold.
 	DefaultMaxTaskBytes    = 64 << 20
@@ -70,6 +74,12 @@ type Options struct {
 	// (2025-11-25 Tasks, "Security Considerations": receivers SHOULD limit
 	// the resources a requestor may consume).
 	MaxTasks int
+	// MaxSubscriptions caps the subscriptions/listen streams of the
+	// stateless era open at once; a listen over it gets -32603.
+	MaxSubscriptions int
+	// MaxListenTaskIDs caps the distinct task ids one listen's taskIds
+	// may name; a listen naming more gets -32602.
+	MaxListenTaskIDs int
 	// MaxTaskBytes bounds the result a task (or a plain call) may hold:
 	// arguments that ask for more (Tool.Size) get -32602 before anything
 	// runs, and a tool that emits more fails with ErrBudget.
@@ -184,6 +194,12 @@ func (o *Options) withDefaults() Options {
 	}
 	if out.MaxTasks <= 0 {
 		out.MaxTasks = DefaultMaxTasks
+	}
+	if out.MaxSubscriptions <= 0 {
+		out.MaxSubscriptions = DefaultMaxSubscriptions
+	}
+	if out.MaxListenTaskIDs <= 0 {
+		out.MaxListenTaskIDs = DefaultMaxListenTaskIDs
 	}
 	if out.MaxTaskBytes <= 0 {
 		out.MaxTaskBytes = DefaultMaxTaskBytes

@@ -21,6 +21,7 @@ type Server struct {
 	ids    ids
 	budget *budget
 	states *stateSealer // the requestState of multi round-trip requests
+	subs   *listeners   // the stateless era's subscriptions/listen streams
 
 	mu       sync.Mutex
 	sessions map[*session]struct{}
@@ -33,6 +34,7 @@ func New(opts *Options) *Server {
 	stored := new(storedCount)
 	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock, stored), ids: ids{r: o.Rand, make: o.TaskIDs}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), states: newStateSealer(), sessions: map[*session]struct{}{}}
 	s.board = newBoard(o.Clock, s.budget, stored)
+	s.subs = newListeners()
 	tools := o.Tools
 	if tools == nil {
 		tools = BuiltinTools()
@@ -100,6 +102,7 @@ func (s *Server) NewSession(out mcp.Outbox) mcp.Session {
 // Close ends every session and stops every task, of either era.
 func (s *Server) Close() {
 	defer s.board.close()
+	s.subs.close()
 	s.mu.Lock()
 	s.closed = true
 	all := make([]*session, 0, len(s.sessions))
@@ -124,6 +127,8 @@ type Stats struct {
 	Tasks    int   // tasks stored, live or finished, of either era
 	Live     int   // tasks not yet terminal, of either era
 	Bytes    int64 // result bytes held by tasks (Options.MaxServerBytes)
+	// Subscriptions are the subscriptions/listen streams open.
+	Subscriptions int
 }
 
 // Stats returns what the server holds now.
@@ -134,5 +139,5 @@ func (s *Server) Stats() Stats {
 	tasks, live := s.store.counts()
 	st, sl := s.board.counts()
 	tasks, live = tasks+st, live+sl
-	return Stats{Sessions: n, Tasks: tasks, Live: live, Bytes: s.budget.Held(nil)}
+	return Stats{Sessions: n, Tasks: tasks, Live: live, Bytes: s.budget.Held(nil), Subscriptions: s.subs.count()}
 }

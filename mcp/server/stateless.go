@@ -20,7 +20,7 @@ import (
 //
 //	HandleStateless ─▶ _meta fields ──────────────▶ -32602
 //	                 ─▶ protocol version served? ───▶ -32022 {supported, requested}
-//	                 ─▶ server/discover | tools/list | tools/call
+//	                 ─▶ server/discover | tools/list | tools/call | subscriptions/listen (listen.go)
 //	                 ─▶ an extension's method (extensions.go): tasks/get, tasks/update, tasks/cancel
 //	                 ─▶ anything else ──────────────▶ -32601
 
@@ -76,11 +76,14 @@ func (s *Server) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Re
 	if msg.Kind() != mcp.KindRequest || r == nil {
 		return
 	}
-	if msg.Method == mcp.MethodInitialize {
-		// Here only when the session era is not served: a modern-only
-		// server SHOULD name the versions it supports in the error it
-		// answers initialize with (2026-07-28 Versioning, "Backward
-		// Compatibility with Initialization-Based Versions").
+	if msg.Method == mcp.MethodInitialize && !rev.HasRequestMeta(msg.Params) {
+		// An initialize sent the 2025-11-25 way is here only when the
+		// session era is not served: a modern-only server SHOULD name the
+		// versions it supports in the error it answers initialize with
+		// (2026-07-28 Versioning, "Backward Compatibility with
+		// Initialization-Based Versions"). One that carries the
+		// per-request _meta is a request of this revision, which has no
+		// initialize: -32601 below.
 		var p mcp.InitializeParams
 		_ = mcp.DecodeParams(msg.Params, &p)
 		replyError(ctx, r, msg.ID, rev.UnsupportedProtocolVersion(p.ProtocolVersion, s.supportedVersions()))
@@ -102,6 +105,8 @@ func (s *Server) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Re
 		s.listToolsStateless(ctx, msg, r)
 	case mcp.MethodToolsCall:
 		s.callStateless(ctx, msg, meta, r)
+	case rev.MethodSubscriptionsListen:
+		s.listenStateless(ctx, msg, meta, r)
 	default:
 		if m := extensionMethod(msg.Method); m != nil {
 			m(s, ctx, msg, meta, r)

@@ -70,6 +70,8 @@ type statelessTask struct {
 	answered map[string]json.RawMessage
 	keys     int
 	changed  chan struct{}
+	// subs are the subscriptions watching the task (listen.go).
+	subs map[*subscription]struct{}
 }
 
 // detailLocked is the task as tasks/get answers it: a DetailedTask with
@@ -168,6 +170,7 @@ func (t *statelessTask) cancel() bool {
 func (t *statelessTask) setStatusLocked(s mcp.TaskStatus) {
 	t.status = s
 	t.updatedAt = t.board.clock.Now()
+	t.publishLocked()
 }
 
 // rechargeLocked makes the task hold n bytes of the stateless budget: the
@@ -213,6 +216,7 @@ func (t *statelessTask) drop() {
 	t.mu.Lock()
 	live := !t.gone && !t.status.IsTerminal()
 	t.gone = true
+	t.unpublishLocked()
 	t.rechargeLocked(0)
 	if t.expiry != nil {
 		t.expiry.Stop()

@@ -71,7 +71,11 @@ func Serve(ctx context.Context, ep mcp.Endpoint, r io.Reader, w io.Writer, opts 
 			// stop. No request starts after EOF, and nothing is left
 			// waiting for them when ctx ends first: a request that is
 			// never answered (a task call cut by the session's end) must
-			// not keep a goroutine.
+			// not keep a goroutine. An open listen is never answered: it
+			// ends with the pipe.
+			if route.ep != nil {
+				route.running.endListens()
+			}
 			select {
 			case <-pending.idle():
 				return out.err()
@@ -112,7 +116,7 @@ func handle(ctx context.Context, sess mcp.Session, route statelessRoute, out *li
 			return
 		}
 		pending.add()
-		reqCtx, end := route.running.start(ctx, msg.ID)
+		reqCtx, end := route.running.start(ctx, msg)
 		route.ep.HandleStateless(reqCtx, msg, &replier{out: out, done: func() {
 			end()
 			pending.done()

@@ -39,16 +39,20 @@ type running struct {
 	byID map[mcp.ID]*runningReq
 }
 
-type runningReq struct{ cancel context.CancelFunc }
+type runningReq struct {
+	cancel context.CancelFunc
+	listen bool // a subscriptions/listen, open until cancelled
+}
 
 // start returns the context of the stateless request id, a child of ctx,
 // and the func that ends its tracking once it is answered. Request ids
 // MUST NOT collide with the sender's outstanding ones (2026-07-28 Base
 // Protocol, "Requests"); a request that reuses one replaces it as the one
 // a cancellation names.
-func (r *running) start(ctx context.Context, id mcp.ID) (context.Context, func()) {
+func (r *running) start(ctx context.Context, msg *mcp.Message) (context.Context, func()) {
+	id := msg.ID
 	ctx, cancel := context.WithCancel(ctx)
-	req := &runningReq{cancel: cancel}
+	req := &runningReq{cancel: cancel, listen: msg.Method == rev.MethodSubscriptionsListen}
 	r.mu.Lock()
 	r.byID[id] = req
 	r.mu.Unlock()
@@ -59,6 +63,20 @@ func (r *running) start(ctx context.Context, id mcp.ID) (context.Context, func()
 		}
 		r.mu.Unlock()
 		cancel()
+	}
+}
+
+// endListens cancels every open subscriptions/listen: the client closed
+// its side of the pipe, and a subscription ends when the underlying
+// transport closes (2026-07-28 Subscriptions, "Cancellation"). Other
+// requests are still answered.
+func (r *running) endListens() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, req := range r.byID {
+		if req.listen {
+			req.cancel()
+		}
 	}
 }
 
@@ -82,9 +100,11 @@ func (r *running) cancel(msg *mcp.Message) bool {
 }
 
 // takes reports whether msg is of the stateless era: a request whose
-// params carry the per-request _meta, never initialize, which scopes the
-// session era to the process (2026-07-28 Versioning, "Backward
-// Compatibility with Initialization-Based Versions"). Notifications stay
+// params carry the per-request _meta (2026-07-28 Versioning, "Backward
+// Compatibility with Initialization-Based Versions": "A request carrying
+// modern per-request _meta is served statelessly"). An initialize without
+// it scopes the session era to the process; one with it is a request of a
+// revision that has no initialize, and gets -32601. Notifications stay
 // with the session, but for a notifications/cancelled that names a
 // running stateless request (cancels).
 func (s statelessRoute) takes(msg *mcp.Message) bool {
@@ -94,7 +114,7 @@ func (s statelessRoute) takes(msg *mcp.Message) bool {
 	case s.all:
 		return true
 	}
-	return msg.Kind() == mcp.KindRequest && msg.Method != mcp.MethodInitialize && rev.HasRequestMeta(msg.Params)
+	return msg.Kind() == mcp.KindRequest && rev.HasRequestMeta(msg.Params)
 }
 
 // cancels reports whether msg is a notifications/cancelled for a running
@@ -104,3 +124,4 @@ func (s statelessRoute) takes(msg *mcp.Message) bool {
 func (s statelessRoute) cancels(msg *mcp.Message) bool {
 	return s.ep != nil && msg.Kind() == mcp.KindNotification && msg.Method == mcp.NotificationCancelled && s.running.cancel(msg)
 }
+

@@ -51,7 +51,12 @@ func newEras(ep mcp.Endpoint) eras {
 //     is ignored: 2026-07-28 Streamable HTTP, "Earlier Streamable HTTP
 //     Revisions");
 //  3. an initialize request: session era ("An initialize request selects
-//     legacy semantics, scoped to the session");
+//     legacy semantics, scoped to the session"), unless it is sent the
+//     2026-07-28 way, with the per-request _meta or an MCP-Protocol-Version
+//     naming a stateless revision: that is a modern request ("A request
+//     carrying modern per-request _meta is served statelessly"), and this
+//     revision has no initialize, so it gets -32601 with 404 (2026-07-28
+//     Streamable HTTP, "Protocol Version Header"; changelog, major change 2);
 //  4. an Mcp-Session-Id naming a live session: session era, that
 //     session's (2025-11-25 Transports, "Session Management");
 //  5. params whose _meta carries io.modelcontextprotocol/protocolVersion:
@@ -72,13 +77,20 @@ func (h *Handler) isStateless(r *http.Request, msg *mcp.Message) bool {
 	case !h.eras.sessions:
 		return true
 	case msg.Kind() == mcp.KindRequest && msg.Method == mcp.MethodInitialize:
-		return false
+		return sentModern(r, msg)
 	case h.liveSession(r):
 		return false
 	case rev.HasRequestMeta(msg.Params):
 		return true
 	}
 	return namesStatelessVersion(r.Header[headerProtocol])
+}
+
+// sentModern reports whether msg is sent the way of a stateless revision:
+// its params carry the per-request _meta, or its MCP-Protocol-Version
+// names a stateless revision. No 2025-11-25 client sends either.
+func sentModern(r *http.Request, msg *mcp.Message) bool {
+	return rev.HasRequestMeta(msg.Params) || namesStatelessVersion(r.Header[headerProtocol])
 }
 
 // liveSession reports whether the request's Mcp-Session-Id names a live

@@ -39,10 +39,11 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *mc
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	// An initialize is here only when the endpoint serves no session era;
-	// it carries no _meta and no routing headers, and the endpoint answers
-	// it with the versions it serves.
-	if msg.Method != mcp.MethodInitialize {
+	// An initialize sent the 2025-11-25 way is here only when the endpoint
+	// serves no session era; it carries no _meta and no routing headers,
+	// and the endpoint answers it with the versions it serves. One sent
+	// the 2026-07-28 way is checked as any request of that revision.
+	if msg.Method != mcp.MethodInitialize || sentModern(r, msg) {
 		if e := h.checkStateless(r, msg); e != nil {
 			writeRPCError(w, http.StatusBadRequest, msg.ID, e)
 			return

@@ -610,3 +610,48 @@ func (r lateReplier) Reply(ctx context.Context, msg *mcp.Message, final bool) er
 	}
 	return r.inner.Reply(ctx, msg, final)
 }
+
+// An initialize sent the 2026-07-28 way, with the per-request _meta and
+// the routing headers, is a request of that revision, which has no
+// initialize: 404 with -32601 (2026-07-28 Streamable HTTP, "Protocol
+// Version Header"; Versioning, "Backward Compatibility with
+// Initialization-Based Versions"). No session is opened. The conformance
+// check sep-2575-http-server-method-not-found-404-initialize sends
+// exactly this. The one sent the 2025-11-25 way still opens a session.
+func TestStatelessInitializeNotFound(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		body string
+		hdr  map[string]string
+	}{
+		{"meta and headers", request(mcp.MethodInitialize, "", metaJSON(rev.ProtocolVersion)), headers(mcp.MethodInitialize, "")},
+		{"meta only", request(mcp.MethodInitialize, "", metaJSON(rev.ProtocolVersion)), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStatelessServer(t)
+			a := s.do(http.MethodPost, tc.body, tc.hdr)
+			if tc.hdr == nil {
+				// Without the headers the transport's header check
+				// answers first: -32020, 400.
+				wantError(t, a, http.StatusBadRequest, rev.CodeHeaderMismatch)
+			} else {
+				wantError(t, a, http.StatusNotFound, mcp.CodeMethodNotFound, mcp.MethodInitialize)
+			}
+			s.noState()
+		})
+	}
+	t.Run("2026 header without _meta", func(t *testing.T) {
+		s := newStatelessServer(t)
+		a := s.do(http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+			headers(mcp.MethodInitialize, ""))
+		wantError(t, a, http.StatusBadRequest, mcp.CodeInvalidParams)
+		s.noState()
+	})
+	t.Run("2025-11-25 way", func(t *testing.T) {
+		s := newStatelessServer(t)
+		a := s.do(http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)
+		if a.status != http.StatusOK || a.header.Get("Mcp-Session-Id") == "" || a.last(t).Error != nil {
+			t.Fatalf("legacy initialize: status %d, session %q, %+v", a.status, a.header.Get("Mcp-Session-Id"), a.last(t))
+		}
+	})
+}
