@@ -124,4 +124,3 @@ func (s statelessRoute) takes(msg *mcp.Message) bool {
 func (s statelessRoute) cancels(msg *mcp.Message) bool {
 	return s.ep != nil && msg.Kind() == mcp.KindNotification && msg.Method == mcp.NotificationCancelled && s.running.cancel(msg)
 }
-
