@@ -86,7 +86,7 @@ type StatelessResult struct {
 	// tools/call among them may have run twice.
 	Reissues []Reissue
 	// Cancelled says the client cancelled the call (CancelAfter or ctx).
-	Cancelled bool
+	Cancelled  bool
 	Start, End time.Time
 	Timeline   []Event
 }
