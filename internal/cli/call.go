@@ -32,6 +32,14 @@ type CallOptions struct {
 	JSON        bool
 	NoPartial   bool
 	NoModes     bool
+	// Revision is 2025-11-25, 2026-07-28 or auto (call_stateless.go).
+	Revision string
+	// Answer and AnswersFile answer input requests (2026-07-28).
+	Answer      []string
+	AnswersFile string
+	// legacy says a flag only 2025-11-25 has was given: --revision auto
+	// then speaks 2025-11-25 without asking the server.
+	legacy bool
 	HeaderOptions
 }
 
@@ -64,6 +72,9 @@ tool reported an error or the result is incomplete (task expired or lost),
   tasksim call --server-cmd "tasksim serve --stdio" --tool sleep --mode task --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range []string{"mode", "ttl", "no-partial", "no-modes"} {
+				o.legacy = o.legacy || cmd.Flags().Changed(name)
+			}
 			return runF(cmd.Context(), st, o)
 		},
 	}
@@ -81,6 +92,9 @@ tool reported an error or the result is incomplete (task expired or lost),
 	f.BoolVar(&o.JSON, "json", false, "print the result and the timeline as JSON")
 	f.BoolVar(&o.NoPartial, "no-partial", false, "do not declare tasks.streaming.partial")
 	f.BoolVar(&o.NoModes, "no-modes", false, "declare no SEP-1905 response modes (an old client)")
+	f.StringVar(&o.Revision, "revision", revisionAuto, "protocol revision: 2025-11-25, 2026-07-28 or auto (server/discover decides)")
+	f.StringArrayVar(&o.Answer, "answer", nil, "2026-07-28: answer input KEY (or * for any): KEY=accept[:JSON object], KEY=decline or KEY=cancel; repeatable")
+	f.StringVar(&o.AnswersFile, "answers", "", "2026-07-28: JSON file mapping input keys (or *) to ElicitResults")
 	return cmd
 }
 
@@ -118,6 +132,13 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
+	revision, err := chooseRevision(ctx, st, o)
+	if err != nil {
+		return err
+	}
+	if revision.IsStateless() {
+		return runStatelessCall(ctx, st, o)
+	}
 	sess, err := client.New(&client.Options{Version: Version, NoPartial: o.NoPartial, NoModes: o.NoModes, Clock: st.Clock}).Connect(ctx, tr)
 	if err != nil {
 		return connectError(ctx, o.Timeout, err)

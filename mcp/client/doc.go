@@ -55,6 +55,19 @@
 // tasks/result with or without lastSeqNr, tasks/cancel). The reader only
 // hands messages over; the call takes whatever is queued at once.
 //
+// # The stateless era (2026-07-28)
+//
+// Client.ConnectStateless opens a connection with no handshake; give a
+// streamhttp.ClientTransport Revision mcp.Revision20260728. Every request
+// carries its own _meta; Stateless.Discover asks server/discover;
+// Stateless.CallTool follows one tools/call through multi round-trip
+// input (InputRequiredResult, retried with a new id), the task the server
+// may create (tasks/get at pollIntervalMs, tasks/update for its
+// inputRequests, tasks/cancel), the ttl as backstop, and re-issues with a
+// new id a request whose stream broke (StatelessResult.Reissues). An
+// unknown resultType is ErrInvalidResult. The 2025-11-25 Session above
+// is untouched by it.
+//
 // # Time
 //
 // Every wait of the client (the poll and cancel timers, the ttl check,

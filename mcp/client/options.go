@@ -56,6 +56,10 @@ type Options struct {
 	// interval. It is called from the goroutine running CallTool and must
 	// not block.
 	PollPolicy func(interval time.Duration) time.Duration
+	// MaxReissues caps how many times a request of the stateless era is
+	// re-issued with a new id after its stream broke before the answer;
+	// 0 means DefaultMaxReissues, a negative value re-issues nothing.
+	MaxReissues int
 }
 
 func (o *Options) withDefaults() Options {

@@ -57,6 +57,14 @@ const (
 	EventCancel EventKind = "cancel"
 	// EventResult: the call ended with a result (Complete or not).
 	EventResult EventKind = "result"
+	// EventReissued: a request whose stream broke before its answer was
+	// sent again with a new id (stateless era; RequestID is the new id,
+	// Detail names both). For tools/call the tool may run twice.
+	EventReissued EventKind = "reissued"
+	// EventInput: input requests answered (stateless era; Detail names
+	// the keys and actions, Source says how: input_required or
+	// tasks/update).
+	EventInput EventKind = "input"
 	// EventError: something went wrong (Err); the call may go on.
 	EventError EventKind = "error"
 )

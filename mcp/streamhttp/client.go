@@ -78,6 +78,17 @@ type ClientTransport struct {
 	// MaxMessage caps one JSON body or SSE event in bytes; 0 means
 	// DefaultMaxClientMessage.
 	MaxMessage int
+	// Revision is the protocol revision the Conn speaks. The zero value
+	// and mcp.Revision20251125 are the session era, as described above. A
+	// stateless revision (mcp.Revision20260728) sends every message as a
+	// POST of its own with the routing headers MCP-Protocol-Version,
+	// Mcp-Method and Mcp-Name, no session and no standalone stream, reads
+	// a JSON-RPC error answered with a 4xx as the answer, never resumes a
+	// broken stream (Read returns a *StreamError: the request is lost and
+	// may be re-issued with a new id), and closes a request's stream when
+	// the ctx given to its Write ends, which cancels the request
+	// (2026-07-28 Streamable HTTP, "Request Metadata", "Cancellation").
+	Revision mcp.Revision
 	// Clock times every wait of the Conn (the retry before a resume, the
 	// wait for the standalone GET, the drain after a final response, the
 	// bound on the closing DELETE) and RequestInfo.At; nil means the wall
@@ -95,6 +106,9 @@ func (t *ClientTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("streamhttp: server URL %q: want http:// or https:// and a host", t.URL)
+	}
+	if t.Revision != "" && !t.Revision.IsKnown() {
+		return nil, fmt.Errorf("streamhttp: %w %q", mcp.ErrUnknownRevision, t.Revision)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -167,6 +167,9 @@ func (c *clientConn) Write(ctx context.Context, msg *mcp.Message) error {
 	if err != nil {
 		return fmt.Errorf("streamhttp: encode: %w", err)
 	}
+	if c.t.Revision.IsStateless() {
+		return c.writeStateless(ctx, msg, body)
+	}
 	isInit := msg.Kind() == mcp.KindRequest && msg.Method == mcp.MethodInitialize
 	sid, err := c.beginPost(msg, isInit)
 	if err != nil {
