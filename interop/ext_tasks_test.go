@@ -97,8 +97,10 @@ func runExtTasksClient(t *testing.T, node, url string, args ...string) *extTasks
 // (server/discover), calls slow_compute, which the server makes a task
 // (resultType "task"), and polls tasks/get to the completed task and its
 // inlined result; a second call is cancelled with tasks/cancel and read
-// back cancelled. What the client saw and what the recorder wrote must
-// agree: stateless requests with the routing headers, no session.
+// back cancelled; a tool error and a JSON-RPC error of the tool end as the
+// extension's completed (isError) and failed outcomes. What the client
+// saw and what the recorder wrote must agree: stateless requests with the
+// routing headers, no session.
 func TestExtTasksClient(t *testing.T) {
 	node := extTasksPackages(t)
 	url := startServe(t, "--poll-interval", "20ms")
@@ -118,7 +120,7 @@ func TestExtTasksClient(t *testing.T) {
 	if r := done.Result; r == nil || r.ResultType != "complete" || r.IsError || len(r.Content) != 1 || r.Content[0].Type != "text" || r.Content[0].Text != want {
 		t.Errorf("inlined result %+v, want resultType complete and the one text %q", r, want)
 	}
-	checkClientWire(t, done, "tasks/get")
+	checkClientWire(t, done, "slow_compute", "tasks/get")
 	if last := lastPost(done.Wire, "tasks/get"); last == nil || last.TaskStatus != "completed" {
 		t.Errorf("the last tasks/get was answered %+v, want status completed", last)
 	}
@@ -128,15 +130,30 @@ func TestExtTasksClient(t *testing.T) {
 	if cancelled.Kind != "task" || cancelled.Outcome != "cancelled" || cancelled.Cancelled == nil || cancelled.Cancelled.Status != "cancelled" {
 		t.Fatalf("cancel: kind %q, outcome %q, read back %+v; want a task, cancelled, and tasks/get saying cancelled", cancelled.Kind, cancelled.Outcome, cancelled.Cancelled)
 	}
-	checkClientWire(t, cancelled, "tasks/cancel")
+	checkClientWire(t, cancelled, "slow_compute", "tasks/cancel")
 	if c := lastPost(cancelled.Wire, "tasks/cancel"); c == nil || c.ResultType != "complete" || c.TaskStatus != "" {
 		t.Errorf("tasks/cancel answered %+v, want the empty ack (resultType complete, no task)", c)
+	}
+
+	// A tool error is a completed task whose result has isError; a
+	// JSON-RPC error of the tool is a failed task carrying the error
+	// (Tasks, "Task Execution Errors"): the extension's outcomes.
+	toolErr := runExtTasksClient(t, node, proxy, "failing_job", `{}`)
+	checkClientWire(t, toolErr, "failing_job", "tasks/get")
+	if r := toolErr.Result; toolErr.Outcome != "completed" || r == nil || !r.IsError || r.ResultType != "complete" {
+		t.Errorf("failing_job: outcome %q, result %+v; want completed with isError", toolErr.Outcome, r)
+	}
+	failed := runExtTasksClient(t, node, proxy, "protocol_error_job", `{}`)
+	checkClientWire(t, failed, "protocol_error_job", "tasks/get")
+	if failed.Outcome != "failed" || !strings.Contains(failed.Error, "-32603") {
+		t.Errorf("protocol_error_job: outcome %q, error %q; want failed with the -32603 error", failed.Outcome, failed.Error)
 	}
 
 	if err := stop(); err != nil {
 		t.Fatalf("tasksim record on SIGINT: %v", err)
 	}
-	checkRecordedStateless(t, trace, map[string]string{done.TaskID: "completed", cancelled.TaskID: "cancelled"})
+	checkRecordedStateless(t, trace, map[string]string{done.TaskID: "completed", cancelled.TaskID: "cancelled",
+		toolErr.TaskID: "completed", failed.TaskID: "failed"})
 }
 
 // checkModernSession checks that the client negotiated 2026-07-28 and saw
@@ -151,9 +168,9 @@ func checkModernSession(t *testing.T, name string, got *extTasksJSON) {
 // checkClientWire checks every POST the client sent: the version header,
 // Mcp-Method equal to the body's method, Mcp-Name the tool or the task id
 // (2026-07-28 Streamable HTTP, "Standard Request Headers"), each answered
-// 200; server/discover first, then the tools/call answered with a task,
+// 200; server/discover first, then the tools/call of tool answered with a task,
 // then the method follow (tasks/get or tasks/cancel) for that task.
-func checkClientWire(t *testing.T, got *extTasksJSON, follow string) {
+func checkClientWire(t *testing.T, got *extTasksJSON, tool, follow string) {
 	t.Helper()
 	var methods []string
 	for i, p := range got.Wire {
@@ -164,7 +181,7 @@ func checkClientWire(t *testing.T, got *extTasksJSON, follow string) {
 		wantName := ""
 		switch {
 		case p.Method == "tools/call":
-			wantName = "slow_compute"
+			wantName = tool
 		case strings.HasPrefix(p.Method, "tasks/"):
 			wantName = got.TaskID
 		}
