@@ -231,14 +231,23 @@ func (s *Server) callStateless(ctx context.Context, msg *mcp.Message, meta rev.R
 	pc.start(ctx)
 }
 
-// completeResult is res in this revision's shape; the tool's own _meta
-// members are kept beside the server's identity.
+// completeResult is res in this revision's shape, answering a plain call;
+// the tool's own _meta members are kept beside the server's identity.
 func (s *Server) completeResult(res *mcp.CallToolResult) any {
-	meta := s.resultMeta()
+	return callResult(res, s.resultMeta())
+}
+
+// callResult is res in this revision's shape, resultType "complete"
+// (schema.ts Result.resultType: servers of this revision MUST include it),
+// with the tool's own _meta members added to meta (which may be nil).
+func callResult(res *mcp.CallToolResult, meta *rev.ResultMeta) *rev.CallToolResult {
 	for k, v := range res.Meta {
 		b, err := json.Marshal(v)
 		if err != nil || k == rev.MetaServerInfo {
 			continue
+		}
+		if meta == nil {
+			meta = &rev.ResultMeta{}
 		}
 		if meta.Extra == nil {
 			meta.Extra = map[string]json.RawMessage{}

@@ -123,7 +123,10 @@ func (t *statelessTask) finish(res *mcp.CallToolResult, rpcErr *mcp.Error) {
 		held = int64(len(rpcErr.Message) + len(rpcErr.Data))
 		t.setStatusLocked(mcp.StatusFailed)
 	} else {
-		b, err := json.Marshal(res)
+		// The CallToolResult the call would have returned, in this
+		// revision's shape (Tasks, "Task Polling": CompletedTask.result
+		// "matches the result type of the original request").
+		b, err := json.Marshal(callResult(res, nil))
 		if err != nil {
 			t.rpcErr = mcp.Errorf(mcp.CodeInternalError, "internal error: %v", err)
 			t.statusMessage = "Tool execution failed: the result does not encode"
