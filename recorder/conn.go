@@ -43,7 +43,10 @@ type ConnOptions struct {
 //
 // A message record's Raw is the message's JSON; its RPC fields (type,
 // method, id, task id, status, seqNr, seq, isComplete, error code) are
-// traces.DescribeMessage's, filled in by the trace writer. Its time is
+// traces.DescribeMessage's, filled in by the trace writer; its Revision
+// is the MCP revision the message belongs to (a request's claim, else the
+// revision of the request an answer answers, else the connection's:
+// docs/trace-format.md, "Revisions"). Its time is
 // the pipeline's clock when the message passed. Every record has the
 // connection id, stream and side of opts.
 //
@@ -71,6 +74,8 @@ type recConn struct {
 	p    *Pipeline
 	opts ConnOptions
 
+	eras connEras // the revision of each message
+
 	mu     sync.Mutex
 	closed bool // Close was called
 	failed bool // an error was recorded after Close
@@ -94,7 +99,13 @@ func (c *recConn) message(msg *mcp.Message, dir traces.Direction) {
 		c.add(traces.Record{Stream: c.opts.Stream, Dir: dir, Kind: traces.KindAnnotation, Note: "message not encodable: " + err.Error()}, nil)
 		return
 	}
-	c.add(traces.Record{Dir: dir, Kind: traces.KindMessage, Raw: raw}, msg)
+	r := traces.Record{Dir: dir, Kind: traces.KindMessage, Raw: raw}
+	if dir == traces.DirClientToServer {
+		r.Revision = c.eras.fromClient(viewOf(msg))
+	} else {
+		r.Revision = c.eras.fromServer(viewOf(msg))
+	}
+	c.add(r, msg)
 }
 
 // failure records a failed Read or Write, unless ctx ended it or the

@@ -44,6 +44,15 @@
 //	                             Note the details ("client: disconnected",
 //	                             "upstream: <error>", "recorder: stopped")
 //
+// Every record of an exchange has the exchange's MCP revision (Revision):
+// that of its request message when it claims one (2026-07-28 by its
+// per-request _meta, 2025-11-25 for initialize), else of its head
+// (MCP-Protocol-Version, or 2025-11-25 for a session's Mcp-Session-Id);
+// recorder.Conn and the stdio recorder follow it per message
+// (docs/trace-format.md, "Revisions"). The routing headers of 2026-07-28
+// (MCP-Protocol-Version, Mcp-Method, Mcp-Name) are in the request head
+// like every other header.
+//
 // conn-open and conn-close records frame each client connection; to have
 // them when the connection opens and closes, serve the Proxy with Serve or
 // set http.Server.ConnState to Proxy.ConnState. An upstream that cannot be

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/internal/httplimit"
+	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -37,6 +38,13 @@ type exchange struct {
 
 	reqBody *requestBody
 
+	// rev is the exchange's revision (docs/trace-format.md, "Revisions"):
+	// its request head's, then its request message's once that is
+	// recorded. Set before the first record is queued, then only on the
+	// pipeline's goroutine, which stamps it on every record of the
+	// exchange that has none.
+	rev string
+
 	answered bool          // the upstream's head arrived (onResponse ran)
 	sse      bool          // the response is an event stream
 	respBody *responseBody // watches the upstream body for its end
@@ -56,6 +64,7 @@ func (p *Proxy) newExchange(r *http.Request) *exchange {
 		conn:       p.connID(r.RemoteAddr),
 		reqStream:  "req:" + ids,
 		respStream: strings.ToLower(r.Method) + ":" + ids,
+		rev:        headRevision(r.Header),
 	}
 	ex.body.max = p.opts.MaxBody
 	return ex
@@ -65,13 +74,37 @@ func (p *Proxy) newExchange(r *http.Request) *exchange {
 // record's own.
 func (ex *exchange) record(r traces.Record) {
 	r.Conn, r.Exchange = ex.conn, ex.id
-	ex.p.record(r)
+	ex.p.pipe.addStamped(r, nil, ex.stamp)
 }
 
 // write writes a record at once: only on the pipeline's goroutine.
 func (ex *exchange) write(r traces.Record) {
 	r.Conn, r.Exchange = ex.conn, ex.id
+	ex.stamp(&r)
 	ex.p.write(r)
+}
+
+// stamp gives r the exchange's revision if it has none: on the pipeline's
+// goroutine.
+func (ex *exchange) stamp(r *traces.Record) {
+	if r.Revision == "" {
+		r.Revision = ex.rev
+	}
+}
+
+// claim takes the revision a message of the request claims, if it claims
+// one, as the exchange's: on the pipeline's goroutine.
+func (ex *exchange) claim(dir traces.Direction, raw []byte) {
+	if dir != traces.DirClientToServer {
+		return
+	}
+	msg, err := mcp.DecodeMessage(raw)
+	if err != nil {
+		return
+	}
+	if r, ok := claimedRevision(msg.Method, msg.Params); ok {
+		ex.rev = r
+	}
 }
 
 func (ex *exchange) recordRequestHead() {
@@ -419,11 +452,13 @@ func (g *gatherer) end(ex *exchange, stream string, dir traces.Direction, at tim
 	raw := g.buf
 	g.buf = nil
 	if rpc := traces.DescribeMessage(raw); rpc != nil {
+		ex.claim(dir, raw)
 		ex.write(traces.Record{Wall: at, Stream: stream, Dir: dir, Kind: traces.KindMessage, Raw: raw, RPC: rpc})
 		return
 	}
 	if batch := describeBatch(raw); batch != nil {
 		for i, m := range batch {
+			ex.claim(dir, m.raw)
 			ex.write(traces.Record{Wall: at, Stream: stream, Dir: dir, Kind: traces.KindMessage, Raw: m.raw, RPC: m.rpc, Note: "batch element " + strconv.Itoa(i), Batch: uint32(i + 1)})
 		}
 		return

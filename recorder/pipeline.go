@@ -135,11 +135,26 @@ func (p *Pipeline) Annotate(note string) {
 // add queues a record and, if msg is not nil, remembers its index as
 // msg's.
 func (p *Pipeline) add(r traces.Record, msg *mcp.Message) (uint64, bool) {
+	return p.addStamped(r, msg, nil)
+}
+
+// addStamped is add, with stamp (if not nil) run on r on the pipeline's
+// goroutine just before r is written: for what is known only once the
+// records before it were written (the revision of an HTTP exchange, from
+// its request's message).
+func (p *Pipeline) addStamped(r traces.Record, msg *mcp.Message, stamp func(*traces.Record)) (uint64, bool) {
 	// The lock is held across the push so that numbering follows the
 	// queue's order.
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.q.push(len(r.Raw)+recordOverhead, func() { p.write(r) }) {
+	run := func() { p.write(r) }
+	if stamp != nil {
+		run = func() {
+			stamp(&r)
+			p.write(r)
+		}
+	}
+	if !p.q.push(len(r.Raw)+recordOverhead, run) {
 		return 0, false
 	}
 	index, ok := p.next, p.numbered && p.Err() == nil

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -166,6 +167,7 @@ func pumpStdin(stdin io.Reader, childIn io.WriteCloser, rec *stdioRecorder) {
 type stdioRecorder struct {
 	p      *Pipeline
 	opened chan struct{} // closed once the conn-open is added
+	eras   connEras      // the revision of each message
 
 	mu     sync.Mutex
 	closed bool
@@ -192,6 +194,30 @@ func (r *stdioRecorder) put(rec traces.Record) {
 		return
 	}
 	r.p.Add(rec)
+}
+
+// revision returns the revision of a JSON-RPC line (docs/trace-format.md,
+// "Revisions"). Only a client's request or notification is decoded, for
+// its params' _meta.
+func (r *stdioRecorder) revision(dir traces.Direction, p *traces.RPCFields, line []byte) string {
+	v := view{method: p.Method, id: p.ID}
+	switch p.Type {
+	case "request":
+		v.kind = mcp.KindRequest
+	case "notification":
+		v.kind = mcp.KindNotification
+	case "response":
+		v.kind = mcp.KindResponse
+	}
+	if dir == traces.DirServerToClient {
+		return r.eras.fromServer(v)
+	}
+	if v.method != "" {
+		if msg, err := mcp.DecodeMessage(line); err == nil {
+			v.params = msg.Params
+		}
+	}
+	return r.eras.fromClient(v)
 }
 
 func (r *stdioRecorder) close() {
@@ -287,6 +313,9 @@ func (t *lineTee) emit(line []byte, at time.Time, note string, oversize bool) {
 	r := traces.Record{Wall: at, Stream: t.stream, Dir: t.dir, Kind: traces.KindStdioLine, Raw: line, Note: note, Oversize: oversize}
 	if t.rpc && !oversize {
 		r.RPC = traces.DescribeMessage(line)
+		if r.RPC != nil {
+			r.Revision = t.rec.revision(t.dir, r.RPC, line)
+		}
 	}
 	t.rec.write(r)
 }

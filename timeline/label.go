@@ -30,6 +30,9 @@ func label(rec traces.Record) string {
 		}
 	case rec.HTTP != nil && rec.Kind == traces.KindRequestHead:
 		b.WriteString(rec.HTTP.Method + " " + rec.HTTP.URL)
+		for _, h := range traces.RoutingHeaders(rec.HTTP) {
+			b.WriteString(" " + h)
+		}
 	case rec.HTTP != nil && rec.Kind == traces.KindResponseHead:
 		b.WriteString("HTTP " + strconv.Itoa(rec.HTTP.Status))
 	case rec.RPC != nil:
@@ -80,6 +83,9 @@ func rpcText(rec traces.Record) string {
 	if p.HasIsComplete && p.IsComplete {
 		parts = append(parts, "complete")
 	}
+	if p.ResultType != "" {
+		parts = append(parts, "resultType="+p.ResultType)
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -103,6 +109,9 @@ func details(rec traces.Record, rules string, full int) string {
 		fmt.Fprintf(&b, ", %s", rec.Dir)
 	}
 	fmt.Fprintf(&b, ", %s side\n", rec.Side)
+	if rec.Revision != "" {
+		fmt.Fprintf(&b, "revision: %s\n", rec.Revision)
+	}
 	if rec.Fault != nil {
 		fmt.Fprintf(&b, "fault: %s\n", rec.Fault)
 	}

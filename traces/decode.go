@@ -50,7 +50,8 @@ func decodeRecord(p []byte) (Record, error) {
 	r.Raw = d.bin()
 	r.HTTP = d.http()
 	r.SSE = d.sse()
-	r.RPC = d.rpc()
+	var typed bool // the rpc fields hold result_type
+	r.RPC, typed = d.rpc()
 	r.Note = d.str()
 	if more(&extra, 1) {
 		r.Fault = d.fault()
@@ -66,6 +67,9 @@ func decodeRecord(p []byte) (Record, error) {
 		r.End = End(d.small(math.MaxUint8))
 		r.Batch = uint32(d.small(math.MaxUint32))
 	}
+	if more(&extra, 1) {
+		r.Revision = d.str()
+	}
 	d.skipN(extra)
 	d.end()
 	if d.err != nil {
@@ -73,6 +77,9 @@ func decodeRecord(p []byte) (Record, error) {
 	}
 	if !v3 {
 		upgrade(&r)
+	}
+	if r.RPC != nil && !typed {
+		upgradeResultType(&r)
 	}
 	return r, nil
 }
@@ -198,11 +205,13 @@ func (d *decoder) sse() *SSEFields {
 	return s
 }
 
-func (d *decoder) rpc() *RPCFields {
+// rpc reads the rpc fields, and whether they hold result_type: records
+// written before it was added do not.
+func (d *decoder) rpc() (*RPCFields, bool) {
 	if d.isNil() {
-		return nil
+		return nil, false
 	}
-	extra := d.fixed(rpcFields, "rpc fields")
+	extra := d.fixed(rpcFieldsV1, "rpc fields")
 	p := &RPCFields{}
 	p.Type = d.str()
 	p.Method = d.str()
@@ -221,6 +230,10 @@ func (d *decoder) rpc() *RPCFields {
 	p.IsComplete = d.boolean()
 	p.HasIsComplete = d.boolean()
 	p.ErrorCode = d.smallInt()
+	typed := more(&extra, 1)
+	if typed {
+		p.ResultType = d.str()
+	}
 	d.skipN(extra)
-	return p
+	return p, typed
 }

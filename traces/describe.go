@@ -31,7 +31,14 @@ const (
 //     if an item is not an object);
 //   - Seq: params.seq of notifications/tasks/partial;
 //   - IsComplete: result.isComplete;
-//   - ErrorCode: error.code.
+//   - ErrorCode: error.code;
+//   - ResultType: result.resultType (MCP 2026-07-28).
+//
+// The task shapes of MCP 2026-07-28's tasks extension need nothing more:
+// its flat CreateTaskResult and DetailedTask carry result.taskId and
+// result.status, tasks/get, tasks/update and tasks/cancel params.taskId,
+// and notifications/tasks a DetailedTask as params (params.taskId,
+// params.status).
 //
 // Member names are matched exactly (JSON-RPC's are case-sensitive), with
 // escapes decoded; of duplicate members the last one counts.
@@ -75,17 +82,20 @@ func DescribeMessage(raw []byte) *RPCFields {
 }
 
 // describeTask fills the fields of f that params and result tell of a
-// task: TaskID, Status, SeqNrs, Seq and IsComplete.
+// task: TaskID, Status, SeqNrs, Seq and IsComplete; and the result's
+// ResultType.
 func describeTask(f *RPCFields, params, result []byte) {
 	var pTaskID, pStatus, pSeq, pMeta []byte
 	pick(params, member{"taskId", &pTaskID}, member{"status", &pStatus}, member{"seq", &pSeq}, member{"_meta", &pMeta})
-	var rTask, rTaskID, rStatus, rSegs, rComplete, rMeta []byte
+	var rTask, rTaskID, rStatus, rSegs, rComplete, rMeta, rType []byte
 	pick(result, member{"task", &rTask}, member{"taskId", &rTaskID}, member{"status", &rStatus},
-		member{"partial-content", &rSegs}, member{"isComplete", &rComplete}, member{"_meta", &rMeta})
+		member{"partial-content", &rSegs}, member{"isComplete", &rComplete}, member{"_meta", &rMeta},
+		member{"resultType", &rType})
 	var tTaskID, tStatus []byte
 	pick(rTask, member{"taskId", &tTaskID}, member{"status", &tStatus})
 	f.TaskID = firstString(pTaskID, tTaskID, rTaskID, relatedTaskID(pMeta), relatedTaskID(rMeta))
 	f.Status = firstString(pStatus, tStatus, rStatus)
+	f.ResultType = firstString(rType)
 	f.SeqNrs = seqNrs(rSegs)
 	if f.Method == methodTaskPartial {
 		f.Seq, f.HasSeq = jsonInt(pSeq)

@@ -33,7 +33,8 @@ type refJSONObject map[string]json.RawMessage
 //   - SeqNrs: the seqNr of each item of result["partial-content"];
 //   - Seq: params.seq of notifications/tasks/partial;
 //   - IsComplete: result.isComplete;
-//   - ErrorCode: error.code.
+//   - ErrorCode: error.code;
+//   - ResultType: result.resultType.
 func describeReference(raw []byte) *RPCFields {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
@@ -72,6 +73,7 @@ func describeReference(raw []byte) *RPCFields {
 		refObject(refObject(params["_meta"])[metaRelatedTask])["taskId"],
 		refObject(refObject(result["_meta"])[metaRelatedTask])["taskId"])
 	f.Status = refFirstString(params["status"], task["status"], result["status"])
+	f.ResultType = refFirstString(result["resultType"])
 
 	var segments []refJSONObject
 	if json.Unmarshal(result["partial-content"], &segments) == nil {

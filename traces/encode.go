@@ -186,6 +186,7 @@ func (e *encoder) record(r *Record) ([]byte, error) {
 		e.boolean(p.IsComplete)
 		e.boolean(p.HasIsComplete)
 		e.int(int64(p.ErrorCode))
+		e.str(p.ResultType)
 	}
 	e.str(r.Note)
 	e.fault(r.Fault)
@@ -193,6 +194,7 @@ func (e *encoder) record(r *Record) ([]byte, error) {
 	e.boolean(r.Oversize)
 	e.uint(uint64(r.End))
 	e.uint(uint64(r.Batch))
+	e.str(r.Revision)
 	return e.buf.Bytes(), e.err
 }
 

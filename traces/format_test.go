@@ -100,7 +100,7 @@ func TestPayloadIsMsgpack(t *testing.T) {
 // skips them.
 func TestExtraFieldsAreSkipped(t *testing.T) {
 	fields := []any{uint64(0), int64(5), nil, uint64(1), uint64(0), "stdin", uint64(1), uint64(9), []byte("hi"), nil, nil, nil, "note",
-		nil, uint64(2), true, uint64(EndEOF), uint64(3), map[string]any{"future": []any{1.5, "x", true}}, "more"}
+		nil, uint64(2), true, uint64(EndEOF), uint64(3), "2026-07-28", map[string]any{"future": []any{1.5, "x", true}}, "more"}
 	p, err := msgpack.Marshal(fields)
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestExtraFieldsAreSkipped(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.Stream != "stdin" || string(r.Raw) != "hi" || r.Note != "note" || r.Kind != KindStdioLine || r.Offset != 5 || r.Side != SideServer || !r.Oversize ||
-		r.End != EndEOF || r.Batch != 3 {
+		r.End != EndEOF || r.Batch != 3 || r.Revision != "2026-07-28" {
 		t.Errorf("record = %+v", r)
 	}
 	// So do the fault's and the target's arrays. (This record is of

@@ -98,6 +98,7 @@ type jsonlRecord struct {
 	Oversize bool        `json:"oversize,omitempty"`
 	End      string      `json:"end,omitempty"`
 	Batch    uint32      `json:"batch,omitempty"`
+	Revision string      `json:"revision,omitempty"`
 }
 
 type jsonlHTTP struct {
@@ -126,6 +127,7 @@ type jsonlRPC struct {
 	Seq        *int64  `json:"seq,omitempty"`
 	IsComplete *bool   `json:"isComplete,omitempty"`
 	ErrorCode  int     `json:"errorCode,omitempty"`
+	ResultType string  `json:"resultType,omitempty"`
 }
 
 const wallLayout = time.RFC3339Nano
@@ -230,7 +232,7 @@ func recordJSON(r Record) *jsonlRecord {
 	}
 	if p := r.RPC; p != nil {
 		jp := &jsonlRPC{Type: p.Type, Method: p.Method, ID: p.ID, TaskID: p.TaskID, Status: p.Status,
-			SeqNrs: p.SeqNrs, ErrorCode: p.ErrorCode}
+			SeqNrs: p.SeqNrs, ErrorCode: p.ErrorCode, ResultType: p.ResultType}
 		if p.HasSeq {
 			seq := p.Seq
 			jp.Seq = &seq
@@ -250,6 +252,7 @@ func recordJSON(r Record) *jsonlRecord {
 	j.Oversize = r.Oversize
 	j.End = r.End.String()
 	j.Batch = r.Batch
+	j.Revision = r.Revision
 	return j
 }
 

@@ -223,7 +223,7 @@ func headerFromJSON(j *jsonlHeader) (Header, error) {
 
 func recordFromJSON(j *jsonlRecord) (Record, error) {
 	r := Record{Index: j.Index, Offset: time.Duration(j.OffsetNS), Conn: j.Conn, Exchange: j.Exchange,
-		Stream: j.Stream, Note: j.Note, Oversize: j.Oversize, Batch: j.Batch}
+		Stream: j.Stream, Note: j.Note, Oversize: j.Oversize, Batch: j.Batch, Revision: j.Revision}
 	var err error
 	if r.Wall, err = parseWall(j.Wall); err != nil {
 		return r, fmt.Errorf("wall: %w", err)
@@ -243,6 +243,9 @@ func recordFromJSON(j *jsonlRecord) (Record, error) {
 		return r, err
 	}
 	r.RPC = rpcFromJSON(j.RPC)
+	if r.RPC != nil && r.RPC.ResultType == "" {
+		upgradeResultType(&r) // an export from before resultType, or one left out
+	}
 	if j.Fault != nil {
 		if r.Fault, err = faultFromJSON(j.Fault); err != nil {
 			return r, err
@@ -306,7 +309,7 @@ func rpcFromJSON(p *jsonlRPC) *RPCFields {
 		return nil
 	}
 	out := &RPCFields{Type: p.Type, Method: p.Method, ID: p.ID, TaskID: p.TaskID, Status: p.Status,
-		SeqNrs: p.SeqNrs, ErrorCode: p.ErrorCode}
+		SeqNrs: p.SeqNrs, ErrorCode: p.ErrorCode, ResultType: p.ResultType}
 	if p.Seq != nil {
 		out.Seq, out.HasSeq = *p.Seq, true
 	}

@@ -164,6 +164,14 @@ type Record struct {
 	// JSON-RPC batch; 0 for a message that was not in one (format
 	// version 3).
 	Batch uint32
+	// Revision is the MCP revision (era) the record belongs to, when the
+	// recorder knew it: "2025-11-25" for a message of a session opened
+	// with initialize, "2026-07-28" for a request that carries that
+	// revision's per-request _meta and for what answers it. A dual-era
+	// endpoint mixes them in one trace; "" is unknown, and then the
+	// header's Protocol is the default (format version 3, added later: a
+	// record without it reads "").
+	Revision string
 }
 
 // Side says on which side of a fault layer a record was observed.
@@ -271,6 +279,10 @@ type RPCFields struct {
 	HasIsComplete bool
 	// ErrorCode is the JSON-RPC error code of an error response.
 	ErrorCode int
+	// ResultType is result.resultType, what kind of result a response of
+	// MCP 2026-07-28 is: "complete", "input_required", "task"
+	// (2026-07-28 Overview, "Result types"); "" when it has none.
+	ResultType string
 }
 
 // Label is one free-form key/value of a trace header.

@@ -1,9 +1,11 @@
 package traces
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // TimelineColumns returns the names of the columns TimelineRow fills, in
@@ -27,9 +29,13 @@ func TimelineColumns() []string {
 //     notification (or of the fault's target);
 //   - STATUS: the task status, "complete=true", "error -32602", or the
 //     status code of an HTTP response head;
-//   - DETAIL: the response's Content-Type, the fault, the SSE event's id,
-//     event, retry and no-data, the batch, how the stream ended, the size
-//     of a record that is not a JSON-RPC message, and the quoted note.
+//   - DETAIL: a request head's routing headers of MCP 2026-07-28
+//     ("mcp-method=tools/call mcp-name=job", RoutingHeaders), the
+//     response's Content-Type, the result's resultType
+//     ("resultType=task"), the fault, the SSE event's id, event, retry
+//     and no-data, the record's MCP revision ("rev=2026-07-28"), the
+//     batch, how the stream ended, the size of a record that is not a
+//     JSON-RPC message, and the quoted note.
 //
 // An empty column is "-".
 func TimelineRow(rec Record) []string {
@@ -75,6 +81,7 @@ func (c *timelineCells) http(rec Record) {
 	switch rec.Kind {
 	case KindRequestHead:
 		c.method = h.Method + " " + h.URL
+		c.detail = append(c.detail, RoutingHeaders(h)...)
 	case KindResponseHead:
 		c.status = strconv.Itoa(h.Status)
 		if ct, ok := h.Get("Content-Type"); ok && ct != "" {
@@ -109,6 +116,9 @@ func (c *timelineCells) rpc(p *RPCFields) {
 		st = append(st, "error "+strconv.Itoa(p.ErrorCode))
 	}
 	c.status = strings.Join(st, " ")
+	if p.ResultType != "" {
+		c.detail = append(c.detail, "resultType="+p.ResultType)
+	}
 }
 
 // target fills the message columns from a fault's target, for a fault
@@ -143,6 +153,9 @@ func (c *timelineCells) sse(s *SSEFields) {
 
 // trailer adds the details every kind of record may have.
 func (c *timelineCells) trailer(rec Record) {
+	if rec.Revision != "" {
+		c.detail = append(c.detail, "rev="+rec.Revision)
+	}
 	if rec.Batch > 0 {
 		c.detail = append(c.detail, "batch="+strconv.FormatUint(uint64(rec.Batch), 10))
 	}
@@ -162,4 +175,37 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// RoutingHeaders returns the routing headers of MCP 2026-07-28 a request
+// head carries, for a human: "mcp-method=tools/call", "mcp-name=job"
+// (2026-07-28 Streamable HTTP, "Standard Request Headers"). An Mcp-Name
+// sent Base64-encoded ("=?base64?...?=", "Value Encoding") is shown
+// decoded, quoted when it is not plain; one that does not decode is shown
+// as sent.
+func RoutingHeaders(h *HTTPHead) []string {
+	var out []string
+	if v, ok := h.Get("Mcp-Method"); ok {
+		out = append(out, "mcp-method="+v)
+	}
+	if v, ok := h.Get("Mcp-Name"); ok {
+		out = append(out, "mcp-name="+headerText(v))
+	}
+	return out
+}
+
+// headerText decodes a header value of the =?base64?...?= form, quoting
+// the result unless it is plain visible ASCII.
+func headerText(v string) string {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if inner, ok2 := strings.CutSuffix(inner, "?="); ok && ok2 {
+		if b, err := base64.StdEncoding.Strict().DecodeString(inner); err == nil && utf8.Valid(b) {
+			s := string(b)
+			if strings.TrimSpace(s) != s || strings.IndexFunc(s, func(r rune) bool { return r < 0x21 || r > 0x7e }) >= 0 {
+				return strconv.Quote(s)
+			}
+			return s
+		}
+	}
+	return v
 }

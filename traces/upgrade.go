@@ -125,3 +125,13 @@ func faultFromNote(note string) *Fault {
 	}
 	return f
 }
+
+// upgradeResultType gives the rpc fields of a record written before they
+// held result_type (format version 3 at first, and older) the resultType
+// of its message, read from its JSON text once, in the reader, as the
+// writer describes it.
+func upgradeResultType(r *Record) {
+	if d := describeRecord(r); d != nil {
+		r.RPC.ResultType = d.ResultType
+	}
+}

@@ -29,7 +29,10 @@ func newCmdTraceShow(st *State) *cobra.Command {
 		Long: `Print a trace as a timeline, one record a line: time since the start, connection,
 stream, direction, kind, JSON-RPC method (or HTTP request line), id, task,
 seqNr (SEP-1905) or seq (SEP-2679), status (HTTP status, task status,
-isComplete, error code), and details. A fault record shows what it acted on
+isComplete, error code), and details (among them a request head's MCP
+2026-07-28 routing headers, mcp-method= and mcp-name=, a result's
+resultType=, and the record's MCP revision, rev=2026-07-28 or
+rev=2025-11-25, when the recorder knew it). A fault record shows what it acted on
 in those columns and the whole fault in its details: name, parameters,
 target and action. Behind a fault layer, DIR says on which side a record
 was observed ("s>c/server": as the server sent it, "s>c/client": as the

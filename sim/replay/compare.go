@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -159,6 +160,23 @@ func (m *idMap) rewriteTasks(body []byte) []byte {
 		body = bytes.ReplaceAll(body, rq, lq)
 	}
 	return body
+}
+
+// headerTask maps the task id an Mcp-Name header carries (MCP
+// 2026-07-28: tasks/get, tasks/update and tasks/cancel name their task
+// there, ext-tasks "Mcp-Name"), as sent (plain or Base64-encoded), to the
+// live id, encoded as a client must (2026-07-28 Streamable HTTP, "Value
+// Encoding"). The body's params.taskId is mapped by rewriteTasks; the
+// server checks that the two agree. Any other value is kept as sent.
+func (m *idMap) headerTask(v string) string {
+	rec, err := rev.DecodeHeaderValue(v)
+	if err != nil {
+		return v
+	}
+	if live, ok := m.lookup(m.task, rec); ok && live != rec {
+		return rev.EncodeHeaderValue(live)
+	}
+	return v
 }
 
 // variableKeys are members whose values differ from run to run by

@@ -172,6 +172,8 @@ func (c *httpConn) send(ctx context.Context, st step) error {
 			if live, ok := c.ids.lookup(c.ids.event, v); ok {
 				v = live
 			}
+		case "mcp-name":
+			v = c.ids.headerTask(v)
 		}
 		req.Header.Add(f.Name, v)
 	}
