@@ -13,10 +13,13 @@ import (
 	"github.com/tasksim/tasksim/load"
 )
 
-// Demo workload: four ways of getting a task's result, on the same
-// schedule, against the reference server.
+// Demo workload: five ways of getting a task's result in two protocol
+// revisions, on the same schedule, against the reference server (which
+// serves both on one endpoint): 2025-11-25 polling and the two streaming
+// drafts, and 2026-07-28's push (listen speaks 2026-07-28 in a 2025-11-25
+// run, load.ModeSpec).
 const (
-	demoModes    = "poll:1s,poll:100ms,sse,partial"
+	demoModes    = "poll:1s,poll:100ms,sse,partial,listen"
 	demoRate     = 20
 	demoDuration = 20 * time.Second
 	demoRampUp   = 2 * time.Second
@@ -38,11 +41,12 @@ var demoLesson = struct {
 	modes [][2]string
 	watch string
 }{
-	lead: "What this compares: four ways for a client to get a long-running tool call's result, on one server and one schedule.",
+	lead: "What this compares: five ways for a client to get a long-running tool call's result, in two protocol revisions, on one server and one schedule.",
 	modes: [][2]string{
 		{"poll:1s, poll:100ms", "MCP Tasks (2025-11-25): the call returns a task; the client polls tasks/get every 1 s or every 100 ms, then fetches tasks/result"},
 		{"sse", "SEP-1905 streaming: the server sends the result as numbered segments (seqNr) on the call's own SSE stream, the last one complete"},
 		{"partial", "SEP-2679 partials: the server pushes notifications/tasks/partial (seq) as content is made; tasks/result fetches the whole"},
+		{"listen", "MCP 2026-07-28 with the tasks extension: the client opens subscriptions/listen naming the task, and the server pushes notifications/tasks, the last one with the result inlined"},
 	},
 	watch: "Watch discovery delay, from the task's completion on the server to the result in the client's hand: " +
 		"polling pays half its interval on average (P/2), push pays almost nothing, and faster polling buys it back only with more requests.",
@@ -76,12 +80,13 @@ func NewCmdDemo(st *State) *cobra.Command {
 	simSeeds := demoSimSeeds
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server, then faults in the simulator (about 25 s once built)",
+		Short: "Compare polling, SEP-1905 streaming, SEP-2679 partials and 2026-07-28 push on the reference server, then faults in the simulator (about 25 s once built)",
 		Long: `Start the reference server (one child process on 127.0.0.1, shared by every
-mode; --in-process: inside this process) and compare four ways of getting a
-task's result on the same schedule, interleaved on that one server: polling
-tasks/get every second and every 100 ms, SEP-1905 streaming (sse) and
-SEP-2679 partial notifications. Each mode gets 20 tasks/s for 20 s; each task
+mode; --in-process: inside this process) and compare five ways of getting a
+task's result on the same schedule, interleaved on that one server: in MCP
+2025-11-25, polling tasks/get every second and every 100 ms, SEP-1905
+streaming (sse) and SEP-2679 partial notifications; in MCP 2026-07-28,
+push through subscriptions/listen (listen). Each mode gets 20 tasks/s for 20 s; each task
 is 10 chunks, one every 50-150 ms (0.5-1.5 s in all). It first prints what
 is compared and why discovery delay is the number to watch. Then the table:
 how long until the first content and the whole result, how late the client

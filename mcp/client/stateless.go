@@ -312,3 +312,32 @@ func (s *Stateless) cancelNotice(id mcp.ID) {
 	defer cancel()
 	_ = s.conn.Write(ctx, msg)
 }
+
+// maxToolPages bounds the pages ListTools follows.
+const maxToolPages = 100
+
+// ListTools lists the server's tools (tools/list in the stateless era),
+// following nextCursor over at most maxToolPages pages.
+func (s *Stateless) ListTools(ctx context.Context) ([]mcp.Tool, error) {
+	var all []mcp.Tool
+	cursor := ""
+	for range maxToolPages {
+		params := struct {
+			Meta   *rev.RequestMeta `json:"_meta"`
+			Cursor string           `json:"cursor,omitempty"`
+		}{s.meta(true), cursor}
+		m, err := s.request(ctx, nil, mcp.MethodToolsList, params, nil)
+		if err != nil {
+			return nil, err
+		}
+		var res rev.ListToolsResult
+		if err := decodeResult(mcp.MethodToolsList, m, &res); err != nil {
+			return nil, err
+		}
+		all = append(all, res.Tools...)
+		if cursor = res.NextCursor; cursor == "" {
+			return all, nil
+		}
+	}
+	return all, fmt.Errorf("%s: more than %d pages", mcp.MethodToolsList, maxToolPages)
+}
