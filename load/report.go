@@ -77,16 +77,26 @@ func (r *Result) tableRows() (header []string, rows [][]string) {
 	return header, rows
 }
 
-// statelessColumns adds what a run with 2026-07-28 modes compares, after
-// the mode (for 2025-11-25 modes "-" but the discovery p50):
-// how its tasks/get were paced (the interval given, which overrides the
-// server's pollIntervalMs, or the server's, honoured; a listen's only as
-// its fallback), one tasks/get's round trip (p50) and the discovery
-// delay's p50, the figure a push is judged by.
+// statelessColumns adds what a run with 2026-07-28 modes compares: the
+// discovery delay's p50, the figure a push is judged by, and, when a
+// 2026-07-28 mode polls, after the mode how its tasks/get were paced (the
+// interval given, which overrides the server's pollIntervalMs, or the
+// server's, honoured; a listen's only as its fallback) and one
+// tasks/get's round trip (p50), a push's yardstick. 2025-11-25 modes
+// show "-" in the last two.
 func (r *Result) statelessColumns(header []string, rows [][]string) ([]string, [][]string) {
-	header = slices.Insert(header, 1, "tasks/get every", "get rtt p50")
-	header = slices.Insert(header, 9, "discovery p50")
+	polls := slices.ContainsFunc(r.Modes, func(m ModeResult) bool { return m.Revision.IsStateless() && m.Kind == KindPoll })
+	at := 7 // after the discovery mean
+	if polls {
+		header = slices.Insert(header, 1, "tasks/get every", "get rtt p50")
+		at += 2
+	}
+	header = slices.Insert(header, at, "discovery p50")
 	for i, m := range r.Modes {
+		rows[i] = slices.Insert(rows[i], 7, latency(m.Discovery, m.Discovery.P50)+m.discoveryMark())
+		if !polls {
+			continue
+		}
 		pacing, rtt := "-", "-"
 		if m.Revision.IsStateless() {
 			pacing = m.pacing()
@@ -95,7 +105,6 @@ func (r *Result) statelessColumns(header []string, rows [][]string) ([]string, [
 			rtt = latency(*m.GetRoundTrip, m.GetRoundTrip.P50)
 		}
 		rows[i] = slices.Insert(rows[i], 1, pacing, rtt)
-		rows[i] = slices.Insert(rows[i], 9, latency(m.Discovery, m.Discovery.P50)+m.discoveryMark())
 	}
 	return header, rows
 }

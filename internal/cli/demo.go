@@ -19,11 +19,13 @@ import (
 // drafts, and 2026-07-28's push (listen speaks 2026-07-28 in a 2025-11-25
 // run, load.ModeSpec).
 const (
-	demoModes    = "poll:1s,poll:100ms,sse,partial,listen"
-	demoRate     = 20
-	demoDuration = 20 * time.Second
-	demoRampUp   = 2 * time.Second
-	demoChunks   = "10"
+	demoModes = "poll:1s,poll:100ms,sse,partial,listen"
+	// demoModesServer are the modes of demo --server: 2025-11-25's.
+	demoModesServer = "poll:1s,poll:100ms,sse,partial"
+	demoRate        = 20
+	demoDuration    = 20 * time.Second
+	demoRampUp      = 2 * time.Second
+	demoChunks      = "10"
 	// A 50-150 ms interval makes tasks of 0.5 to 1.5 s: their completion
 	// falls anywhere in a 1 s poll interval, as polling theory assumes.
 	demoInterval = "50ms..150ms"
@@ -37,11 +39,12 @@ const (
 // demoLesson is what the demo compares, mode by mode, and what to watch:
 // printed before the table and opening the HTML report.
 var demoLesson = struct {
-	lead  string
-	modes [][2]string
-	watch string
+	lead, leadServer string
+	modes            [][2]string
+	watch            string
 }{
-	lead: "What this compares: five ways for a client to get a long-running tool call's result, in two protocol revisions, on one server and one schedule.",
+	lead:       "What this compares: five ways for a client to get a long-running tool call's result, in two protocol revisions, on one server and one schedule.",
+	leadServer: "What this compares: four ways for a client to get a long-running tool call's result, on one server and one schedule.",
 	modes: [][2]string{
 		{"poll:1s, poll:100ms", "MCP Tasks (2025-11-25): the call returns a task; the client polls tasks/get every 1 s or every 100 ms, then fetches tasks/result"},
 		{"sse", "SEP-1905 streaming: the server sends the result as numbered segments (seqNr) on the call's own SSE stream, the last one complete"},
@@ -52,11 +55,27 @@ var demoLesson = struct {
 		"polling pays half its interval on average (P/2), push pays almost nothing, and faster polling buys it back only with more requests.",
 }
 
-// demoIntro is the lesson as text, before the table.
-func demoIntro() string {
-	var b strings.Builder
-	b.WriteString(demoLesson.lead + "\n")
+// demoLessonFor is the lesson's lead and modes for a demo with or
+// without listen (demo --server leaves it out).
+func demoLessonFor(listen bool) (string, [][2]string) {
+	if listen {
+		return demoLesson.lead, demoLesson.modes
+	}
+	var modes [][2]string
 	for _, m := range demoLesson.modes {
+		if m[0] != load.KindListen {
+			modes = append(modes, m)
+		}
+	}
+	return demoLesson.leadServer, modes
+}
+
+// demoIntro is the lesson as text, before the table.
+func demoIntro(listen bool) string {
+	lead, modes := demoLessonFor(listen)
+	var b strings.Builder
+	b.WriteString(lead + "\n")
+	for _, m := range modes {
 		fmt.Fprintf(&b, "  %-20s %s\n", m[0], m[1])
 	}
 	b.WriteString(demoLesson.watch + "\n\n")
@@ -64,10 +83,11 @@ func demoIntro() string {
 }
 
 // demoHTMLIntro is the lesson as the HTML report's opening.
-func demoHTMLIntro() template.HTML {
+func demoHTMLIntro(listen bool) template.HTML {
+	lead, modes := demoLessonFor(listen)
 	var b strings.Builder
-	fmt.Fprintf(&b, "<p class=\"intro\">%s</p>\n<table class=\"kv\">\n", template.HTMLEscapeString(demoLesson.lead))
-	for _, m := range demoLesson.modes {
+	fmt.Fprintf(&b, "<p class=\"intro\">%s</p>\n<table class=\"kv\">\n", template.HTMLEscapeString(lead))
+	for _, m := range modes {
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td></tr>\n", template.HTMLEscapeString(m[0]), template.HTMLEscapeString(m[1]))
 	}
 	fmt.Fprintf(&b, "</table>\n<p class=\"intro\">%s</p>\n", template.HTMLEscapeString(demoLesson.watch))
@@ -86,7 +106,8 @@ mode; --in-process: inside this process) and compare five ways of getting a
 task's result on the same schedule, interleaved on that one server: in MCP
 2025-11-25, polling tasks/get every second and every 100 ms, SEP-1905
 streaming (sse) and SEP-2679 partial notifications; in MCP 2026-07-28,
-push through subscriptions/listen (listen). Each mode gets 20 tasks/s for 20 s; each task
+push through subscriptions/listen (listen; left out with --server, which
+keeps to 2025-11-25). Each mode gets 20 tasks/s for 20 s; each task
 is 10 chunks, one every 50-150 ms (0.5-1.5 s in all). It first prints what
 is compared and why discovery delay is the number to watch. Then the table:
 how long until the first content and the whole result, how late the client
@@ -107,6 +128,11 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 			target := "reference server on 127.0.0.1"
 			if o.Server != "" {
 				target = redactURL(o.Server, nil)
+				// A server of 2025-11-25 alone would fail the whole run on
+				// listen's connection: the demo of any server stays the
+				// one era it is sure to speak.
+				o.Modes, o.Intro, o.HTMLIntro = demoModesServer, demoIntro(false), demoHTMLIntro(false)
+				fmt.Fprintf(st.Stderr, "demo: listen (2026-07-28) is left out with --server; tasksim load --server URL --mode %s,listen compares it on a server that speaks both revisions\n", demoModesServer)
 			} else if o.Tool != "" || o.Args != "" {
 				return usagef("--tool and --args need --server (the reference server's tool is slow_text)")
 			}
@@ -136,7 +162,7 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 		Sessions: load.DefaultSessions, Timeout: load.DefaultTimeout, MaxLag: demoMaxLag, MaxInFlight: load.DefaultMaxInFlight,
 		MaxFailureRate: DefaultMaxFailureRate,
 		Summary:        demoSummary, HTML: demoHTML,
-		Intro: demoIntro(), HTMLTitle: "tasksim demo", HTMLIntro: demoHTMLIntro(),
+		Intro: demoIntro(true), HTMLTitle: "tasksim demo", HTMLIntro: demoHTMLIntro(true),
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.Duration, "duration", demoDuration, "how long tasks keep starting")

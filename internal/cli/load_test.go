@@ -382,3 +382,13 @@ func TestLoadRevision2026(t *testing.T) {
 		}
 	}
 }
+
+// demo --server keeps to 2025-11-25's modes, which any server of that
+// revision speaks, and says listen was left out.
+func TestDemoServerLeavesOutListen(t *testing.T) {
+	url := referenceServer(t)
+	code, stdout, stderr := run(t, "", "demo", "--server", url, "--duration", "500ms", "--rate", "4", "--html", "", "--sim-seeds", "0")
+	if code != ExitOK || !strings.Contains(stderr, "listen (2026-07-28) is left out with --server") || strings.Contains(stdout, "listen") || !strings.Contains(stdout, "partial") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+}
