@@ -162,7 +162,7 @@ func (r *runner) targetInfos() []TargetInfo {
 func (r *runner) modeResult(i int, elapsed float64) ModeResult {
 	m, h, c := r.modes[i], r.total[i], &r.totalCount[i]
 	mr := ModeResult{
-		Name: m.spec.Name, Kind: m.spec.Kind, PollIntervalMs: ms(m.spec.PollInterval),
+		Name: m.spec.Name, Kind: m.spec.Kind, Revision: m.revision, PollIntervalMs: ms(m.spec.PollInterval),
 		Started: m.started.Load(), Completed: c.completed, Failed: c.failed, Errors: c.errors, ErrorSamples: c.errorSamples, Answers: c.answers,
 		PeakInFlight: m.peak.Load(),
 		TTFP:         statsOf(h[iTTFP], c.sum[iTTFP], UnitMs, 1e6),
@@ -174,6 +174,12 @@ func (r *runner) modeResult(i int, elapsed float64) ModeResult {
 		Segments:     c.segments, Partials: c.partials, Duplicates: c.duplicates, Gaps: c.gaps, DataLoss: c.dataLoss,
 		Resumes: c.resumes, StreamsLost: c.streamsLost, NegativeDiscovery: c.negativeDiscovery, Clipped: c.clipped,
 		DiscoveryFromLastUpdated: c.discoveryUpdated,
+		ServerPollIntervalMs:     ms(c.serverPoll), ListenFallbacks: c.listenFallbacks,
+	}
+	if c.getRTT != nil {
+		st := statsOf(c.getRTT, c.getRTTSum, UnitMs, 1e6)
+		st.HDR = ""
+		mr.GetRoundTrip = &st
 	}
 	if ended := c.completed + c.failed; ended > 0 {
 		mr.Wire.RequestsPerTask = round3(float64(m.wire.HTTPRequests) / float64(ended))
@@ -226,7 +232,7 @@ func (r *runner) modeWarnings(i int) []string {
 // started.
 func (m *modeRun) wireSoFar() mcp.WireStats {
 	var w mcp.WireStats
-	for i, s := range m.sessions {
+	for i, s := range m.conns {
 		if i >= len(m.wireBefore) {
 			break
 		}

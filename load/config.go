@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/tasksim/tasksim/mcp"
 )
 
 // Defaults of Config.
@@ -30,6 +32,11 @@ const (
 type Config struct {
 	// Modes are the delivery modes compared; at least one.
 	Modes []ModeSpec `json:"modes"`
+	// Revision is the protocol revision the tasks speak:
+	// mcp.Revision20251125 (the default, sessions opened by initialize)
+	// or mcp.Revision20260728 (stateless requests, the tasks extension;
+	// modes poll and listen).
+	Revision mcp.Revision `json:"revision,omitempty"`
 	// Rate is task arrivals per second for each mode (the open model,
 	// the default: tasks start on schedule whatever the server does).
 	Rate float64 `json:"rate,omitempty"`
@@ -98,6 +105,7 @@ func (c Config) WithDefaults() Config {
 	if c.Duration == 0 && c.Tasks == 0 {
 		c.Duration = Duration(defaultDuration)
 	}
+	c.Revision = cmp.Or(c.Revision, mcp.Revision20251125)
 	c.Sessions = cmp.Or(c.Sessions, DefaultSessions)
 	c.Timeout = cmp.Or(c.Timeout, Duration(DefaultTimeout))
 	c.MaxLag = cmp.Or(c.MaxLag, Duration(DefaultMaxLag))
@@ -118,12 +126,18 @@ func (c Config) Validate() error {
 	if err := c.validateTool(); err != nil {
 		return err
 	}
+	if c.Revision != mcp.Revision20251125 && c.Revision != mcp.Revision20260728 {
+		return fmt.Errorf("revision %q: want %s or %s", c.Revision, mcp.Revision20251125, mcp.Revision20260728)
+	}
 	seen := map[string]bool{}
 	for _, m := range c.Modes {
 		if seen[m.Name] {
 			return fmt.Errorf("mode %s given twice", m.Name)
 		}
 		seen[m.Name] = true
+		if !m.revisionOK(c.Revision) {
+			return fmt.Errorf("mode %s does not exist in %s (2025-11-25: poll, sse, partial, immediate; 2026-07-28: poll, listen)", m.Name, c.Revision)
+		}
 	}
 	return nil
 }

@@ -108,6 +108,22 @@ type counts struct {
 	discoveryUpdated                     int64
 	// sums give exact means (histograms give percentiles).
 	sum [nHist]float64
+	// 2026-07-28: the tasks/get round trips (nil until one is recorded)
+	// and their sum, the largest pollIntervalMs seen, the listens that
+	// fell back to polling.
+	getRTT          *hdr.Histogram
+	getRTTSum       float64
+	serverPoll      time.Duration
+	listenFallbacks int64
+}
+
+// addRTT records one tasks/get round trip.
+func (c *counts) addRTT(d time.Duration) {
+	if c.getRTT == nil {
+		c.getRTT = newHistogram(iTTR)
+	}
+	c.clipped += recordValue(c.getRTT, int64(d))
+	c.getRTTSum += float64(max(d, 0))
 }
 
 func (c *counts) add(o *counts) {
@@ -133,6 +149,15 @@ func (c *counts) add(o *counts) {
 	c.negativeDiscovery += o.negativeDiscovery
 	c.clipped += o.clipped
 	c.discoveryUpdated += o.discoveryUpdated
+	if o.getRTT != nil {
+		if c.getRTT == nil {
+			c.getRTT = newHistogram(iTTR)
+		}
+		c.getRTT.Merge(o.getRTT)
+		c.getRTTSum += o.getRTTSum
+	}
+	c.serverPoll = max(c.serverPoll, o.serverPoll)
+	c.listenFallbacks += o.listenFallbacks
 	for i := range c.sum {
 		c.sum[i] += o.sum[i]
 	}
@@ -165,6 +190,12 @@ type sample struct {
 
 	segments, partials, duplicates, gaps, dataLoss, resumes int64
 	streamLost                                              bool
+
+	// 2026-07-28: each tasks/get's round trip, the task's pollIntervalMs
+	// as last seen (0: none), and whether a listen fell back to polling.
+	getRTTs        []time.Duration
+	serverPoll     time.Duration
+	listenFallback bool
 }
 
 // shard is one recorder's histograms and counters for the current
@@ -217,6 +248,13 @@ func (s *shard) record(mode int, x *sample) {
 	c.resumes += x.resumes
 	if x.streamLost {
 		c.streamsLost++
+	}
+	for _, d := range x.getRTTs {
+		c.addRTT(d)
+	}
+	c.serverPoll = max(c.serverPoll, x.serverPoll)
+	if x.listenFallback {
+		c.listenFallbacks++
 	}
 	if !x.ok {
 		c.failed++

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 )
 
@@ -26,11 +27,21 @@ const (
 	// within the server's immediate window falls back (the reference
 	// server's slow_text to streaming); ModeResult.Answers tells.
 	KindImmediate = "immediate"
+	// KindListen follows each task by push in 2026-07-28:
+	// subscriptions/listen with the task's id, its end from
+	// notifications/tasks (client.StatelessCallOptions.Listen).
+	KindListen = "listen"
 )
 
+// PollServer is the argument of poll:server, the poll mode at the
+// server's interval (pollIntervalMs in 2026-07-28), by a name that says
+// so; plain "poll" is the same mode.
+const PollServer = "server"
+
 // ModeSpec is one mode of a run, named as on the command line: "poll:1s",
-// "poll:100ms", "poll" (the interval the server suggests), "sse",
-// "partial" or "immediate". It marshals as its name.
+// "poll:100ms", "poll" or "poll:server" (the interval the server
+// suggests), "sse", "partial" or "immediate" (2025-11-25), "listen"
+// (2026-07-28). It marshals as its name.
 type ModeSpec struct {
 	// Name identifies the mode in results, hlog tags and thresholds.
 	Name string
@@ -50,12 +61,15 @@ func ParseMode(s string) (ModeSpec, error) {
 		if !hasArg {
 			return ModeSpec{Name: KindPoll, Kind: KindPoll}, nil
 		}
+		if arg == PollServer {
+			return ModeSpec{Name: KindPoll + ":" + PollServer, Kind: KindPoll}, nil
+		}
 		d, err := time.ParseDuration(arg)
 		if err != nil || d <= 0 {
 			return ModeSpec{}, fmt.Errorf("mode %q: the poll interval must be a positive duration such as 100ms or 1s", s)
 		}
 		return ModeSpec{Name: KindPoll + ":" + d.String(), Kind: KindPoll, PollInterval: d}, nil
-	case KindSSE, KindPartial, KindImmediate:
+	case KindSSE, KindPartial, KindImmediate, KindListen:
 		if hasArg {
 			return ModeSpec{}, fmt.Errorf("mode %q: %s takes no argument", s, kind)
 		}
@@ -65,7 +79,7 @@ func ParseMode(s string) (ModeSpec, error) {
 			return ModeSpec{Name: KindSSE, Kind: KindSSE}, nil
 		}
 	}
-	return ModeSpec{}, fmt.Errorf("unknown mode %q (want poll:INTERVAL, sse, partial or immediate)", s)
+	return ModeSpec{}, fmt.Errorf("unknown mode %q (want poll:INTERVAL, poll:server, sse, partial, immediate or listen)", s)
 }
 
 // ParseModes reads a comma-separated list of modes; a mode may appear once.
@@ -119,6 +133,24 @@ func (m ModeSpec) callMode() client.Mode {
 		return client.ModePartial
 	}
 	return client.ModeImmediate
+}
+
+// revisionOK says whether m exists in a run of revision: a 2026-07-28
+// run has polling and listen; a 2025-11-25 run has every mode, listen
+// speaking 2026-07-28 beside the others (ModeSpec.revision).
+func (m ModeSpec) revisionOK(revision mcp.Revision) bool {
+	return !revision.IsStateless() || m.Kind == KindPoll || m.Kind == KindListen
+}
+
+// revision is the revision m's tasks speak in a run of revision: listen
+// exists only in 2026-07-28, so a run of the other revision can set the
+// revision's push beside its own modes (tasksim demo does) on the same
+// dual-era server.
+func (m ModeSpec) revision(run mcp.Revision) mcp.Revision {
+	if m.Kind == KindListen {
+		return mcp.Revision20260728
+	}
+	return run
 }
 
 // wantsPartials says whether m's sessions declare tasks.streaming.partial.

@@ -71,7 +71,57 @@ func (r *Result) tableRows() (header []string, rows [][]string) {
 			latency(m.Discovery, m.Discovery.Mean) + m.discoveryMark(), latency(m.Discovery, m.Discovery.P99) + m.discoveryMark(),
 			requests(m.Requests), bytesPerTask(m), cpu, latency(m.Lag, m.Lag.P99)})
 	}
+	if slices.ContainsFunc(r.Modes, func(m ModeResult) bool { return m.Revision.IsStateless() }) {
+		header, rows = r.statelessColumns(header, rows)
+	}
 	return header, rows
+}
+
+// statelessColumns adds what a run with 2026-07-28 modes compares: the
+// discovery delay's p50, the figure a push is judged by, and, when a
+// 2026-07-28 mode polls, after the mode how its tasks/get were paced (the
+// interval given, which overrides the server's pollIntervalMs, or the
+// server's, honoured; a listen's only as its fallback) and one
+// tasks/get's round trip (p50), a push's yardstick. 2025-11-25 modes
+// show "-" in the last two.
+func (r *Result) statelessColumns(header []string, rows [][]string) ([]string, [][]string) {
+	polls := slices.ContainsFunc(r.Modes, func(m ModeResult) bool { return m.Revision.IsStateless() && m.Kind == KindPoll })
+	at := 7 // after the discovery mean
+	if polls {
+		header = slices.Insert(header, 1, "tasks/get every", "get rtt p50")
+		at += 2
+	}
+	header = slices.Insert(header, at, "discovery p50")
+	for i, m := range r.Modes {
+		rows[i] = slices.Insert(rows[i], 7, latency(m.Discovery, m.Discovery.P50)+m.discoveryMark())
+		if !polls {
+			continue
+		}
+		pacing, rtt := "-", "-"
+		if m.Revision.IsStateless() {
+			pacing = m.pacing()
+		}
+		if m.GetRoundTrip != nil {
+			rtt = latency(*m.GetRoundTrip, m.GetRoundTrip.P50)
+		}
+		rows[i] = slices.Insert(rows[i], 1, pacing, rtt)
+	}
+	return header, rows
+}
+
+// pacing says how a 2026-07-28 mode paced its tasks/get.
+func (m ModeResult) pacing() string {
+	server := "?"
+	if m.ServerPollIntervalMs > 0 {
+		server = FormatMs(m.ServerPollIntervalMs)
+	}
+	switch {
+	case m.Kind == KindListen:
+		return "fallback only"
+	case m.PollIntervalMs > 0:
+		return fmt.Sprintf("%s, not server's %s", FormatMs(m.PollIntervalMs), server)
+	}
+	return server + " (server's)"
 }
 
 func latency(st Stats, v float64) string {
@@ -97,7 +147,7 @@ func bytesPerTask(m ModeResult) string {
 
 // expectedAnswer is how a server offering everything answers each mode.
 var expectedAnswer = map[string]string{
-	KindPoll: client.AnswerTask, KindPartial: client.AnswerTask, KindSSE: client.AnswerStreaming, KindImmediate: client.AnswerImmediate,
+	KindPoll: client.AnswerTask, KindPartial: client.AnswerTask, KindListen: client.AnswerTask, KindSSE: client.AnswerStreaming, KindImmediate: client.AnswerImmediate,
 }
 
 // notes lists a mode's errors, unexpected answers and stream troubles.
@@ -124,6 +174,9 @@ func (m ModeResult) notes() string {
 	}
 	if n := m.DiscoveryFromLastUpdated; n > 0 {
 		parts = append(parts, fmt.Sprintf("%s discovery from the task's lastUpdatedAt for %d of %d tasks (the server's resolution, often 1 ms), the rest from the result's completion time", DiscoveryMark, n, m.Discovery.Count))
+	}
+	if m.ListenFallbacks > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d listens fell back to tasks/get (the listen failed, was refused or ended before the task's end)", m.ListenFallbacks, m.Started))
 	}
 	if m.Gaps+m.DataLoss+m.StreamsLost > 0 {
 		parts = append(parts, fmt.Sprintf("%d seqNr gaps, %d partials lost, %d streams lost, %d resumes", m.Gaps, m.DataLoss, m.StreamsLost, m.Resumes))

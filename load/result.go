@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/tasksim/tasksim/mcp"
 )
 
 // Result is what a run measured. It is JSON-serialisable and holds
@@ -86,6 +88,8 @@ type TargetInfo struct {
 type ModeResult struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
+	// Revision is the protocol revision the mode's tasks spoke.
+	Revision mcp.Revision `json:"revision,omitempty"`
 	// PollIntervalMs is the poll mode's interval (0: the server's).
 	PollIntervalMs float64 `json:"pollIntervalMs,omitempty"`
 	// Started tasks; of those Completed with a complete, non-error
@@ -110,6 +114,17 @@ type ModeResult struct {
 	Discovery Stats `json:"discovery"`
 	Lag       Stats `json:"lag"`
 	Requests  Stats `json:"requests"`
+	// GetRoundTrip is one tasks/get's round trip (request written, answer
+	// read) over the mode's polls: the yardstick of a push's discovery
+	// delay (2026-07-28; nil without polls).
+	GetRoundTrip *Stats `json:"getRoundTrip,omitempty"`
+	// ServerPollIntervalMs is the largest pollIntervalMs the server gave
+	// the mode's tasks (2026-07-28), which poll:server honours and
+	// poll:P overrides.
+	ServerPollIntervalMs float64 `json:"serverPollIntervalMs,omitempty"`
+	// ListenFallbacks counts listen tasks that polled tasks/get instead:
+	// the listen failed, was refused or ended before the task's end.
+	ListenFallbacks int64 `json:"listenFallbacks,omitempty"`
 	// Wire is the traffic of the mode's sessions during the run.
 	Wire Wire `json:"wire"`
 	// ServerCPU is the server's CPU per task, when measured.

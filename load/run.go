@@ -149,10 +149,17 @@ type targetRun struct {
 }
 
 type modeRun struct {
-	spec     ModeSpec
-	index    int
-	target   *targetRun
-	sessions []*client.Session
+	spec   ModeSpec
+	index  int
+	target *targetRun
+	// sessions (2025-11-25) or stateless connections (2026-07-28);
+	// conns is either, for their wire counters.
+	sessions       []*client.Session
+	statelessConns []*client.Stateless
+	conns          []wireConn
+	// revision is the one the mode's tasks speak (ModeSpec.revision).
+	revision  mcp.Revision
+	stateless bool
 
 	claimed, started, inFlight, peak atomic.Int64
 	// segments and partials count as they arrive, for live rates.
@@ -174,7 +181,8 @@ func newRunner(cfg Config, opts Options) *runner {
 			t = r.targets[i]
 		}
 		t.modes = append(t.modes, i)
-		r.modes = append(r.modes, &modeRun{spec: spec, index: i, target: t})
+		rev := spec.revision(cfg.Revision)
+		r.modes = append(r.modes, &modeRun{spec: spec, index: i, target: t, revision: rev, stateless: rev.IsStateless()})
 	}
 	for _, t := range r.targets {
 		t.http = &http.Client{Transport: newHTTPTransport(r.connsFor(t), opts.NetHTTP)}
@@ -260,35 +268,69 @@ func newNetHTTPTransport(conns int) *http.Transport {
 	}
 }
 
+// wireConn is a session or a stateless connection: what the run reads
+// wire counters from and closes.
+type wireConn interface {
+	Conn() mcp.Conn
+	Close() error
+}
+
 // connect opens every session and checks each target once: it must be an
 // MCP server with slow_text. Capabilities a mode relies on but the server
 // lacks become warnings (the client follows the server's fallback).
 func (r *runner) connect(ctx context.Context) error {
-	checked := map[*targetRun]bool{}
+	type era struct {
+		target    *targetRun
+		stateless bool
+	}
+	checked := map[era]bool{}
 	for _, m := range r.modes {
-		c := client.New(&client.Options{Name: "tasksim-load", Version: r.opts.Version, NoPartial: !m.spec.wantsPartials()})
+		open := r.sessionOpener(m)
+		if m.stateless {
+			open = r.statelessOpener(m)
+		}
 		for range r.cfg.Sessions {
+			e := era{m.target, m.stateless}
 			cctx, cancel := context.WithTimeout(ctx, connectTimeout)
-			s, err := c.Connect(cctx, &streamhttp.ClientTransport{URL: m.target.URL, HTTPClient: m.target.http, Header: r.opts.Header, NoStandaloneStream: !m.spec.standaloneStream()})
-			if err == nil && !checked[m.target] {
-				checked[m.target] = true
-				err = checkTarget(cctx, s, r.cfg.Tool)
-			}
+			c, err := open(cctx, !checked[e])
+			checked[e] = true
 			cancel()
 			if err != nil {
-				if s != nil {
-					s.Close()
-				}
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				return &TargetError{URL: m.target.URL, Err: fmt.Errorf("cannot load it: %w", err)}
 			}
-			m.sessions = append(m.sessions, s)
+			m.conns = append(m.conns, c)
 		}
-		r.warnCapabilities(m)
+		if !m.stateless {
+			r.warnCapabilities(m)
+		}
 	}
 	return nil
+}
+
+// opener opens one connection of a mode, checking the target with it
+// first when check; a connection that fails the check is closed.
+type opener func(ctx context.Context, check bool) (wireConn, error)
+
+// sessionOpener opens 2025-11-25 sessions for m.
+func (r *runner) sessionOpener(m *modeRun) opener {
+	c := client.New(&client.Options{Name: "tasksim-load", Version: r.opts.Version, NoPartial: !m.spec.wantsPartials()})
+	return func(ctx context.Context, check bool) (wireConn, error) {
+		s, err := c.Connect(ctx, &streamhttp.ClientTransport{URL: m.target.URL, HTTPClient: m.target.http, Header: r.opts.Header, NoStandaloneStream: !m.spec.standaloneStream()})
+		if err == nil && check {
+			err = checkTarget(ctx, s, r.cfg.Tool)
+		}
+		if err != nil {
+			if s != nil {
+				s.Close()
+			}
+			return nil, err
+		}
+		m.sessions = append(m.sessions, s)
+		return s, nil
+	}
 }
 
 // checkTarget checks that the server offers the tool the tasks call:
@@ -298,6 +340,11 @@ func checkTarget(ctx context.Context, s *client.Session, tool string) error {
 	if err != nil {
 		return err
 	}
+	return hasTool(tools, tool)
+}
+
+// hasTool checks that tools has tool, or slow_text when tool is "".
+func hasTool(tools []mcp.Tool, tool string) error {
 	name := tool
 	if name == "" {
 		name = ToolName
@@ -343,7 +390,7 @@ func (r *runner) warn(format string, args ...any) {
 func (r *runner) close() {
 	var wg sync.WaitGroup
 	for _, m := range r.modes {
-		for _, s := range m.sessions {
+		for _, s := range m.conns {
 			wg.Go(func() { _ = s.Close() })
 		}
 	}
@@ -356,8 +403,8 @@ func (r *runner) close() {
 // run runs the schedule, waits for the tasks and builds the result.
 func (r *runner) run(ctx context.Context) (*Result, error) {
 	for _, m := range r.modes {
-		m.wireBefore = make([]mcp.WireStats, len(m.sessions))
-		for i, s := range m.sessions {
+		m.wireBefore = make([]mcp.WireStats, len(m.conns))
+		for i, s := range m.conns {
 			m.wireBefore[i] = transportStats(s)
 		}
 	}
@@ -402,7 +449,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 		}
 	}
 	for _, m := range r.modes {
-		for i, s := range m.sessions {
+		for i, s := range m.conns {
 			d := transportStats(s).Sub(m.wireBefore[i])
 			m.wire.HTTPRequests += d.HTTPRequests
 			m.wire.BytesSent += d.BytesSent
@@ -428,7 +475,7 @@ func (r *runner) run(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-func transportStats(s *client.Session) mcp.WireStats {
+func transportStats(s wireConn) mcp.WireStats {
 	if st, ok := mcp.ConnAs[mcp.StatsReporter](s.Conn()); ok {
 		return st.Stats()
 	}

@@ -154,8 +154,23 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 	}
 	shape := r.cfg.Shape.draw(r.cfg.Seed, k)
 	ttl := shape.duration + 2*m.spec.PollInterval + time.Duration(r.cfg.TTLMargin)
-	tctx, cancel := context.WithTimeout(ctx, time.Duration(r.cfg.Timeout))
 	tool, args := r.cfg.toolCall(k, shape)
+	var s sample
+	if m.stateless {
+		s = r.callStateless(ctx, m, k, intended, tool, args)
+	} else {
+		s = r.callSession(ctx, m, k, intended, tool, args, ttl)
+	}
+	sh.record(m.index, &s)
+	m.inFlight.Add(-1)
+	if o := r.opts.Observer; o != nil {
+		o.Ended(m.spec.Name, s.ended())
+	}
+}
+
+// callSession runs task k of mode m in 2025-11-25 and measures it.
+func (r *runner) callSession(ctx context.Context, m *modeRun, k int64, intended time.Time, tool string, args []byte, ttl time.Duration) sample {
+	tctx, cancel := context.WithTimeout(ctx, time.Duration(r.cfg.Timeout))
 	res, err := m.sessions[k%int64(len(m.sessions))].CallTool(tctx, client.CallOptions{
 		Name:         tool,
 		Args:         json.RawMessage(args),
@@ -170,10 +185,5 @@ func (r *runner) runTask(ctx context.Context, m *modeRun, k int64, intended time
 	})
 	timedOut := tctx.Err() == context.DeadlineExceeded && ctx.Err() == nil
 	cancel()
-	s := measure(res, err, intended, timedOut, ctx.Err() != nil)
-	sh.record(m.index, &s)
-	m.inFlight.Add(-1)
-	if o := r.opts.Observer; o != nil {
-		o.Ended(m.spec.Name, s.ended())
-	}
+	return measure(res, err, intended, timedOut, ctx.Err() != nil)
 }

@@ -37,6 +37,9 @@ type CallOptions struct {
 	// Answer and AnswersFile answer input requests (2026-07-28).
 	Answer      []string
 	AnswersFile string
+	// Listen follows the task by push, subscriptions/listen
+	// (2026-07-28 only).
+	Listen bool
 	// legacy says a flag only 2025-11-25 has was given: --revision auto
 	// then speaks 2025-11-25 without asking the server.
 	legacy bool
@@ -95,6 +98,7 @@ tool reported an error or the result is incomplete (task expired or lost),
 	f.StringVar(&o.Revision, "revision", revisionAuto, "protocol revision: 2025-11-25, 2026-07-28 or auto (server/discover decides)")
 	f.StringArrayVar(&o.Answer, "answer", nil, "2026-07-28: answer input KEY (or * for any): KEY=accept[:JSON object], KEY=decline or KEY=cancel; repeatable")
 	f.StringVar(&o.AnswersFile, "answers", "", "2026-07-28: JSON file mapping input keys (or *) to ElicitResults")
+	f.BoolVar(&o.Listen, "listen", false, "2026-07-28: follow the task by push (subscriptions/listen with its id) instead of polling tasks/get; tasks/get only if the listen fails")
 	return cmd
 }
 
@@ -138,6 +142,9 @@ func runCall(ctx context.Context, st *State, o *CallOptions) error {
 	}
 	if revision.IsStateless() {
 		return runStatelessCall(ctx, st, o)
+	}
+	if o.Listen {
+		return usagef("--listen follows a task with subscriptions/listen, which only 2026-07-28 has (the server, or --revision, chose 2025-11-25)")
 	}
 	sess, err := client.New(&client.Options{Version: Version, NoPartial: o.NoPartial, NoModes: o.NoModes, Clock: st.Clock}).Connect(ctx, tr)
 	if err != nil {

@@ -87,7 +87,7 @@ func runStatelessCall(ctx context.Context, st *State, o *CallOptions) error {
 	}
 	defer conn.Close()
 	res, callErr := conn.CallTool(ctx, client.StatelessCallOptions{Name: o.Tool, Args: args, Answer: answer,
-		PollInterval: o.Poll, CancelAfter: o.CancelAfter, NoTasks: o.Mode == "plain"})
+		PollInterval: o.Poll, CancelAfter: o.CancelAfter, NoTasks: o.Mode == "plain", Listen: o.Listen})
 	for _, r := range res.Reissues {
 		fmt.Fprintf(st.Stderr, "re-issued %s: request %s lost with its stream, sent again as %s", r.Method, r.Old, r.New)
 		if r.Method == mcp.MethodToolsCall {
@@ -222,6 +222,12 @@ func statelessSummary(r *client.StatelessResult) string {
 	b.WriteString("2026-07-28 · ")
 	if r.Task != nil {
 		fmt.Fprintf(&b, "task %s %s · %d polls", r.TaskID, r.Task.Status, r.Polls)
+		if r.Listens > 0 {
+			fmt.Fprintf(&b, " · %d listen, %d notifications/tasks", r.Listens, r.Notifications)
+		}
+		if r.ListenFallback != "" {
+			fmt.Fprintf(&b, " (polled: %s)", r.ListenFallback)
+		}
 	} else {
 		fmt.Fprintf(&b, "no task · answered %s", r.Answer)
 	}
@@ -269,17 +275,20 @@ func statelessJSON(r *client.StatelessResult, err error) any {
 		"result": map[string]any{
 			"content": nonNil(r.Content), "structuredContent": r.StructuredContent, "isError": r.IsError, "complete": r.Complete,
 		},
-		"resultType":  r.Answer,
-		"taskId":      r.TaskID,
-		"task":        r.Task,
-		"polls":       r.Polls,
-		"inputRounds": r.InputRounds,
-		"updates":     r.Updates,
-		"reissues":    reissues,
-		"cancelled":   r.Cancelled,
-		"start":       r.Start,
-		"end":         r.End,
-		"timeline":    events,
+		"resultType":     r.Answer,
+		"taskId":         r.TaskID,
+		"task":           r.Task,
+		"polls":          r.Polls,
+		"listens":        r.Listens,
+		"notifications":  r.Notifications,
+		"listenFallback": r.ListenFallback,
+		"inputRounds":    r.InputRounds,
+		"updates":        r.Updates,
+		"reissues":       reissues,
+		"cancelled":      r.Cancelled,
+		"start":          r.Start,
+		"end":            r.End,
+		"timeline":       events,
 	}
 	if err != nil {
 		out["error"] = err.Error()

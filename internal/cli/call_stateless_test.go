@@ -55,3 +55,37 @@ func TestCallRevision2026Stdio(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// call --listen follows the task by push over HTTP and stdio, and
+// says so; 2025-11-25 has no subscriptions/listen (exit 2).
+func TestCallListen2026(t *testing.T) {
+	url := referenceServer(t)
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		code     int
+		out, err string
+	}{
+		{"http", []string{"--server", url, "--listen", "--tool", "slow_compute", "--args", `{"seconds":0.05,"label":"pushed"}`}, ExitOK, "pushed", " completed · 0 polls · 1 listen, "},
+		{"input", []string{"--server", url, "--listen", "--tool", "confirm_delete", "--args", `{"filename":"a"}`, "--answer", "*=decline"}, ExitOK, "Kept a", "1 listen"},
+		{"legacy", []string{"--server", url, "--listen", "--revision", "2025-11-25", "--tool", "sleep"}, ExitUsage, "", "only 2026-07-28 has"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, "", append([]string{"call"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(stdout, tc.out) || !strings.Contains(stderr, tc.err) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, stdout, stderr, tc.code, tc.out, tc.err)
+			}
+		})
+	}
+	t.Run("stdio", func(t *testing.T) {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(asTasksimEnv, "1")
+		code, stdout, stderr := run(t, "", "call", "--server-cmd", exe+" serve --stdio", "--listen", "--tool", "slow_compute", "--args", `{"seconds":0.05,"label":"pushed"}`, "--json")
+		if code != ExitOK || !strings.Contains(stdout, `"listens": 1`) || !strings.Contains(stdout, `"polls": 0`) || !strings.Contains(stdout, "pushed") {
+			t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+		}
+	})
+}

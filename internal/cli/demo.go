@@ -13,14 +13,19 @@ import (
 	"github.com/tasksim/tasksim/load"
 )
 
-// Demo workload: four ways of getting a task's result, on the same
-// schedule, against the reference server.
+// Demo workload: five ways of getting a task's result in two protocol
+// revisions, on the same schedule, against the reference server (which
+// serves both on one endpoint): 2025-11-25 polling and the two streaming
+// drafts, and 2026-07-28's push (listen speaks 2026-07-28 in a 2025-11-25
+// run, load.ModeSpec).
 const (
-	demoModes    = "poll:1s,poll:100ms,sse,partial"
-	demoRate     = 20
-	demoDuration = 20 * time.Second
-	demoRampUp   = 2 * time.Second
-	demoChunks   = "10"
+	demoModes = "poll:1s,poll:100ms,sse,partial,listen"
+	// demoModesServer are the modes of demo --server: 2025-11-25's.
+	demoModesServer = "poll:1s,poll:100ms,sse,partial"
+	demoRate        = 20
+	demoDuration    = 20 * time.Second
+	demoRampUp      = 2 * time.Second
+	demoChunks      = "10"
 	// A 50-150 ms interval makes tasks of 0.5 to 1.5 s: their completion
 	// falls anywhere in a 1 s poll interval, as polling theory assumes.
 	demoInterval = "50ms..150ms"
@@ -34,25 +39,43 @@ const (
 // demoLesson is what the demo compares, mode by mode, and what to watch:
 // printed before the table and opening the HTML report.
 var demoLesson = struct {
-	lead  string
-	modes [][2]string
-	watch string
+	lead, leadServer string
+	modes            [][2]string
+	watch            string
 }{
-	lead: "What this compares: four ways for a client to get a long-running tool call's result, on one server and one schedule.",
+	lead:       "What this compares: five ways for a client to get a long-running tool call's result, in two protocol revisions, on one server and one schedule.",
+	leadServer: "What this compares: four ways for a client to get a long-running tool call's result, on one server and one schedule.",
 	modes: [][2]string{
 		{"poll:1s, poll:100ms", "MCP Tasks (2025-11-25): the call returns a task; the client polls tasks/get every 1 s or every 100 ms, then fetches tasks/result"},
 		{"sse", "SEP-1905 streaming: the server sends the result as numbered segments (seqNr) on the call's own SSE stream, the last one complete"},
 		{"partial", "SEP-2679 partials: the server pushes notifications/tasks/partial (seq) as content is made; tasks/result fetches the whole"},
+		{"listen", "MCP 2026-07-28 with the tasks extension: the client opens subscriptions/listen naming the task, and the server pushes notifications/tasks, the last one with the result inlined"},
 	},
 	watch: "Watch discovery delay, from the task's completion on the server to the result in the client's hand: " +
 		"polling pays half its interval on average (P/2), push pays almost nothing, and faster polling buys it back only with more requests.",
 }
 
-// demoIntro is the lesson as text, before the table.
-func demoIntro() string {
-	var b strings.Builder
-	b.WriteString(demoLesson.lead + "\n")
+// demoLessonFor is the lesson's lead and modes for a demo with or
+// without listen (demo --server leaves it out).
+func demoLessonFor(listen bool) (string, [][2]string) {
+	if listen {
+		return demoLesson.lead, demoLesson.modes
+	}
+	var modes [][2]string
 	for _, m := range demoLesson.modes {
+		if m[0] != load.KindListen {
+			modes = append(modes, m)
+		}
+	}
+	return demoLesson.leadServer, modes
+}
+
+// demoIntro is the lesson as text, before the table.
+func demoIntro(listen bool) string {
+	lead, modes := demoLessonFor(listen)
+	var b strings.Builder
+	b.WriteString(lead + "\n")
+	for _, m := range modes {
 		fmt.Fprintf(&b, "  %-20s %s\n", m[0], m[1])
 	}
 	b.WriteString(demoLesson.watch + "\n\n")
@@ -60,10 +83,11 @@ func demoIntro() string {
 }
 
 // demoHTMLIntro is the lesson as the HTML report's opening.
-func demoHTMLIntro() template.HTML {
+func demoHTMLIntro(listen bool) template.HTML {
+	lead, modes := demoLessonFor(listen)
 	var b strings.Builder
-	fmt.Fprintf(&b, "<p class=\"intro\">%s</p>\n<table class=\"kv\">\n", template.HTMLEscapeString(demoLesson.lead))
-	for _, m := range demoLesson.modes {
+	fmt.Fprintf(&b, "<p class=\"intro\">%s</p>\n<table class=\"kv\">\n", template.HTMLEscapeString(lead))
+	for _, m := range modes {
 		fmt.Fprintf(&b, "<tr><td>%s</td><td>%s</td></tr>\n", template.HTMLEscapeString(m[0]), template.HTMLEscapeString(m[1]))
 	}
 	fmt.Fprintf(&b, "</table>\n<p class=\"intro\">%s</p>\n", template.HTMLEscapeString(demoLesson.watch))
@@ -76,12 +100,14 @@ func NewCmdDemo(st *State) *cobra.Command {
 	simSeeds := demoSimSeeds
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "Compare polling, SEP-1905 streaming and SEP-2679 partials on the reference server, then faults in the simulator (about 25 s once built)",
+		Short: "Compare polling, SEP-1905 streaming, SEP-2679 partials and 2026-07-28 push on the reference server, then faults in the simulator (about 25 s once built)",
 		Long: `Start the reference server (one child process on 127.0.0.1, shared by every
-mode; --in-process: inside this process) and compare four ways of getting a
-task's result on the same schedule, interleaved on that one server: polling
-tasks/get every second and every 100 ms, SEP-1905 streaming (sse) and
-SEP-2679 partial notifications. Each mode gets 20 tasks/s for 20 s; each task
+mode; --in-process: inside this process) and compare five ways of getting a
+task's result on the same schedule, interleaved on that one server: in MCP
+2025-11-25, polling tasks/get every second and every 100 ms, SEP-1905
+streaming (sse) and SEP-2679 partial notifications; in MCP 2026-07-28,
+push through subscriptions/listen (listen; left out with --server, which
+keeps to 2025-11-25). Each mode gets 20 tasks/s for 20 s; each task
 is 10 chunks, one every 50-150 ms (0.5-1.5 s in all). It first prints what
 is compared and why discovery delay is the number to watch. Then the table:
 how long until the first content and the whole result, how late the client
@@ -102,6 +128,11 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 			target := "reference server on 127.0.0.1"
 			if o.Server != "" {
 				target = redactURL(o.Server, nil)
+				// A server of 2025-11-25 alone would fail the whole run on
+				// listen's connection: the demo of any server stays the
+				// one era it is sure to speak.
+				o.Modes, o.Intro, o.HTMLIntro = demoModesServer, demoIntro(false), demoHTMLIntro(false)
+				fmt.Fprintf(st.Stderr, "demo: listen (2026-07-28) is left out with --server; tasksim load --server URL --mode %s,listen compares it on a server that speaks both revisions\n", demoModesServer)
 			} else if o.Tool != "" || o.Args != "" {
 				return usagef("--tool and --args need --server (the reference server's tool is slow_text)")
 			}
@@ -131,7 +162,7 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 		Sessions: load.DefaultSessions, Timeout: load.DefaultTimeout, MaxLag: demoMaxLag, MaxInFlight: load.DefaultMaxInFlight,
 		MaxFailureRate: DefaultMaxFailureRate,
 		Summary:        demoSummary, HTML: demoHTML,
-		Intro: demoIntro(), HTMLTitle: "tasksim demo", HTMLIntro: demoHTMLIntro(),
+		Intro: demoIntro(true), HTMLTitle: "tasksim demo", HTMLIntro: demoHTMLIntro(true),
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.Duration, "duration", demoDuration, "how long tasks keep starting")

@@ -32,7 +32,7 @@ func TestDemoReportInChromium(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	intro, table, ok := strings.Cut(stdout, "  mode ")
-	if !ok || !strings.HasPrefix(stdout, demoIntro()) || !strings.Contains(table, "0 failed") {
+	if !ok || !strings.HasPrefix(stdout, demoIntro(true)) || !strings.Contains(table, "0 failed") {
 		t.Fatalf("want the intro, then the table, and a fault half with 0 failed runs:\n%s", stdout)
 	}
 	for _, want := range []string{"tasks/get every 1 s or every 100 ms", "SEP-1905 streaming", "SEP-2679 partials", "Watch discovery delay"} {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"html/template"
 	"io"
@@ -9,11 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tasksim/tasksim/load"
+	"github.com/tasksim/tasksim/mcp"
 )
 
 // LoadOptions are the flags of tasksim load.
 type LoadOptions struct {
-	Modes        string
+	Modes string
+	// Revision is --revision: the protocol revision of the tasks.
+	Revision     string
 	Rate         float64
 	Concurrency  int
 	Duration     time.Duration
@@ -93,11 +97,21 @@ the k-th task of every mode has the same shape. By default a task lasts
 durations on a fixed schedule phase-lock with polling, whose discovery delay
 then looks near 0 instead of half the interval).
 
-Modes (--mode, comma-separated):
+Modes (--mode, comma-separated), --revision 2025-11-25 (the default):
   poll:P      tasks/get every P, then tasks/result (no notifications, no GET stream)
+  poll:server the same at the server's pollInterval (also: poll)
   sse         SEP-1905 streaming: segments on the tools/call SSE stream
   partial     SEP-2679 notifications/tasks/partial, then tasks/result
   immediate   SEP-1905 immediate mode (a server may fall back; see the notes)
+--revision 2026-07-28 (stateless requests, the tasks extension):
+  poll:P      tasks/get every P, overriding the task's pollIntervalMs; the
+              result comes inlined in the tasks/get that finds the end
+  poll:server tasks/get at the task's pollIntervalMs, as the server asks
+  listen      push: subscriptions/listen with the task's id, the end from
+              notifications/tasks (tasks/get only if the listen fails);
+              listen speaks 2026-07-28 in a 2025-11-25 run too
+The table of a run with 2026-07-28 modes adds how tasks/get was paced, one
+tasks/get's round trip (p50) and the discovery delay's p50.
 
 Workload, per mode: --rate tasks/s (open model: tasks start on schedule
 whatever the server does; the default) or --concurrency clients (closed
@@ -154,7 +168,8 @@ and reports what it measured).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Modes, "mode", "poll:1s,sse,partial", "modes to compare, comma-separated: poll:INTERVAL, sse, partial, immediate")
+	f.StringVar(&o.Modes, "mode", "poll:1s,sse,partial", "modes to compare, comma-separated: poll:INTERVAL, poll:server, sse, partial, immediate (2025-11-25); poll:INTERVAL, poll:server, listen (2026-07-28)")
+	f.StringVar(&o.Revision, "revision", string(mcp.Revision20251125), "protocol revision of the tasks: 2025-11-25 (sessions) or 2026-07-28 (stateless, the tasks extension)")
 	f.Float64Var(&o.Rate, "rate", 10, "task arrivals per second, per mode (open model)")
 	f.IntVar(&o.Concurrency, "concurrency", 0, "clients per mode, each starting a task when its last ended (closed model; replaces --rate)")
 	f.DurationVar(&o.Duration, "duration", 0, "how long tasks keep starting (default 10s unless --tasks is given)")
@@ -192,8 +207,12 @@ func loadConfig(o *LoadOptions) (load.Config, []load.Threshold, error) {
 	if err != nil {
 		return load.Config{}, nil, usagef("--mode: %v", err)
 	}
+	revision, err := mcp.ParseRevision(cmp.Or(o.Revision, string(mcp.Revision20251125)))
+	if err != nil {
+		return load.Config{}, nil, usagef("--revision: %v", err)
+	}
 	cfg := load.Config{
-		Modes: modes, Duration: load.Duration(o.Duration), Tasks: o.Tasks, RampUp: load.Duration(o.RampUp),
+		Modes: modes, Revision: revision, Duration: load.Duration(o.Duration), Tasks: o.Tasks, RampUp: load.Duration(o.RampUp),
 		Seed: o.Seed, Sessions: o.Sessions, Timeout: load.Duration(o.Timeout), MaxLag: load.Duration(o.MaxLag), MaxInFlight: o.MaxInFlight,
 	}
 	if o.Concurrency > 0 {

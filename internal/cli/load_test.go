@@ -149,7 +149,7 @@ func TestDemoInProcess(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"poll:1s", "poll:100ms", "sse", "partial", "theory P/2 = 500ms", "report: " + report,
+	for _, want := range []string{"poll:1s", "poll:100ms", "sse", "partial", "listen", "theory P/2 = 500ms", "report: " + report,
 		"Faults: tasksim sim --seeds 4", "4 runs, ", "faults applied: ", "SIM-LIVENESS                  4", "timeline of seed "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
@@ -334,5 +334,61 @@ func TestLoadProgressFitsTerminal(t *testing.T) {
 		if n := len([]rune(line)); n >= width {
 			t.Errorf("width %d: a line of %d runes: %q", width, n, line)
 		}
+	}
+}
+
+// load --revision 2026-07-28: the revision's poll and listen modes, the
+// table stating how tasks/get was paced; modes the revision lacks and an
+// unknown revision are usage errors.
+func TestLoadRevision2026(t *testing.T) {
+	dir := t.TempDir()
+	jsonFile := filepath.Join(dir, "run.json")
+	code, stdout, stderr := run(t, "", "load", "--in-process", "--revision", "2026-07-28", "--mode", "poll:100ms,poll:server,listen",
+		"--rate", "40", "--tasks", "6", "--chunks", "3", "--interval", "10ms", "--sessions", "2", "--max-lag", "1h", "--json", jsonFile)
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"tasks/get every", "get rtt p50", "discovery p50", "100ms, not server's 500ms", "500ms (server's)", "fallback only"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(jsonFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res load.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Config.Revision != "2026-07-28" {
+		t.Errorf("config revision %q", res.Config.Revision)
+	}
+	for _, m := range res.Modes {
+		if m.Completed != 6 || m.Discovery.Count != 6 || m.Revision != "2026-07-28" {
+			t.Errorf("%s: %+v", m.Name, m)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--revision", "2026-07-28", "--mode", "poll:1s,sse"}, "mode sse does not exist in 2026-07-28"},
+		{[]string{"--revision", "1999-01-01"}, "--revision: unknown protocol revision"},
+	} {
+		code, _, stderr := run(t, "", append([]string{"load", "--in-process"}, tc.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, ExitUsage, tc.want)
+		}
+	}
+}
+
+// demo --server keeps to 2025-11-25's modes, which any server of that
+// revision speaks, and says listen was left out.
+func TestDemoServerLeavesOutListen(t *testing.T) {
+	url := referenceServer(t)
+	code, stdout, stderr := run(t, "", "demo", "--server", url, "--duration", "500ms", "--rate", "4", "--html", "", "--sim-seeds", "0")
+	if code != ExitOK || !strings.Contains(stderr, "listen (2026-07-28) is left out with --server") || strings.Contains(stdout, "listen") || !strings.Contains(stdout, "partial") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 }

@@ -25,11 +25,14 @@ import (
 //	Conn.Read ─▶ reader ─┬─ response, by id ─────────▶ the request waiting for it
 //	                     ├─ *mcp.StreamError, by id ─▶ that request: re-issued with a new id
 //	                     ├─ request from the server ─▶ -32601 (input travels in results here)
-//	                     └─ notification ───────────▶ Options.OnNotification
+//	                     └─ notification ─┬─────────▶ Options.OnNotification
+//	                                      └─ of a listen, by subscription id ─▶ its listenBox
 //
-// A push delivery (subscriptions/listen with notifications/tasks) would be
-// one more long-lived request whose notifications the reader routes by
-// task id to the call following it; polling tasks/get does not need it.
+// A call that follows its task by push (StatelessCallOptions.Listen,
+// stateless_listen.go) holds one more long-lived request,
+// subscriptions/listen, whose notifications carry the listen's id as their
+// subscription id (2026-07-28 Subscriptions, "Receiving Notifications");
+// the reader hands them to that call's box.
 
 // ErrInvalidResult matches the error of a result the client cannot read:
 // an unknown resultType (one the revision and the extensions the request
@@ -55,6 +58,7 @@ type Stateless struct {
 
 	mu      sync.Mutex
 	waiters map[mcp.ID]chan statelessAnswer
+	boxes   map[mcp.ID]*listenBox // open listens, by request id
 	err     error
 	closed  bool
 	done    chan struct{}
@@ -76,7 +80,7 @@ func (c *Client) ConnectStateless(ctx context.Context, t mcp.Transport) (*Statel
 	if err != nil {
 		return nil, err
 	}
-	s := &Stateless{client: c, opts: c.opts, conn: conn, waiters: map[mcp.ID]chan statelessAnswer{}, done: make(chan struct{})}
+	s := &Stateless{client: c, opts: c.opts, conn: conn, waiters: map[mcp.ID]chan statelessAnswer{}, boxes: map[mcp.ID]*listenBox{}, done: make(chan struct{})}
 	_, s.overHTTP = mcp.ConnAs[mcp.RequestObserver](conn)
 	go s.readLoop()
 	return s, nil
@@ -172,6 +176,7 @@ func (s *Stateless) readLoop() {
 				_ = s.conn.Write(ctx, reply)
 			}()
 		case mcp.KindNotification:
+			s.route(m)
 			if s.opts.OnNotification != nil {
 				s.opts.OnNotification(m)
 			}
@@ -306,4 +311,33 @@ func (s *Stateless) cancelNotice(id mcp.ID) {
 	ctx, cancel := withTimeout(context.Background(), s.opts.Clock, cancelNoticeTimeout)
 	defer cancel()
 	_ = s.conn.Write(ctx, msg)
+}
+
+// maxToolPages bounds the pages ListTools follows.
+const maxToolPages = 100
+
+// ListTools lists the server's tools (tools/list in the stateless era),
+// following nextCursor over at most maxToolPages pages.
+func (s *Stateless) ListTools(ctx context.Context) ([]mcp.Tool, error) {
+	var all []mcp.Tool
+	cursor := ""
+	for range maxToolPages {
+		params := struct {
+			Meta   *rev.RequestMeta `json:"_meta"`
+			Cursor string           `json:"cursor,omitempty"`
+		}{s.meta(true), cursor}
+		m, err := s.request(ctx, nil, mcp.MethodToolsList, params, nil)
+		if err != nil {
+			return nil, err
+		}
+		var res rev.ListToolsResult
+		if err := decodeResult(mcp.MethodToolsList, m, &res); err != nil {
+			return nil, err
+		}
+		all = append(all, res.Tools...)
+		if cursor = res.NextCursor; cursor == "" {
+			return all, nil
+		}
+	}
+	return all, fmt.Errorf("%s: more than %d pages", mcp.MethodToolsList, maxToolPages)
 }

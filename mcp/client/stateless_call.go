@@ -43,6 +43,11 @@ type StatelessCallOptions struct {
 	// its task with tasks/cancel, or a call without a task by closing its
 	// request. Ending ctx cancels likewise.
 	CancelAfter time.Duration
+	// Listen follows a task by push: subscriptions/listen with the task's
+	// id, its end taken from notifications/tasks (the DetailedTask, result
+	// inlined), tasks/get only when the listen fails or ends before the
+	// task's end (stateless_listen.go). Without it the task is polled.
+	Listen bool
 	// NoTasks leaves the tasks extension undeclared: the server must
 	// answer without a task.
 	NoTasks bool
@@ -80,8 +85,21 @@ type StatelessResult struct {
 	TaskID string
 	Task   *tasks.Task
 	// InputRounds counts the retries with inputResponses, Updates the
-	// tasks/update requests, Polls the tasks/get requests.
-	InputRounds, Updates, Polls int
+	// tasks/update requests, Polls the tasks/get requests, Listens the
+	// subscriptions/listen requests and Notifications the
+	// notifications/tasks they brought; Requests counts every request the
+	// call sent (over Streamable HTTP, one POST each).
+	InputRounds, Updates, Polls, Listens, Notifications, Requests int
+	// ListenFallback says why a call with Listen polled: the listen
+	// failed, was refused or ended before the task's end. Empty otherwise.
+	ListenFallback string
+	// ResultAt is when the complete result was in hand (zero without
+	// one). CompletedAt is when the server completed the task: the
+	// result's mcp.MetaCompletedAt (the reference server's, in
+	// nanoseconds), else the task's lastUpdatedAt; CompletedAtSource says
+	// which (CompletedAtMeta, CompletedAtLastUpdated), "" when unknown.
+	ResultAt, CompletedAt time.Time
+	CompletedAtSource     string
 	// Reissues lists the requests re-issued after a broken stream; a
 	// tools/call among them may have run twice.
 	Reissues []Reissue
@@ -143,6 +161,11 @@ func (s *Stateless) CallTool(ctx context.Context, o StatelessCallOptions) (*Stat
 	err := c.run(callCtx, ctx, cancelled)
 	c.res.End = s.opts.Clock.Now()
 	c.res.Timeline, _, _ = c.rec.timeline()
+	for _, e := range c.res.Timeline {
+		if e.Kind == EventRequestSent {
+			c.res.Requests++
+		}
+	}
 	return c.res, err
 }
 
@@ -292,6 +315,8 @@ func (c *statelessCall) complete(raw json.RawMessage) error {
 		return fmt.Errorf("%w: the tool result: %v", ErrInvalidResult, err)
 	}
 	c.res.Content, c.res.StructuredContent, c.res.IsError, c.res.Complete = r.Content, r.StructuredContent, r.IsError, true
+	c.res.ResultAt = c.s.opts.Clock.Now()
+	c.noteCompletedAt(r.Meta)
 	c.rec.add(Event{Kind: EventResult, TaskID: c.res.TaskID, Bytes: contentBytes(r.Content...)})
 	return nil
 }
@@ -303,7 +328,25 @@ func (c *statelessCall) setTask(t tasks.Task, source string) {
 	c.rec.add(Event{Kind: EventStatus, TaskID: t.TaskID, Status: t.Status, Source: source})
 }
 
-// follow polls the task until a terminal status (Tasks, "Task Polling").
+// noteCompletedAt takes the server's completion time from the result's
+// _meta, else from the terminal task's lastUpdatedAt.
+func (c *statelessCall) noteCompletedAt(m mcp.Meta) {
+	if v, ok := m[mcp.MetaCompletedAt].(string); ok {
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			c.res.CompletedAt, c.res.CompletedAtSource = t, CompletedAtMeta
+			return
+		}
+	}
+	if c.res.Task != nil && c.res.Task.Status.IsTerminal() {
+		if t, err := mcp.ParseTime(c.res.Task.LastUpdatedAt); err == nil {
+			c.res.CompletedAt, c.res.CompletedAtSource = t, CompletedAtLastUpdated
+		}
+	}
+}
+
+// follow follows the task until a terminal status: by push when Listen
+// asks, and by polling (Tasks, "Task Polling") otherwise or when the push
+// falls through.
 func (c *statelessCall) follow(ctx, outer context.Context, cancelled <-chan struct{}, ct *tasks.CreateTaskResult) error {
 	clk := c.s.opts.Clock
 	var deadline time.Time
@@ -315,10 +358,28 @@ func (c *statelessCall) follow(ctx, outer context.Context, cancelled <-chan stru
 			deadline = created.Add(time.Duration(*ct.TTLMs) * time.Millisecond)
 		}
 	}
-	task := ct.Task
+	pollNow := false
+	if c.o.Listen {
+		done, now, err := c.listen(ctx, cancelled, ct.TaskID, deadline)
+		if done {
+			return err
+		}
+		pollNow = now
+	}
+	return c.poll(ctx, outer, cancelled, ct, deadline, pollNow)
+}
+
+// poll polls the task until a terminal status, the first tasks/get at
+// once when pollNow.
+func (c *statelessCall) poll(ctx, outer context.Context, cancelled <-chan struct{}, ct *tasks.CreateTaskResult, deadline time.Time, pollNow bool) error {
+	clk := c.s.opts.Clock
+	task := *c.res.Task
 	cancelSent := false
 	for polls := 0; ; polls++ {
 		wait := c.interval(&task)
+		if polls == 0 && pollNow {
+			wait = 0
+		}
 		if !deadline.IsZero() && clk.Now().Add(wait).After(deadline) {
 			wait = max(deadline.Sub(clk.Now()), 0)
 		}

@@ -126,7 +126,12 @@ func (t *statelessTask) finish(res *mcp.CallToolResult, rpcErr *mcp.Error) {
 		// The CallToolResult the call would have returned, in this
 		// revision's shape (Tasks, "Task Polling": CompletedTask.result
 		// "matches the result type of the original request").
-		b, err := json.Marshal(callResult(res, nil))
+		// Its _meta carries the completion time, as the 2025-11-25
+		// tasks/result does (mcp.MetaCompletedAt): the load generator's
+		// discovery delay needs it to the nanosecond.
+		done := t.board.clock.Now()
+		at, _ := json.Marshal(done.UTC().Format(time.RFC3339Nano))
+		b, err := json.Marshal(callResult(res, &rev.ResultMeta{Extra: map[string]json.RawMessage{mcp.MetaCompletedAt: at}}))
 		if err != nil {
 			t.rpcErr = mcp.Errorf(mcp.CodeInternalError, "internal error: %v", err)
 			t.statusMessage = "Tool execution failed: the result does not encode"
