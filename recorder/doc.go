@@ -10,7 +10,10 @@
 // A Proxy is an http.Handler built on httputil.ReverseProxy with
 // FlushInterval -1: every read from the upstream is written and flushed to
 // the client at once, so the client sees each event when it would without
-// the proxy. The bytes pass unchanged; what passed is copied and handed to
+// the proxy. (On a simulated clock, ProxyOptions.Clock, the Proxy forwards
+// by itself instead, every step on the handler's goroutine: ReverseProxy
+// also flushes from a wall-clock timer's goroutine, which a simulation's
+// clock cannot see.) The bytes pass unchanged; what passed is copied and handed to
 // a recording pipeline, a goroutine of the Proxy's own, that cuts event
 // streams into events, describes JSON-RPC messages and writes records:
 //

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/sse"
@@ -53,16 +54,36 @@ func TestProxyEveryMode(t *testing.T) {
 			})
 		}
 	})
+	// A streaming call that cannot end before the client has its first
+	// answer: its POST is answered on an event stream, whatever the load
+	// (a short call of slow_text may be answered whole, as JSON).
+	t.Run("streamed POST", func(t *testing.T) {
+		ctx := testContext(t)
+		sess := rg.connect(ctx, nil)
+		res, err := sess.CallTool(ctx, client.CallOptions{Name: "gated_text", Mode: client.ModeStreaming, OnSegment: func(mcp.Segment) {
+			select {
+			case rg.seen <- struct{}{}:
+			default:
+			}
+		}})
+		if err != nil || !res.Complete || res.Answer != client.AnswerStreaming {
+			t.Fatalf("gated_text: %+v, %v; want a complete streaming answer", res, err)
+		}
+		if err := sess.Close(); err != nil {
+			t.Errorf("close session: %v", err)
+		}
+	})
 	recs := rg.records()
 	sum := checkTrace(t, recs, rg.client, rg.server)
 	if sum.sseEvents["POST"] == 0 || sum.sseEvents["GET"] == 0 {
 		t.Errorf("SSE events recorded by method: %v; want some on POST and on GET streams", sum.sseEvents)
 	}
-	if sum.methods["DELETE"] != len(client.Modes()) {
-		t.Errorf("%d DELETE exchanges, want %d (one per session)", sum.methods["DELETE"], len(client.Modes()))
+	sessions := len(client.Modes()) + 1 // and the streamed POST's
+	if sum.methods["DELETE"] != sessions {
+		t.Errorf("%d DELETE exchanges, want %d (one per session)", sum.methods["DELETE"], sessions)
 	}
-	if sum.sessions < len(client.Modes()) {
-		t.Errorf("%d sessions in the trace, want %d", sum.sessions, len(client.Modes()))
+	if sum.sessions < sessions {
+		t.Errorf("%d sessions in the trace, want %d", sum.sessions, sessions)
 	}
 	for _, m := range []string{"initialize", "tools/call", "tasks/get", "tasks/result"} {
 		if sum.rpcRequests[m] == 0 {

@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
@@ -41,17 +43,49 @@ type rig struct {
 	seq      atomic.Int64 // numbers requests across all the rig's clients
 	stop     func()       // stops the proxy and closes the trace
 	stopOnce sync.Once
+	// seen is gated_text's gate: the tool ends once the client has its
+	// chunk (see gatedText).
+	seen chan struct{}
+}
+
+// gatedText is a tool of the rig's server that emits one chunk and ends
+// only once the client saw it (a token on seen, from the call's
+// OnSegment): a streaming call of it is answered on an event stream
+// whatever the machine's load, since the call cannot end before its
+// first answer reached the client.
+func gatedText(seen chan struct{}) *server.Tool {
+	return &server.Tool{
+		Tool: mcp.Tool{
+			Name: "gated_text", InputSchema: json.RawMessage(`{"type":"object"}`),
+			Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional, StreamPartial: true},
+		},
+		Incremental: true,
+		Prepare: func(json.RawMessage) (server.RunFunc, error) {
+			return func(ctx context.Context, c *server.Call) (*mcp.CallToolResult, error) {
+				if err := c.Emit(ctx, mcp.TextBlock(server.ChunkText(1, 16))); err != nil {
+					return nil, err
+				}
+				select {
+				case <-seen:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+				return &mcp.CallToolResult{}, nil
+			}, nil
+		},
+	}
 }
 
 func newRig(t *testing.T, hopts *streamhttp.Options) *rig {
 	t.Helper()
-	srv := server.New(nil)
+	seen := make(chan struct{}, 1)
+	srv := server.New(&server.Options{Tools: append(server.BuiltinTools(), gatedText(seen))})
 	if hopts == nil {
 		hopts = &streamhttp.Options{}
 	}
 	hopts.Logger = slog.New(slog.DiscardHandler)
 	h := streamhttp.NewHandler(srv, hopts)
-	rg := &rig{t: t, client: newWireLog(), server: newWireLog(), Trace: filepath.Join(t.TempDir(), "run.trace")}
+	rg := &rig{t: t, client: newWireLog(), server: newWireLog(), Trace: filepath.Join(t.TempDir(), "run.trace"), seen: seen}
 	upstream := httptest.NewServer(serverTee(h, rg.server))
 	rg.upstream = upstream
 

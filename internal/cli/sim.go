@@ -69,7 +69,11 @@ docs/sim.md says where Go's scheduler may still order two things. A long
 range scales out: --partition I/N runs one share of the seeds (a Kubernetes
 Indexed Job sets JOB_COMPLETION_INDEX; set TASKSIM_SIM_PARTITIONS), --json
 writes each share's result (schema tasksim.sim/v1), and tasksim report
-sim-merge adds them up.
+sim-merge adds them up. TASKSIM_CLOCK_VERIFY=1 in the environment checks
+that nothing outside a run (a wall-clock timer, the network) wakes it
+while its clock may move: such a wake stops the run with an error naming
+the goroutine (exit 3). A diagnostic: each check costs 3 ms
+(docs/sim.md, "When the clock moves").
 
 Interrupted (SIGINT, SIGTERM), it prints the summary of the runs that
 ended and writes --json, --junit and --html for them. Every output path is
