@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -348,5 +349,31 @@ func TestFrameOf(t *testing.T) {
 		if got := frameOf(c.g, c.other); got != c.want {
 			t.Errorf("frameOf(%q, %q) = %q, want %q", c.g, c.other, got, c.want)
 		}
+	}
+}
+
+// A goroutine reads the same in two dumps wherever it is in them (the
+// last one ends with a newline), whatever its argument values and however
+// long it has waited; where it waits is what counts.
+func TestScopeStacksComparesWhereGoroutinesWait(t *testing.T) {
+	const (
+		caller = "goroutine 1 [running labels:{\"tasksim.clock.scope\": \"9\"}]:\nmain.driver()\n\t/src/d.go:1 +0x10"
+		g7     = "goroutine 7 [select labels:{\"tasksim.clock.scope\": \"9\"}]:\nmain.wait(0xc000010000)\n\t/src/w.go:5 +0x20"
+		g7late = "goroutine 7 [select, 2 minutes labels:{\"tasksim.clock.scope\": \"9\"}]:\nmain.wait(0xc000099000)\n\t/src/w.go:5 +0x20"
+		g7next = "goroutine 7 [select labels:{\"tasksim.clock.scope\": \"9\"}]:\nmain.wait(0xc000010000)\n\t/src/w.go:6 +0x20"
+		other  = "goroutine 8 [running]:\nmain.other()\n\t/src/o.go:1 +0x1"
+	)
+	mark := []byte(`"tasksim.clock.scope": "9"`)
+	stacks := func(gs ...string) map[string]string {
+		return scopeStacks([]byte(strings.Join(gs, "\n\n")+"\n"), mark)
+	}
+	if err := compareStacks(stacks(caller, g7), stacks(caller, g7late, other)); err != nil {
+		t.Errorf("the same wait read as a wake: %v", err)
+	}
+	if err := compareStacks(stacks(caller, g7), stacks(caller, g7next)); !errors.Is(err, ErrWokenOutside) {
+		t.Errorf("a goroutine that moved: %v, want ErrWokenOutside", err)
+	}
+	if err := compareStacks(stacks(caller, g7), stacks(caller)); !errors.Is(err, ErrWokenOutside) {
+		t.Errorf("a goroutine that ended: %v, want ErrWokenOutside", err)
 	}
 }

@@ -356,7 +356,9 @@ func scopeStacks(dump, mark []byte) map[string]string {
 		if len(f) < 2 {
 			continue
 		}
-		stacks[string(f[1])] = waited.ReplaceAllString(hexes.ReplaceAllString(string(g), "_"), "")
+		// The last goroutine of a dump ends with a newline, the others
+		// not: where a goroutine is in the dump is not where it waits.
+		stacks[string(f[1])] = waited.ReplaceAllString(hexes.ReplaceAllString(string(bytes.TrimSpace(g)), "_"), "")
 	}
 	return stacks
 }
