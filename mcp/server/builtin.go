@@ -29,12 +29,13 @@ const (
 
 // BuiltinTools returns the tools the reference server offers by default,
 // followed by the tools the official conformance suite calls: those of its
-// 2025-11-25 scenarios, then those of its tasks scenarios (2026-07-28
-// requests only).
+// 2025-11-25 scenarios, then those of its tasks scenarios and of its
+// other 2026-07-28 scenarios (2026-07-28 requests only).
 func BuiltinTools() []*Tool {
 	tools := append([]*Tool{slowText(), instant(), sleepTool(ToolSleep, mcp.TaskSupportOptional), sleepTool(ToolTaskOnly, mcp.TaskSupportRequired), echo()},
 		ConformanceTools()...)
-	return append(tools, TasksConformanceTools()...)
+	tools = append(tools, TasksConformanceTools()...)
+	return append(tools, RevisionConformanceTools()...)
 }
 
 // SlowTextArgs are the arguments of slow_text.

@@ -60,7 +60,7 @@ func TasksConformanceTools() []*Tool {
 			name, _ := elicitedString(c.Answers()["user_name"], "name")
 			return textResult(fmt.Sprintf("Hello, %s! (user_name gathered before the task)", name)), nil
 		}))
-	withTask.Input = func(_ json.RawMessage, answers rev.InputResponses) rev.InputRequests {
+	withTask.Input = func(_ json.RawMessage, answers rev.InputResponses, _ *rev.ClientCapabilities) rev.InputRequests {
 		if name, ok := elicitedString(answers["user_name"], "name"); ok && name != "" {
 			return nil
 		}

@@ -29,7 +29,7 @@ import (
 //     tasks/update delivers the answers, all at once or a few at a time
 //     (Call.Ask).
 //
-//	tools/call ─▶ Tool.Input(args, answers) ─▶ open requests? ─▶ InputRequiredResult{inputRequests, requestState}
+//	tools/call ─▶ Tool.Input(args, answers, caps) ─▶ open requests? ─▶ InputRequiredResult{inputRequests, requestState}
 //	retry (new id, inputResponses, requestState) ─▶ state verified ─▶ answers of the keys it names ─▶ run (task or plain)
 //	task: Call.Ask ─▶ input_required, keys input-N ─▶ tasks/update answers a subset ─▶ … all answered ─▶ working
 
@@ -148,7 +148,7 @@ func (s *Server) mrtrRound(ctx context.Context, msg *mcp.Message, meta rev.Reque
 			}
 		}
 	}
-	open := tool.Input(args, answers)
+	open := tool.Input(args, answers, meta.ClientCapabilities)
 	if len(open) == 0 {
 		return input{answers: answers}, true
 	}

@@ -33,13 +33,16 @@ type Tool struct {
 	Revisions []mcp.Revision
 	// Input, when set, says what a call of the stateless era needs from
 	// the client before it runs, as a multi round-trip request (2026-07-28
-	// Multi Round-Trip Requests): given the call's arguments and the
-	// answers the request carries (nil on the first round), it returns the
-	// requests still open. While some are, the call is answered with an
-	// InputRequiredResult; once none are, it runs (as a task when the
-	// server makes it one) and Call.Answers returns the answers. A 2025-11-25
-	// call never asks.
-	Input func(args json.RawMessage, answers rev.InputResponses) rev.InputRequests
+	// Multi Round-Trip Requests): given the call's arguments, the answers
+	// the request carries (nil on the first round) and the capabilities it
+	// declares (nil for none), it returns the requests still open. It may
+	// leave out what the capabilities do not cover; an open request they
+	// do not cover answers the call with -32021 naming the capability
+	// ("Server Requirements" 7). While some are open, the call is answered
+	// with an InputRequiredResult; once none are, it runs (as a task when
+	// the server makes it one) and Call.Answers returns the answers. A
+	// 2025-11-25 call never asks.
+	Input func(args json.RawMessage, answers rev.InputResponses, caps *rev.ClientCapabilities) rev.InputRequests
 }
 
 // servedTo reports whether requests of revision r list and call the tool.

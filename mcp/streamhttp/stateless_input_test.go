@@ -349,9 +349,9 @@ func TestStatelessConformanceFixtures(t *testing.T) {
 	})
 }
 
-// The tasks fixtures are served to 2026-07-28 requests only: a
-// 2025-11-25 session's tools/list is as it was and a call of one is
-// "Unknown tool".
+// The tasks fixtures, and the other 2026-07-28 conformance fixtures, are
+// served to 2026-07-28 requests only: a 2025-11-25 session's tools/list
+// is as it was and a call of one is "Unknown tool".
 func TestTasksFixturesNotInSessions(t *testing.T) {
 	s := newStatelessServer(t)
 	a := s.do(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, nil)
@@ -361,7 +361,7 @@ func TestTasksFixturesNotInSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	fixtures := map[string]bool{}
-	for _, f := range server.TasksConformanceTools() {
+	for _, f := range append(server.TasksConformanceTools(), server.RevisionConformanceTools()...) {
 		fixtures[f.Name] = true
 	}
 	for _, tool := range list.Tools {
