@@ -100,6 +100,10 @@ func RevisionConformanceTools() []*Tool {
 	askName := func(key, message string) func(json.RawMessage, rev.InputResponses, *rev.ClientCapabilities) rev.InputRequests {
 		return asks(rev.InputRequests{key: elicitation(message, `{"name":{"type":"string"}}`, "name")})
 	}
+	greetUser := answered(func(a rev.InputResponses) string {
+		name, _ := elicitedString(a["user_name"], "name")
+		return "Hello, " + name + "!"
+	})
 	confirm := asks(rev.InputRequests{"confirm": elicitation("Please confirm", `{"ok":{"type":"boolean"}}`, "ok")})
 	return []*Tool{
 		tool(ToolImageContent, "Returns one image block, a 1x1 PNG (conformance fixture).", noArgs,
@@ -115,10 +119,7 @@ func RevisionConformanceTools() []*Tool {
 			blocks(mcp.TextBlock("ok")), nil),
 
 		tool(ToolInputElicitation, "Asks user_name by elicitation in a multi round-trip request, then greets (conformance fixture).", noArgs,
-			answered(func(a rev.InputResponses) string {
-				name, _ := elicitedString(a["user_name"], "name")
-				return "Hello, " + name + "!"
-			}), askName("user_name", "What is your name?")),
+			greetUser, askName("user_name", "What is your name?")),
 		tool(ToolInputSampling, "Asks the client's model a question in a multi round-trip request, then reports the answer (conformance fixture).", noArgs,
 			answered(func(a rev.InputResponses) string { return "The model said: " + sampledText(a["capital_question"]) }),
 			asks(rev.InputRequests{"capital_question": sampling("What is the capital of France?", 100)})),
@@ -152,10 +153,7 @@ func RevisionConformanceTools() []*Tool {
 			answered(func(a rev.InputResponses) string { return "The model said: " + sampledText(a["sample"]) }),
 			asks(rev.InputRequests{"sample": sampling("Say something.", 20)})),
 		tool(ToolStreamingElicit, "Asks by elicitation through an InputRequiredResult, never by a request on the response stream (conformance fixture).", noArgs,
-			answered(func(a rev.InputResponses) string {
-				name, _ := elicitedString(a["user_name"], "name")
-				return "Hello, " + name + "!"
-			}), askName("user_name", "What is your name?")),
+			greetUser, askName("user_name", "What is your name?")),
 		tool(ToolLoggingDiagnostics, "Answers at once; sends no notifications/message (conformance fixture).", noArgs,
 			blocks(mcp.TextBlock("Logging tool ran; no log level was requested, so nothing was logged.")), nil),
 	}
