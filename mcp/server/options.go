@@ -180,44 +180,9 @@ func (o *Options) withDefaults() Options {
 	if out.NoModes {
 		out.Modes = nil
 	}
-	if out.DefaultTTL <= 0 {
-		out.DefaultTTL = DefaultTTL
-	}
-	if out.MaxTTL <= 0 {
-		out.MaxTTL = DefaultMaxTTL
-	}
-	if out.PollInterval <= 0 {
-		out.PollInterval = DefaultPollInterval
-	}
-	if out.MaxTasksPerSession <= 0 {
-		out.MaxTasksPerSession = DefaultMaxTasksPerSession
-	}
-	if out.MaxTasks <= 0 {
-		out.MaxTasks = DefaultMaxTasks
-	}
-	if out.MaxSubscriptions <= 0 {
-		out.MaxSubscriptions = DefaultMaxSubscriptions
-	}
-	if out.MaxListenTaskIDs <= 0 {
-		out.MaxListenTaskIDs = DefaultMaxListenTaskIDs
-	}
-	if out.MaxTaskBytes <= 0 {
-		out.MaxTaskBytes = DefaultMaxTaskBytes
-	}
-	if out.MaxSessionBytes <= 0 {
-		out.MaxSessionBytes = DefaultMaxSessionBytes
-	}
-	if out.MaxServerBytes <= 0 {
-		out.MaxServerBytes = DefaultMaxServerBytes
-	}
+	out.defaultLimits()
 	if out.MaxTaskOpsPerSecond == 0 {
 		out.MaxTaskOpsPerSecond = DefaultMaxTaskOpsPerSecond
-	}
-	if out.ListPageSize <= 0 {
-		out.ListPageSize = DefaultListPageSize
-	}
-	if out.ImmediateWindow <= 0 {
-		out.ImmediateWindow = DefaultImmediateWindow
 	}
 	out.Revisions = servedRevisions(out.Revisions)
 	out.Clock = clock.Or(out.Clock)
@@ -228,4 +193,28 @@ func (o *Options) withDefaults() Options {
 		out.Logger = slog.New(slog.DiscardHandler)
 	}
 	return out
+}
+
+// defaultLimits gives every time and limit of o that is zero or less its
+// default.
+func (o *Options) defaultLimits() {
+	positiveOr(&o.DefaultTTL, DefaultTTL)
+	positiveOr(&o.MaxTTL, DefaultMaxTTL)
+	positiveOr(&o.PollInterval, DefaultPollInterval)
+	positiveOr(&o.MaxTasksPerSession, DefaultMaxTasksPerSession)
+	positiveOr(&o.MaxTasks, DefaultMaxTasks)
+	positiveOr(&o.MaxSubscriptions, DefaultMaxSubscriptions)
+	positiveOr(&o.MaxListenTaskIDs, DefaultMaxListenTaskIDs)
+	positiveOr(&o.MaxTaskBytes, DefaultMaxTaskBytes)
+	positiveOr(&o.MaxSessionBytes, DefaultMaxSessionBytes)
+	positiveOr(&o.MaxServerBytes, DefaultMaxServerBytes)
+	positiveOr(&o.ListPageSize, DefaultListPageSize)
+	positiveOr(&o.ImmediateWindow, DefaultImmediateWindow)
+}
+
+// positiveOr sets *v to d when *v is zero or less.
+func positiveOr[T ~int | ~int64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
