@@ -91,7 +91,13 @@ async function loggingFetch(input, init = {}) {
     }
   }
   summary.wire.push(entry);
-  const res = await fetch(input, init);
+  let res;
+  try {
+    res = await fetch(input, init);
+  } catch (e) {
+    if (e?.name === 'AbortError') entry.aborted = true;
+    throw e;
+  }
   entry.status = res.status;
   entry.contentType = res.headers.get('content-type');
   if ((entry.contentType || '').startsWith('application/json')) {
@@ -125,7 +131,12 @@ async function rawCoordinator() {
     if (msg.error) p.resolve({ kind: 'error', error: msg.error });
     else p.resolve({ kind: 'result', result: msg.result });
   };
+  // Closing the transport aborts what is still in flight: a tasks/get
+  // the extension gave up on (its signal dropped it when the task ended)
+  // may not have been answered yet. That abort is ours, not a failure.
+  let closing = false;
   transport.onerror = (e) => {
+    if (closing && e?.name === 'AbortError') return;
     summary.failures.push(`raw transport: ${errText(e)}`);
   };
   await transport.start();
@@ -140,7 +151,13 @@ async function rawCoordinator() {
       transport.send({ jsonrpc: '2.0', id, ...request }).catch(drop);
     });
   };
-  return { dispatch, close: () => transport.close() };
+  return {
+    dispatch,
+    close: () => {
+      closing = true;
+      return transport.close();
+    }
+  };
 }
 
 function textOf(result) {
