@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,17 +113,20 @@ func messageBytes(rec traces.Record) []byte {
 }
 
 // idMap maps what a replay declares variable, recorded value to live
-// value: task ids, session ids, SSE event ids. Safe for concurrent use.
+// value: task ids, session ids, SSE event ids, request states. Safe for
+// concurrent use.
 type idMap struct {
 	mu      sync.Mutex
 	task    map[string]string
 	session map[string]string
 	event   map[string]string
 	request map[string]string // JSON-RPC request ids (a client replay)
+	state   map[string]string // MCP 2026-07-28 requestState values
 }
 
 func newIDMap() *idMap {
-	return &idMap{task: map[string]string{}, session: map[string]string{}, event: map[string]string{}, request: map[string]string{}}
+	return &idMap{task: map[string]string{}, session: map[string]string{}, event: map[string]string{},
+		request: map[string]string{}, state: map[string]string{}}
 }
 
 func (m *idMap) bind(table map[string]string, rec, live string) {
@@ -140,14 +144,95 @@ func (m *idMap) lookup(table map[string]string, rec string) (string, bool) {
 	return v, ok
 }
 
-// rewriteTasks replaces every JSON string in body that is a recorded task
-// id by its live id, leaving every other byte as it was.
-func (m *idMap) rewriteTasks(body []byte) []byte {
+// rebind binds a recorded value to the live value seen last: a
+// requestState is valid for the retry that follows the answer carrying
+// it, whatever the server minted for it before.
+func (m *idMap) rebind(table map[string]string, rec, live string) {
 	m.mu.Lock()
-	pairs := make([][2]string, 0, len(m.task))
-	for rec, live := range m.task {
-		if rec != live {
-			pairs = append(pairs, [2]string{rec, live})
+	defer m.mu.Unlock()
+	table[rec] = live
+}
+
+// liveString is the live value of a recorded string that a request
+// carries: a task id's or a requestState's; ok is false for any other.
+func (m *idMap) liveString(rec string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if live, ok := m.task[rec]; ok {
+		return live, live != rec
+	}
+	live, ok := m.state[rec]
+	return live, ok && live != rec
+}
+
+// rewriteRequest replaces every JSON string in body that is a recorded
+// task id or requestState by its live value, leaving every other byte as
+// it was. The strings are compared decoded, so that an escape the
+// recorded client chose cannot hide one; a body that is not JSON has its
+// JSON-quoted values replaced as bytes.
+func (m *idMap) rewriteRequest(body []byte) []byte {
+	out, err := rewriteStrings(body, m.liveString)
+	if err != nil {
+		return m.rewriteBytes(body)
+	}
+	return out
+}
+
+// rewriteStrings returns body with each JSON string value or member
+// name s for which live(s) is ok replaced by the JSON string of its live
+// value; an error when body is not one JSON value.
+func rewriteStrings(body []byte, live func(string) (string, bool)) ([]byte, error) {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var out []byte
+	copied, prev := 0, 0
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		end := int(d.InputOffset())
+		s, isString := tok.(string)
+		if l, ok := live(s); isString && ok {
+			// Between the previous token and this one there is only
+			// white space and a ',' or ':': the string starts at its
+			// first quote.
+			start := prev + bytes.IndexByte(body[prev:end], '"')
+			out = append(out, body[copied:start]...)
+			out = appendJSONString(out, l)
+			copied = end
+		}
+		prev = end
+	}
+	if copied == 0 {
+		return body, nil
+	}
+	return append(out, body[copied:]...), nil
+}
+
+// appendJSONString appends s as a JSON string, without the HTML escapes
+// encoding/json adds by default.
+func appendJSONString(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	_ = e.Encode(s) // a string always encodes
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
+}
+
+// rewriteBytes replaces the JSON-quoted recorded task ids and
+// requestStates in body by their live values, as bytes.
+func (m *idMap) rewriteBytes(body []byte) []byte {
+	m.mu.Lock()
+	pairs := make([][2]string, 0, len(m.task)+len(m.state))
+	for _, table := range []map[string]string{m.task, m.state} {
+		for rec, live := range table {
+			if rec != live {
+				pairs = append(pairs, [2]string{rec, live})
+			}
 		}
 	}
 	m.mu.Unlock()
@@ -166,7 +251,7 @@ func (m *idMap) rewriteTasks(body []byte) []byte {
 // 2026-07-28: tasks/get, tasks/update and tasks/cancel name their task
 // there, ext-tasks "Mcp-Name"), as sent (plain or Base64-encoded), to the
 // live id, encoded as a client must (2026-07-28 Streamable HTTP, "Value
-// Encoding"). The body's params.taskId is mapped by rewriteTasks; the
+// Encoding"). The body's params.taskId is mapped by rewriteRequest; the
 // server checks that the two agree. Any other value is kept as sent.
 func (m *idMap) headerTask(v string) string {
 	rec, err := rev.DecodeHeaderValue(v)
@@ -306,6 +391,14 @@ func (m *idMap) compareString(path, key, r string, live any) *difference {
 		return nil
 	}
 	if key == "status" && nonTerminal[r] && nonTerminal[l] {
+		return nil
+	}
+	if key == "requestState" {
+		// Opaque, and sealed by the server that minted it (2026-07-28
+		// Multi Round-Trip Requests, "Server Requirements" 4): any string
+		// on both sides; the live one replaces the recorded one in the
+		// retry that echoes it.
+		m.rebind(m.state, r, l)
 		return nil
 	}
 	if variableKeys[key] && r != l {

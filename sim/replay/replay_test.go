@@ -189,17 +189,6 @@ func TestCompareJSON(t *testing.T) {
 	}
 }
 
-func TestRewriteTasks(t *testing.T) {
-	m := newIDMap()
-	m.bind(m.task, "t1", "live-1")
-	m.bind(m.task, "t10", "live-10")
-	got := string(m.rewriteTasks([]byte(`{"params":{"taskId":"t10","other":"t1","keep":"t100"}}`)))
-	want := `{"params":{"taskId":"live-10","other":"live-1","keep":"t100"}}`
-	if got != want {
-		t.Errorf("got %s, want %s", got, want)
-	}
-}
-
 // describe shows a suite run's scenarios, their rules and findings, for
 // a failure message.
 func describe(res *suite.SuiteResult) string {
