@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -113,8 +112,8 @@ func messageBytes(rec traces.Record) []byte {
 }
 
 // idMap maps what a replay declares variable, recorded value to live
-// value: task ids, session ids, SSE event ids, request states. Safe for
-// concurrent use.
+// value: task ids, session ids, SSE event ids, and in MCP 2026-07-28
+// request states and input request keys. Safe for concurrent use.
 type idMap struct {
 	mu      sync.Mutex
 	task    map[string]string
@@ -122,11 +121,12 @@ type idMap struct {
 	event   map[string]string
 	request map[string]string // JSON-RPC request ids (a client replay)
 	state   map[string]string // MCP 2026-07-28 requestState values
+	input   map[string]string // MCP 2026-07-28 inputRequests keys
 }
 
 func newIDMap() *idMap {
 	return &idMap{task: map[string]string{}, session: map[string]string{}, event: map[string]string{},
-		request: map[string]string{}, state: map[string]string{}}
+		request: map[string]string{}, state: map[string]string{}, input: map[string]string{}}
 }
 
 func (m *idMap) bind(table map[string]string, rec, live string) {
@@ -145,123 +145,13 @@ func (m *idMap) lookup(table map[string]string, rec string) (string, bool) {
 }
 
 // rebind binds a recorded value to the live value seen last: a
-// requestState is valid for the retry that follows the answer carrying
-// it, whatever the server minted for it before.
+// requestState or an inputRequests key is valid for the retry or
+// tasks/update that follows the answer carrying it, whatever the server
+// minted for it before.
 func (m *idMap) rebind(table map[string]string, rec, live string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	table[rec] = live
-}
-
-// liveString is the live value of a recorded string that a request
-// carries: a task id's or a requestState's; ok is false for any other.
-func (m *idMap) liveString(rec string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if live, ok := m.task[rec]; ok {
-		return live, live != rec
-	}
-	live, ok := m.state[rec]
-	return live, ok && live != rec
-}
-
-// rewriteRequest replaces every JSON string in body that is a recorded
-// task id or requestState by its live value, leaving every other byte as
-// it was. The strings are compared decoded, so that an escape the
-// recorded client chose cannot hide one; a body that is not JSON has its
-// JSON-quoted values replaced as bytes.
-func (m *idMap) rewriteRequest(body []byte) []byte {
-	out, err := rewriteStrings(body, m.liveString)
-	if err != nil {
-		return m.rewriteBytes(body)
-	}
-	return out
-}
-
-// rewriteStrings returns body with each JSON string value or member
-// name s for which live(s) is ok replaced by the JSON string of its live
-// value; an error when body is not one JSON value.
-func rewriteStrings(body []byte, live func(string) (string, bool)) ([]byte, error) {
-	d := json.NewDecoder(bytes.NewReader(body))
-	d.UseNumber()
-	var out []byte
-	copied, prev := 0, 0
-	for {
-		tok, err := d.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		end := int(d.InputOffset())
-		s, isString := tok.(string)
-		if l, ok := live(s); isString && ok {
-			// Between the previous token and this one there is only
-			// white space and a ',' or ':': the string starts at its
-			// first quote.
-			start := prev + bytes.IndexByte(body[prev:end], '"')
-			out = append(out, body[copied:start]...)
-			out = appendJSONString(out, l)
-			copied = end
-		}
-		prev = end
-	}
-	if copied == 0 {
-		return body, nil
-	}
-	return append(out, body[copied:]...), nil
-}
-
-// appendJSONString appends s as a JSON string, without the HTML escapes
-// encoding/json adds by default.
-func appendJSONString(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	e := json.NewEncoder(&buf)
-	e.SetEscapeHTML(false)
-	_ = e.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
-}
-
-// rewriteBytes replaces the JSON-quoted recorded task ids and
-// requestStates in body by their live values, as bytes.
-func (m *idMap) rewriteBytes(body []byte) []byte {
-	m.mu.Lock()
-	pairs := make([][2]string, 0, len(m.task)+len(m.state))
-	for _, table := range []map[string]string{m.task, m.state} {
-		for rec, live := range table {
-			if rec != live {
-				pairs = append(pairs, [2]string{rec, live})
-			}
-		}
-	}
-	m.mu.Unlock()
-	// Longest first, so that an id that is a prefix of another cannot
-	// take its place.
-	slices.SortFunc(pairs, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
-	for _, p := range pairs {
-		rq, _ := json.Marshal(p[0])
-		lq, _ := json.Marshal(p[1])
-		body = bytes.ReplaceAll(body, rq, lq)
-	}
-	return body
-}
-
-// headerTask maps the task id an Mcp-Name header carries (MCP
-// 2026-07-28: tasks/get, tasks/update and tasks/cancel name their task
-// there, ext-tasks "Mcp-Name"), as sent (plain or Base64-encoded), to the
-// live id, encoded as a client must (2026-07-28 Streamable HTTP, "Value
-// Encoding"). The body's params.taskId is mapped by rewriteRequest; the
-// server checks that the two agree. Any other value is kept as sent.
-func (m *idMap) headerTask(v string) string {
-	rec, err := rev.DecodeHeaderValue(v)
-	if err != nil {
-		return v
-	}
-	if live, ok := m.lookup(m.task, rec); ok && live != rec {
-		return rev.EncodeHeaderValue(live)
-	}
-	return v
 }
 
 // variableKeys are members whose values differ from run to run by
@@ -317,6 +207,9 @@ func decodeAny(b []byte) (any, error) {
 func (m *idMap) compareValue(path, key string, rec, live any) *difference {
 	switch r := rec.(type) {
 	case map[string]any:
+		if key == "inputRequests" {
+			return m.compareInputRequests(path, r, live)
+		}
 		return m.compareObject(path, r, live)
 	case []any:
 		return m.compareArray(path, key, r, live)
@@ -359,6 +252,65 @@ func (m *idMap) compareObject(path string, r map[string]any, live any) *differen
 		}
 	}
 	return nil
+}
+
+// compareInputRequests compares an inputRequests map (MCP 2026-07-28:
+// an InputRequiredResult's, a DetailedTask's) whose keys the server
+// chooses (Multi Round-Trip Requests, "InputRequests"; Tasks, "Task
+// Update Requests"): a server may mint them per run. Each recorded key
+// pairs with a live one: the same key if the live side has it, else one
+// whose request is the same, else the first left, in name order; the
+// requests must then agree, and the recorded key binds the live one, so
+// that the inputResponses of the retry or tasks/update that answers them
+// send the live key. A key on one side only is a difference.
+func (m *idMap) compareInputRequests(path string, r map[string]any, live any) *difference {
+	l, ok := live.(map[string]any)
+	if !ok {
+		return &difference{path, fmt.Sprintf("recorded an object, live %s", typeName(live))}
+	}
+	used := map[string]bool{}
+	for _, k := range slices.Sorted(maps.Keys(r)) {
+		lk := pairInputKey(k, r, l, used)
+		p := path + "." + k
+		if lk == "" {
+			return &difference{p, "recorded " + short(r[k]) + ", live has no request left to pair with " + k}
+		}
+		used[lk] = true
+		if d := m.compareValue(p, k, r[k], l[lk]); d != nil {
+			return d
+		}
+		m.rebind(m.input, k, lk)
+	}
+	for _, lk := range slices.Sorted(maps.Keys(l)) {
+		if !used[lk] {
+			return &difference{path + "." + lk, "live " + short(l[lk]) + ", recorded has no request to pair with " + lk}
+		}
+	}
+	return nil
+}
+
+// pairInputKey returns the live key that recorded key k pairs with: k
+// itself, else the first unused live key (in name order, not a recorded
+// key) whose request has the same JSON, else the first unused one; ""
+// when none is left.
+func pairInputKey(k string, r, l map[string]any, used map[string]bool) string {
+	if _, ok := l[k]; ok && !used[k] {
+		return k
+	}
+	want, _ := json.Marshal(r[k]) // decoded JSON: it encodes, members sorted
+	first := ""
+	for _, lk := range slices.Sorted(maps.Keys(l)) {
+		if _, recorded := r[lk]; used[lk] || recorded {
+			continue
+		}
+		if got, _ := json.Marshal(l[lk]); bytes.Equal(got, want) {
+			return lk
+		}
+		if first == "" {
+			first = lk
+		}
+	}
+	return first
 }
 
 // compareArray compares two arrays element by element, then their

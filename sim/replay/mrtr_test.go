@@ -28,7 +28,7 @@ import (
 // the result. It returns the trace's path and the two recorded states.
 func recordMultiRound(t *testing.T) (string, []string) {
 	t.Helper()
-	rc := startRecording2026(t)
+	rc := startRecording2026(t, "")
 	call := `"name":"` + server.ToolInputMultiRound + `","arguments":{}`
 	var states []string
 	retry := ""
@@ -149,12 +149,69 @@ func TestReplay2026RequestStateRefused(t *testing.T) {
 	}
 }
 
+// mintingServer is a 2026-07-28 server of one tool, not tasksim's: it
+// asks one confirmation in a multi round-trip request under a key and a
+// requestState it names after run, and answers the retry that echoes the
+// state and answers the key with "confirmed", any other with -32602.
+func mintingServer(t *testing.T, run string) *httptest.Server {
+	key, state := "confirm-"+run, "state-"+run
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID     json.RawMessage    `json:"id"`
+			Params rev.CallToolParams `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		p := m.Params
+		var out any
+		switch {
+		case p.RequestState == "":
+			out = map[string]any{"result": rev.InputRequiredResult{ResultType: rev.ResultInputRequired, RequestState: state,
+				InputRequests: rev.InputRequests{key: {Method: rev.MethodElicitationCreate, Params: json.RawMessage(`{"message":"Sure?"}`)}}}}
+		case p.RequestState == state && p.InputResponses[key] != nil:
+			out = map[string]any{"result": map[string]any{"resultType": "complete", "content": []any{map[string]string{"type": "text", "text": "confirmed"}}}}
+		default:
+			out = map[string]any{"error": map[string]any{"code": -32602, "message": "invalid params: unknown requestState or inputResponses key"}}
+		}
+		b, _ := json.Marshal(out)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,` + string(b[1:])))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// TestReplay2026MapsInputKeys: a server other than tasksim may mint its
+// inputRequests keys per run, as its requestState. A multi round-trip
+// request recorded against one run of it replays against another without
+// a divergence: the recorded key pairs with the live one (same request),
+// and the retry answers the live key under the live state.
+func TestReplay2026MapsInputKeys(t *testing.T) {
+	rc := startRecording2026(t, mintingServer(t, "rec").URL+"/mcp")
+	call := `"name":"confirm","arguments":{}`
+	rc.send("1", mcp.MethodToolsCall, call)
+	if got := rc.send("2", mcp.MethodToolsCall, call+`,"inputResponses":{"confirm-rec":{"action":"accept"}},"requestState":"state-rec"`); !strings.Contains(string(got), "confirmed") {
+		t.Fatalf("recorded retry: %s", got)
+	}
+	path := rc.finish()
+	res := replayFile(t, path, Target{URL: mintingServer(t, "live").URL + "/mcp"}, nil)
+	if res.Divergence != nil {
+		t.Fatalf("divergence:\n%s", res.Divergence)
+	}
+	if res.Sent != 2 || res.Compared < 2 {
+		t.Fatalf("sent %d, compared %d", res.Sent, res.Compared)
+	}
+}
+
 func TestRewriteRequest(t *testing.T) {
 	m := newIDMap()
 	m.bind(m.task, "t1", "live-1")
 	m.bind(m.task, "t10", "live-10")
 	m.rebind(m.state, "s&1", "old")
 	m.rebind(m.state, "s&1", "L<&>") // the state seen last counts
+	m.rebind(m.input, "k1", "L1")
 	for _, tc := range []struct{ name, in, want string }{
 		{"task ids", `{"params":{"taskId":"t10","other":"t1","keep":"t100"}}`,
 			`{"params":{"taskId":"live-10","other":"live-1","keep":"t100"}}`},
@@ -163,6 +220,8 @@ func TestRewriteRequest(t *testing.T) {
 			`{"params":{"requestState":"L<&>","inputResponses":{"k":{"v":1}}}}`},
 		{"nothing to map", `{ "a" : "b" }`, `{ "a" : "b" }`},
 		{"not JSON: as bytes", `{"taskId":"t1",`, `{"taskId":"live-1",`},
+		{"inputResponses keys, nothing else", `{"params":{"inputResponses":{"k1":{"content":{"k1":"k1"}},"k2":["k1"]},"k1":"k1"}}`,
+			`{"params":{"inputResponses":{"L1":{"content":{"k1":"k1"}},"k2":["k1"]},"k1":"k1"}}`},
 	} {
 		if got := string(m.rewriteRequest([]byte(tc.in))); got != tc.want {
 			t.Errorf("%s: got %s, want %s", tc.name, got, tc.want)

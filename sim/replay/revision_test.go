@@ -29,15 +29,19 @@ type recording2026 struct {
 	mcp   string // the endpoint's path
 }
 
-func startRecording2026(t *testing.T) *recording2026 {
+// startRecording2026 records in front of upstream, a fresh reference
+// server when "".
+func startRecording2026(t *testing.T, upstream string) *recording2026 {
 	t.Helper()
-	s := refserver.StartHTTP(t, &refserver.Options{})
+	if upstream == "" {
+		upstream = refserver.StartHTTP(t, &refserver.Options{}).URL
+	}
 	path := filepath.Join(t.TempDir(), "run.trace")
 	w, err := traces.Create(path, traces.Header{Command: []string{"test"}, Protocol: rev.ProtocolVersion}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(s.URL)
+	u, _ := url.Parse(upstream)
 	p, err := recorder.NewProxy(u, w, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +96,7 @@ func (r *recording2026) finish() string {
 // trace's path and the recorded task id.
 func record2026(t *testing.T) (string, string) {
 	t.Helper()
-	rc := startRecording2026(t)
+	rc := startRecording2026(t, "")
 	var created tasks.CreateTaskResult
 	if err := json.Unmarshal(rc.send("1", mcp.MethodToolsCall, `"name":"sleep","arguments":{"durationMs":3600000}`), &created); err != nil || created.TaskID == "" {
 		t.Fatalf("tools/call: %+v %v, want a task", created, err)
