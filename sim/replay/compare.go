@@ -122,6 +122,12 @@ type idMap struct {
 	request map[string]string // JSON-RPC request ids (a client replay)
 	state   map[string]string // MCP 2026-07-28 requestState values
 	input   map[string]string // MCP 2026-07-28 inputRequests keys
+	// echoed says the messages compared are a live client's (a client
+	// replay), which must echo the recorded requestState it was served
+	// unchanged (2026-07-28 Multi Round-Trip Requests, "Client
+	// Requirements": the state is opaque, the client MUST NOT change
+	// it): there a requestState compares exactly.
+	echoed bool
 }
 
 func newIDMap() *idMap {
@@ -345,7 +351,7 @@ func (m *idMap) compareString(path, key, r string, live any) *difference {
 	if key == "status" && nonTerminal[r] && nonTerminal[l] {
 		return nil
 	}
-	if key == "requestState" {
+	if key == "requestState" && !m.echoed {
 		// Opaque, and sealed by the server that minted it (2026-07-28
 		// Multi Round-Trip Requests, "Server Requirements" 4): any string
 		// on both sides; the live one replaces the recorded one in the

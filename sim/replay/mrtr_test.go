@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -202,6 +203,26 @@ func TestReplay2026MapsInputKeys(t *testing.T) {
 	}
 	if res.Sent != 2 || res.Compared < 2 {
 		t.Fatalf("sent %d, compared %d", res.Sent, res.Compared)
+	}
+}
+
+// TestClientReplayRequestStateExact: a client replay serves the recorded
+// requestState, so the live client's retry must echo it unchanged: a
+// client that changes it is the divergence (a server replay, where the
+// live server mints its own, takes any string).
+func TestClientReplayRequestStateExact(t *testing.T) {
+	const retry = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"confirm","inputResponses":{"k":{}},"requestState":"%s"}}`
+	st := step{kind: stepRequest, ch: 1, body: fmt.Appendf(nil, retry, "s1"),
+		rec: traces.Record{Index: 7, Stream: "req:1", HTTP: &traces.HTTPHead{Method: http.MethodPost, URL: "/mcp"}}}
+	for _, tc := range []struct{ live, path string }{{"s1", ""}, {"s1-changed", "$.params.requestState"}} {
+		cs := newClientServer(&script{http: true, steps: []step{st}}, 0)
+		cs.compareRequest(cs.order[0], fmt.Appendf(nil, retry, tc.live))
+		switch d := cs.first; {
+		case tc.path == "" && d != nil:
+			t.Errorf("echoed %q: divergence %s", tc.live, d)
+		case tc.path != "" && (d == nil || d.Path != tc.path):
+			t.Errorf("echoed %q: divergence %v, want one at %s", tc.live, d, tc.path)
+		}
 	}
 }
 
