@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -212,7 +213,7 @@ func TestConnMsgRevision(t *testing.T) {
 		{StreamStdin, "tools/list", "c>s", mcp.Revision20260728},
 		{StreamStdout, "", "s>c", mcp.Revision20260728},
 	}
-	if got := w.take(); !equalSeen(got, want) {
+	if got := w.take(); !slices.Equal(got, want) {
 		t.Errorf("over HTTP: saw %+v, want %+v", got, want)
 	}
 
@@ -233,21 +234,9 @@ func TestConnMsgRevision(t *testing.T) {
 		{StreamStdin, mcp.MethodInitialize, "c>s", m25}, {StreamStdout, "", "s>c", m25},
 		{StreamStdin, "tools/list", "c>s", m25}, {StreamStdout, "", "s>c", m25},
 	}
-	if got := w.take(); !equalSeen(got, want) {
+	if got := w.take(); !slices.Equal(got, want) {
 		t.Errorf("over stdio: saw %+v, want %+v", got, want)
 	}
-}
-
-func equalSeen(a, b []seenMsg) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 const (
@@ -292,7 +281,7 @@ func TestLinesMsgRevision(t *testing.T) {
 			{StreamStdout, "", "s>c", answers[1]},
 			{StreamStdout, "", "s>c", answers[2]},
 		}
-		if got := w.take(); !equalSeen(got, want) {
+		if got := w.take(); !slices.Equal(got, want) {
 			t.Errorf("shared %v: saw %+v, want %+v", shared, got, want)
 		}
 	}

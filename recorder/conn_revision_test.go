@@ -1,7 +1,6 @@
 package recorder_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http/httptest"
@@ -31,11 +30,7 @@ func TestConnTakesTheConnsRevision(t *testing.T) {
 		h.Close()
 		srv.Close()
 	}()
-	var buf bytes.Buffer
-	w, err := traces.NewWriter(&buf, traces.Header{Command: []string{"test"}}, &traces.WriterOptions{FlushInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, path := createTrace(t)
 	pipe := recorder.NewPipeline(w, nil)
 	ctx := context.Background()
 	inner, err := (&streamhttp.ClientTransport{URL: hs.URL + streamhttp.DefaultPath, Revision: mcp.Revision20260728}).Connect(ctx)
@@ -67,16 +62,9 @@ func TestConnTakesTheConnsRevision(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rd, err := traces.NewReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type row struct{ Dir, ID, Rev string }
 	var got []row
-	for r, err := range rd.Records() {
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, r := range readTrace(t, path) {
 		if r.Kind == traces.KindMessage {
 			got = append(got, row{r.Dir.String(), r.RPC.ID, r.Revision})
 		}
