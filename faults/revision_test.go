@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"math/rand/v2"
-	"net/http/httptest"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	rev "github.com/tasksim/tasksim/mcp/rev20260728"
@@ -72,15 +72,7 @@ func (w *watcher) take() []seenMsg {
 // behind set's faults and returns its endpoint's URL.
 func dualEra(t *testing.T, set *Set) string {
 	t.Helper()
-	srv := server.New(nil)
-	h := streamhttp.NewHandler(srv, &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)})
-	hs := httptest.NewServer(Handler(h, set, nil))
-	t.Cleanup(func() {
-		hs.Close()
-		h.Close()
-		srv.Close()
-	})
-	return hs.URL + streamhttp.DefaultPath
+	return refserver.StartHTTP(t, &refserver.Options{Handler: func(h http.Handler) http.Handler { return Handler(h, set, nil) }}).URL
 }
 
 // discover asks the server at u for server/discover in the 2026-07-28

@@ -2,14 +2,12 @@ package recorder_test
 
 import (
 	"context"
-	"log/slog"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
-	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/traces"
@@ -22,18 +20,11 @@ import (
 // connection says which revision it speaks (mcp.RevisionOfConn), so the
 // request and its answer have the connection's, 2026-07-28, not none.
 func TestConnTakesTheConnsRevision(t *testing.T) {
-	srv := server.New(nil)
-	h := streamhttp.NewHandler(srv, &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)})
-	hs := httptest.NewServer(h)
-	defer func() {
-		hs.Close()
-		h.Close()
-		srv.Close()
-	}()
+	u, _ := refserver.Start(t, nil)
 	w, path := createTrace(t)
 	pipe := recorder.NewPipeline(w, nil)
 	ctx := context.Background()
-	inner, err := (&streamhttp.ClientTransport{URL: hs.URL + streamhttp.DefaultPath, Revision: mcp.Revision20260728}).Connect(ctx)
+	inner, err := (&streamhttp.ClientTransport{URL: u, Revision: mcp.Revision20260728}).Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,12 @@ package client_test
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
-	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
@@ -20,16 +18,8 @@ import (
 // session-era transport, Connect over a 2026-07-28 one. The matching
 // pairs connect.
 func TestConnectChecksTheConnsRevision(t *testing.T) {
-	srv := server.New(nil)
-	h := streamhttp.NewHandler(srv, &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)})
+	u, _ := refserver.Start(t, nil)
 	var requests atomic.Int64
-	hs := httptest.NewServer(h)
-	defer func() {
-		hs.Close()
-		h.Close()
-		srv.Close()
-	}()
-	u := hs.URL + streamhttp.DefaultPath
 	ctx := context.Background()
 	count := func(r mcp.Revision) mcp.Transport {
 		tr := &streamhttp.ClientTransport{URL: u, Revision: r}
