@@ -74,10 +74,16 @@ type statelessAnswer struct {
 // ConnectStateless opens a connection with t for the stateless era. It
 // sends nothing: there is no handshake (use Discover to ask the server
 // what it speaks). Over Streamable HTTP, t must speak the stateless
-// revision (streamhttp.ClientTransport.Revision).
+// revision (streamhttp.ClientTransport.Revision): a connection that says
+// it speaks another (mcp.RevisionOfConn) is an error matching
+// ErrRevisionMismatch.
 func (c *Client) ConnectStateless(ctx context.Context, t mcp.Transport) (*Stateless, error) {
 	conn, err := t.Connect(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRevision(conn, mcp.Revision.IsStateless, "it is not stateless: use Connect, or set streamhttp.ClientTransport.Revision"); err != nil {
+		conn.Close()
 		return nil, err
 	}
 	s := &Stateless{client: c, opts: c.opts, conn: conn, waiters: map[mcp.ID]chan statelessAnswer{}, boxes: map[mcp.ID]*listenBox{}, done: make(chan struct{})}

@@ -116,6 +116,15 @@ func (c *clientConn) ObserveRequests(f func(RequestInfo)) {
 	c.observer.Store(&f)
 }
 
+// Revision implements mcp.RevisionReporter: the transport's Revision, the
+// zero value being the session era, 2025-11-25.
+func (c *clientConn) Revision() mcp.Revision {
+	if c.t.Revision == "" {
+		return mcp.Revision20251125
+	}
+	return c.t.Revision
+}
+
 // deliver queues msg for Read, noting the negotiated protocol version when
 // msg answers initialize. It reports false when the Conn closed first.
 func (c *clientConn) deliver(msg *mcp.Message) bool {
