@@ -109,8 +109,23 @@ func (e *MetaError) RPCError() *mcp.Error {
 // field in that order that is wrong. Whether the version is one the server
 // supports is not its question (that is -32022, UnsupportedProtocolVersion).
 func DecodeRequestMeta(params json.RawMessage) (RequestMeta, error) {
+	return metaOf(paramsMembers(params))
+}
+
+// paramsMembers returns the members of params, or nil when params is not
+// a JSON object.
+func paramsMembers(params json.RawMessage) map[string]json.RawMessage {
 	var members map[string]json.RawMessage
-	if err := json.Unmarshal(nonEmpty(params), &members); err != nil || members == nil {
+	if json.Unmarshal(nonEmpty(params), &members) != nil {
+		return nil
+	}
+	return members
+}
+
+// metaOf is DecodeRequestMeta of params whose members are members (nil
+// when params is not an object).
+func metaOf(members map[string]json.RawMessage) (RequestMeta, error) {
+	if members == nil {
 		return RequestMeta{}, &MetaError{Key: "_meta", Reason: "is missing: params is not an object"}
 	}
 	raw, ok := members["_meta"]
