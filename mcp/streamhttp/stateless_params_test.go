@@ -1,6 +1,7 @@
 package streamhttp_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/tasksim/tasksim/mcp"
 	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // TestStatelessParamHeaders sends tools/call requests of
@@ -113,5 +115,49 @@ func TestStatelessParamHeadersListed(t *testing.T) {
 		with(headers(mcp.MethodToolsCall, "echo"), "Mcp-Param-Text", "other"))
 	if a.status != http.StatusOK || a.last(t).Error != nil {
 		t.Errorf("status %d: an Mcp-Param header of a tool that declares none was not ignored", a.status)
+	}
+}
+
+// TestClientMirrorsParamHeaders drives the reference server with the
+// stateless client transport: once a tools/list answer named
+// test_custom_headers' x-mcp-header arguments, its tools/call carries them
+// in Mcp-Param headers, Base64-encoded where they must be, and the server,
+// which checks them, runs the call (2026-07-28 Streamable HTTP, "Client
+// Behavior"). A call sent before any tools/list cannot know them: the
+// server refuses it with -32020, and the caller lists the tools first.
+func TestClientMirrorsParamHeaders(t *testing.T) {
+	s := newStatelessServer(t)
+	tr := &streamhttp.ClientTransport{URL: s.url, Revision: mcp.Revision20260728}
+	conn, err := tr.Connect(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	meta := json.RawMessage(metaJSON(rev.ProtocolVersion))
+	send := func(id int64, method, fields string) *mcp.Message {
+		t.Helper()
+		params := `{` + fields + `"_meta":` + string(meta) + `}`
+		if err := conn.Write(t.Context(), &mcp.Message{ID: mcp.IntID(id), Method: method, Params: json.RawMessage(params)}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := conn.Read(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	call := `"name":"` + server.ToolCustomHeaders + `","arguments":{"region":" Zürich ","priority":3,"verbose":null,"query":"q"},`
+	if m := send(1, mcp.MethodToolsCall, call); m.Error == nil || m.Error.Code != rev.CodeHeaderMismatch {
+		t.Fatalf("tools/call before tools/list: %+v, want -32020", m)
+	}
+	if m := send(2, mcp.MethodToolsList, ""); m.Error != nil {
+		t.Fatalf("tools/list: %v", m.Error)
+	}
+	m := send(3, mcp.MethodToolsCall, call)
+	if m.Error != nil {
+		t.Fatalf("tools/call after tools/list: %v", m.Error)
+	}
+	if !strings.Contains(string(m.Result), "Zürich") {
+		t.Errorf("result %s does not echo the arguments", m.Result)
 	}
 }
