@@ -127,17 +127,32 @@ func paramsMembers(params json.RawMessage) map[string]json.RawMessage {
 // metaOf is DecodeRequestMeta of params whose members are members (nil
 // when params is not an object).
 func metaOf(members map[string]json.RawMessage) (RequestMeta, error) {
+	fields, raw, err := metaObject(members)
+	if err != nil {
+		return RequestMeta{}, err
+	}
+	return metaFrom(fields, raw)
+}
+
+// metaObject returns the members of the _meta object of params whose
+// members are members, and the object as written.
+func metaObject(members map[string]json.RawMessage) (fields map[string]json.RawMessage, raw json.RawMessage, err error) {
 	if members == nil {
-		return RequestMeta{}, &MetaError{Key: "_meta", Reason: "is missing: params is not an object"}
+		return nil, nil, &MetaError{Key: "_meta", Reason: "is missing: params is not an object"}
 	}
 	raw, ok := members["_meta"]
 	if !ok || isNull(raw) {
-		return RequestMeta{}, &MetaError{Key: "_meta", Reason: "is missing"}
+		return nil, nil, &MetaError{Key: "_meta", Reason: "is missing"}
 	}
-	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return RequestMeta{}, &MetaError{Key: "_meta", Reason: "must be an object"}
+		return nil, nil, &MetaError{Key: "_meta", Reason: "must be an object"}
 	}
+	return fields, raw, nil
+}
+
+// metaFrom checks the members of a _meta object (raw as written) and
+// returns the RequestMeta they make.
+func metaFrom(fields map[string]json.RawMessage, raw json.RawMessage) (RequestMeta, error) {
 	m, err := checkMetaFields(fields)
 	if err != nil {
 		return RequestMeta{}, err

@@ -31,8 +31,13 @@ type Request struct {
 // _meta and whether they carry it at all.
 func ReadRequest(msg *mcp.Message) *Request {
 	q := &Request{Msg: msg, members: paramsMembers(msg.Params)}
-	q.Meta, q.MetaErr = metaOf(q.members)
-	q.hasMeta = q.readHasMeta()
+	fields, raw, err := metaObject(q.members)
+	if err != nil {
+		q.MetaErr = err
+	} else {
+		q.Meta, q.MetaErr = metaFrom(fields, raw)
+	}
+	q.hasMeta = q.readHasMeta(fields)
 	return q
 }
 
@@ -41,7 +46,9 @@ func ReadRequest(msg *mcp.Message) *Request {
 // stateless era.
 func (q *Request) HasMeta() bool { return q.hasMeta }
 
-func (q *Request) readHasMeta() bool {
+// readHasMeta is HasRequestMeta of the params, fields being the members
+// of their _meta object (nil when there is none).
+func (q *Request) readHasMeta(fields map[string]json.RawMessage) bool {
 	if len(q.Msg.Params) == 0 || q.members == nil {
 		return false
 	}
@@ -53,15 +60,7 @@ func (q *Request) readHasMeta() bool {
 			return HasRequestMeta(q.Msg.Params)
 		}
 	}
-	raw, ok := q.members["_meta"]
-	if !ok {
-		return false
-	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(raw, &fields) != nil {
-		return false
-	}
-	_, ok = fields[MetaProtocolVersion]
+	_, ok := fields[MetaProtocolVersion]
 	return ok
 }
 
