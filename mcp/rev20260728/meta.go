@@ -203,15 +203,21 @@ func checkMetaFields(fields map[string]json.RawMessage) (RequestMeta, error) {
 	case !isObject(raw) || json.Unmarshal(raw, m.ClientCapabilities) != nil:
 		return m, &MetaError{Key: MetaClientCapabilities, Reason: "must be a ClientCapabilities object"}
 	}
+	return m, optionalMetaFields(&m, fields)
+}
+
+// optionalMetaFields checks and sets the fields of m a request may leave
+// out, Extra holding the members no field names.
+func optionalMetaFields(m *RequestMeta, fields map[string]json.RawMessage) error {
 	if raw, ok := fields[MetaClientInfo]; ok {
 		m.ClientInfo = new(mcp.Implementation)
 		if !isObject(raw) || json.Unmarshal(raw, m.ClientInfo) != nil || m.ClientInfo.Name == "" || m.ClientInfo.Version == "" {
-			return m, &MetaError{Key: MetaClientInfo, Reason: "must be an Implementation with a name and a version"}
+			return &MetaError{Key: MetaClientInfo, Reason: "must be an Implementation with a name and a version"}
 		}
 	}
 	if raw, ok := fields[MetaLogLevel]; ok {
 		if json.Unmarshal(raw, &m.LogLevel) != nil {
-			return m, &MetaError{Key: MetaLogLevel, Reason: "must be a string"}
+			return &MetaError{Key: MetaLogLevel, Reason: "must be a string"}
 		}
 	}
 	if raw, ok := fields[MetaProgressToken]; ok {
@@ -225,7 +231,7 @@ func checkMetaFields(fields map[string]json.RawMessage) (RequestMeta, error) {
 			m.Extra[k] = v
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // NotificationMeta is the _meta of a notification's params. SubscriptionID
