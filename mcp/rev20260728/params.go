@@ -41,7 +41,8 @@ func (p ParamHeader) Header() string { return HeaderParamPrefix + p.Name }
 // leave out a tool whose annotations are invalid; a server should declare
 // none.
 func ParamHeaders(inputSchema json.RawMessage) ([]ParamHeader, error) {
-	if len(inputSchema) == 0 || !bytes.Contains(inputSchema, []byte(`"`+XMCPHeader+`"`)) {
+	if len(inputSchema) == 0 || !bytes.Contains(inputSchema, []byte(XMCPHeader)) && !bytes.Contains(inputSchema, []byte(`\u`)) {
+		// No annotation, not even one with an escaped character in its key.
 		return nil, nil
 	}
 	var root any

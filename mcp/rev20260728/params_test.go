@@ -31,6 +31,9 @@ func TestParamHeaders(t *testing.T) {
 	if got, err := rev.ParamHeaders(json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)); err != nil || got != nil {
 		t.Errorf("no annotation: %v, %v; want nil, nil", got, err)
 	}
+	if got, err := rev.ParamHeaders(json.RawMessage(`{"properties":{"a":{"type":"string","x\u002dmcp-header":"A"}}}`)); err != nil || len(got) != 1 || got[0].Name != "A" {
+		t.Errorf("an escaped key: %+v, %v; want the annotation A", got, err)
+	}
 	bad := []struct{ name, schema, says string }{
 		{"empty name", `{"properties":{"v":{"type":"string","x-mcp-header":""}}}`, "token"},
 		{"space", `{"properties":{"v":{"type":"string","x-mcp-header":"My Region"}}}`, "token"},
