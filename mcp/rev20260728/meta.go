@@ -117,11 +117,7 @@ func DecodeRequestMeta(params json.RawMessage) (RequestMeta, error) {
 // paramsMembers returns the members of params, or nil when params is not
 // a JSON object.
 func paramsMembers(params json.RawMessage) map[string]json.RawMessage {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(nonEmpty(params), &members) != nil {
-		return nil
-	}
-	return members
+	return mcp.ObjectMembers(params)
 }
 
 // metaOf is DecodeRequestMeta of params whose members are members (nil
