@@ -64,9 +64,6 @@ func (q *Request) readHasMeta(fields map[string]json.RawMessage) bool {
 	return ok
 }
 
-// Member returns the raw member name of the params, or nil.
-func (q *Request) Member(name string) json.RawMessage { return q.members[name] }
-
 // CheckHeaders is CheckHeaders of the request, version being its _meta's
 // protocolVersion, and then for a tools/call whose tool tools knows to
 // declare x-mcp-header arguments CheckParamHeaders against its arguments
