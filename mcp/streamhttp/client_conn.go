@@ -49,6 +49,7 @@ type clientConn struct {
 
 	stats    clientCounters
 	observer atomic.Pointer[func(RequestInfo)]
+	params   paramBook // the stateless era's x-mcp-header arguments (client_params.go)
 }
 
 // clientItem is what Read returns next: a message or a *StreamError.
@@ -129,6 +130,7 @@ func (c *clientConn) Revision() mcp.Revision {
 // msg answers initialize. It reports false when the Conn closed first.
 func (c *clientConn) deliver(msg *mcp.Message) bool {
 	c.noteInitialize(msg)
+	c.params.noteAnswer(msg)
 	select {
 	case c.in <- clientItem{msg: msg}:
 		return true
