@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/tasksim/tasksim/mcp"
 	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/mcp/rev20260728/tasks"
+	"github.com/tasksim/tasksim/mcp/sse"
 )
 
 // postStateless posts one 2026-07-28 request whose params are fields plus
@@ -90,5 +92,52 @@ func TestServeListenLimits(t *testing.T) {
 	m = jsonAnswer(t, postStateless(t, url, rev.MethodSubscriptionsListen, "", filter))
 	if m.Error == nil || m.Error.Code != mcp.CodeInternalError || !strings.Contains(m.Error.Message, "1 subscriptions") {
 		t.Fatalf("second listen past --max-listens 1: %+v, want -32603 server busy", m)
+	}
+}
+
+// TestServeShutdownEndsListen: when tasksim serve stops, an open
+// subscriptions/listen over HTTP gets its result before its stream closes
+// (2026-07-28 Subscriptions, "Graceful Closure"), not a cut stream.
+func TestServeShutdownEndsListen(t *testing.T) {
+	url, stop, stderr := serveReady(t, "--log-level", "error")
+	created := jsonAnswer(t, postStateless(t, url, mcp.MethodToolsCall, "sleep", `"name":"sleep","arguments":{"durationMs":3600000}`))
+	var task tasks.CreateTaskResult
+	if created.Error != nil || json.Unmarshal(created.Result, &task) != nil || task.TaskID == "" {
+		t.Fatalf("tools/call sleep: %s, want a task", created.Result)
+	}
+	resp := postStateless(t, url, rev.MethodSubscriptionsListen, "", `"notifications":{"taskIds":["`+task.TaskID+`"]}`)
+	r := sse.NewReader(resp.Body)
+	next := func() (*mcp.Message, error) {
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				return nil, err
+			}
+			if ev.Data != "" { // else a keep-alive comment
+				return mcp.DecodeMessage([]byte(ev.Data))
+			}
+		}
+	}
+	for _, want := range []string{rev.NotificationSubscriptionsAcknowledged, tasks.NotificationStatus} {
+		if m, err := next(); err != nil || m.Method != want {
+			t.Fatalf("listen stream: %+v, %v; want %s", m, err, want)
+		}
+	}
+	stopped := make(chan int, 1)
+	go func() { stopped <- stop() }()
+	m, err := next()
+	if err != nil {
+		t.Fatalf("listen stream at shutdown: %v, want the listen's result; stderr %q", err, stderr.String())
+	}
+	var res rev.ListenResult
+	if m.ID.String() != "7" || m.Error != nil || json.Unmarshal(m.Result, &res) != nil ||
+		res.ResultType != rev.ResultComplete || res.Meta.SubscriptionID.String() != "7" {
+		t.Fatalf("listen stream at shutdown: %+v, want the result {resultType: complete, subscriptionId: 7}", m)
+	}
+	if ev, err := r.Next(); !errors.Is(err, io.EOF) {
+		t.Errorf("after the result: %+v, %v; want the stream's end", ev, err)
+	}
+	if code := <-stopped; code != ExitOK {
+		t.Errorf("serve exited %d, want %d", code, ExitOK)
 	}
 }
