@@ -47,14 +47,7 @@ func TestLoadRun(t *testing.T) {
 	if !strings.Contains(stderr, "threshold sse.ttr.p50>=30ms: ok") || !strings.Contains(stderr, "threshold poll:100ms.requests.mean>=3: ok") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
-	b, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readLoadJSON(t, jsonFile)
 	for _, m := range res.Modes {
 		if m.Started != 8 || m.Completed != 8 {
 			t.Errorf("%s: %d started, %d completed, want 8 and 8 (%v)", m.Name, m.Started, m.Completed, m.Errors)
@@ -152,14 +145,7 @@ func TestDemoInProcess(t *testing.T) {
 	}
 	// Both revisions: 2025-11-25's four modes under their names as ever,
 	// 2026-07-28's polling and push.
-	b, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readLoadJSON(t, jsonFile)
 	var modes []string
 	for _, m := range res.Modes {
 		modes = append(modes, m.Name+" "+m.Kind+" "+string(m.Revision))
@@ -206,14 +192,7 @@ func TestLoadChildServers(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	b, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readLoadJSON(t, jsonFile)
 	for _, m := range res.Modes {
 		if m.Completed != 3 || m.ServerCPU == nil || m.ServerCPU.Shared {
 			t.Errorf("%s: %d completed, server CPU %+v: want 3, measured for its own server", m.Name, m.Completed, m.ServerCPU)
@@ -373,14 +352,7 @@ func TestLoadRevision2026(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
 	}
-	b, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readLoadJSON(t, jsonFile)
 	if res.Config.Revision != "2026-07-28" {
 		t.Errorf("config revision %q", res.Config.Revision)
 	}
@@ -412,4 +384,18 @@ func TestDemoServerLeavesOutListen(t *testing.T) {
 		strings.Contains(stdout, "listen") || strings.Contains(stdout, "2026-07-28") || !strings.Contains(stdout, "partial") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+}
+
+// readLoadJSON reads the result a load or demo run wrote with --json.
+func readLoadJSON(t *testing.T, file string) load.Result {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res load.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
