@@ -22,7 +22,7 @@ import (
 //	                                ─▶ ack {taskIds: the known ones}
 //	                                   current state of each agreed task, then one per change
 //	every agreed task ended (terminal, or deleted) ─▶ result {resultType: complete}  (graceful)
-//	Server.Close ─────────────────────────────────▶ result {resultType: complete}  (graceful)
+//	Server.EndListens or Close ───────────────────▶ result {resultType: complete}  (graceful)
 //	client closes the stream / notifications/cancelled ─▶ nothing more is sent
 //
 // The server supports none of the core's notification kinds (its tools
