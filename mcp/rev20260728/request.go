@@ -13,8 +13,8 @@ import (
 // a transport decides the era (HasMeta), what DecodeRequestMeta says of
 // the _meta (Meta, MetaErr), and the members the routing headers mirror.
 // The transport reads it with ReadRequest, checks the headers with
-// CheckHeaders and hands it to a RequestHandler, so that neither reads the
-// params again.
+// CheckHeaders and hands it to the endpoint in the context (WithRequest),
+// so that neither reads the params again.
 type Request struct {
 	Msg *mcp.Message
 	// Meta and MetaErr are what DecodeRequestMeta(Msg.Params) returns.
@@ -86,12 +86,23 @@ func (q *Request) CheckHeaders(h http.Header, rules NameRules, tools ToolHeaders
 	return CheckParamHeaders(h, q.members["arguments"], params)
 }
 
-// RequestHandler is implemented by a stateless endpoint that takes a
-// request as ReadRequest read it, so that what the transport read to
-// choose the era and check the headers is not read again. A transport
-// finds it by type assertion on its mcp.StatelessEndpoint and then calls
-// HandleRequest instead of HandleStateless, under the same rules, for the
-// requests it checked; Request.Msg is the message.
-type RequestHandler interface {
-	HandleRequest(ctx context.Context, q *Request, r mcp.Replier)
+// requestKey is the context key of the Request a transport read.
+type requestKey struct{}
+
+// WithRequest returns ctx carrying q, the request as ReadRequest read it,
+// so that the endpoint the transport hands q.Msg to (HandleStateless) does
+// not read its params again. It travels in the context rather than in an
+// interface of the endpoint's, so that an endpoint that wraps another and
+// handles HandleStateless itself is never passed by.
+func WithRequest(ctx context.Context, q *Request) context.Context {
+	return context.WithValue(ctx, requestKey{}, q)
+}
+
+// RequestOf returns the Request ctx carries for msg (WithRequest), or
+// ReadRequest(msg) when ctx carries none or one of another message.
+func RequestOf(ctx context.Context, msg *mcp.Message) *Request {
+	if q, ok := ctx.Value(requestKey{}).(*Request); ok && q.Msg == msg {
+		return q
+	}
+	return ReadRequest(msg)
 }

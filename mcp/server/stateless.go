@@ -76,16 +76,8 @@ func (s *Server) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Re
 	if msg.Kind() != mcp.KindRequest || r == nil {
 		return
 	}
-	s.HandleRequest(ctx, rev.ReadRequest(msg), r)
-}
-
-// HandleRequest implements rev.RequestHandler: HandleStateless of a
-// request whose params the transport read already.
-func (s *Server) HandleRequest(ctx context.Context, q *rev.Request, r mcp.Replier) {
-	msg := q.Msg
-	if msg.Kind() != mcp.KindRequest || r == nil {
-		return
-	}
+	// The transport may have read the params already (rev.WithRequest).
+	q := rev.RequestOf(ctx, msg)
 	if msg.Method == mcp.MethodInitialize && !q.HasMeta() {
 		// An initialize sent the 2025-11-25 way is here only when the
 		// session era is not served: a modern-only server SHOULD name the
@@ -298,6 +290,5 @@ func callResult(res *mcp.CallToolResult, meta *rev.ResultMeta) *rev.CallToolResu
 
 var (
 	_ mcp.StatelessEndpoint = (*Server)(nil)
-	_ rev.RequestHandler    = (*Server)(nil)
 	_ rev.ToolHeaders       = (*Server)(nil)
 )

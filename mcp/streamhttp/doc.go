@@ -94,8 +94,9 @@
 // request is read once where its era is chosen (rev20260728.ReadRequest),
 // checked (_meta: -32602; routing headers, and the Mcp-Param headers of a
 // tools/call whose tool marks arguments x-mcp-header when the endpoint is
-// a rev20260728.ToolHeaders: -32020; both 400), handed to HandleRequest
-// (a rev20260728.RequestHandler) or HandleStateless with a context that ends when its client goes
+// a rev20260728.ToolHeaders: -32020; both 400), handed to HandleStateless
+// with the read request in its context (rev20260728.WithRequest) and a
+// context that ends when its client goes
 // away, and answered as JSON or as an SSE stream without event ids; it
 // makes no session and no stream store. GET and DELETE of a stateless
 // client get 405.

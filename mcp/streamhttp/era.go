@@ -19,10 +19,8 @@ type eras struct {
 	// sessions and statelessToo say whether the endpoint serves the
 	// session era and a stateless one.
 	sessions, statelessToo bool
-	// handler is stateless as a rev.RequestHandler, or nil; tools is it
-	// as a rev.ToolHeaders, or nil.
-	handler rev.RequestHandler
-	tools   rev.ToolHeaders
+	// tools is stateless as a rev.ToolHeaders, or nil.
+	tools rev.ToolHeaders
 	// nameRules are the Mcp-Name rules of the stateless requests: the
 	// core's and the tasks extension's (2026-07-28 Streamable HTTP,
 	// "Standard Request Headers"; Tasks, "Streamable HTTP: Routing
@@ -36,11 +34,9 @@ func newEras(ep mcp.Endpoint) eras {
 		return eras{sessions: true}
 	}
 	revs := se.Revisions()
-	handler, _ := ep.(rev.RequestHandler)
 	tools, _ := ep.(rev.ToolHeaders)
 	return eras{
 		stateless:    se,
-		handler:      handler,
 		tools:        tools,
 		sessions:     slices.ContainsFunc(revs, mcp.Revision.HasSessions),
 		statelessToo: slices.ContainsFunc(revs, mcp.Revision.IsStateless),

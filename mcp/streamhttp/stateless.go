@@ -60,11 +60,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *mc
 	stop := context.AfterFunc(h.ctx, cancel)
 	defer stop()
 	p := newStatelessReplier(h.opts.MaxStreamBytes)
-	if h.eras.handler != nil {
-		h.eras.handler.HandleRequest(ctx, q, p)
-	} else {
-		ep.HandleStateless(ctx, msg, p)
-	}
+	ep.HandleStateless(rev.WithRequest(ctx, q), msg, p)
 	if !h.answerStateless(ctx, w, p) && h.ctx.Err() != nil && r.Context().Err() == nil {
 		// The handler closed before the endpoint answered, and the
 		// client still waits: say so, rather than a 200 with no body.
