@@ -297,8 +297,12 @@ func TestRevisionsApart(t *testing.T) {
 		}
 	}
 	// The records of rev2026 without their revision are 2025-11-25's by
-	// default, and 2026-07-28's with Options.Revision.
-	v, err := Check(fixtureSeq(t, "rev2026", "strip"), &Options{Revision: Revision20260728})
+	// default, and 2026-07-28's with Options.Revision, as a header of
+	// that protocol gives it.
+	if got := RevisionOf(traces.Header{Protocol: "2025-06-18"}); got != "" {
+		t.Errorf("RevisionOf(2025-06-18) = %q, want \"\"", got)
+	}
+	v, err := Check(fixtureSeq(t, "rev2026", "strip"), &Options{Revision: RevisionOf(traces.Header{Protocol: Revision20260728})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package check
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/tasksim/tasksim/traces"
+)
 
 // Side is what a rule judges.
 type Side string
@@ -408,4 +412,15 @@ func RuleByID(id string) (Rule, bool) {
 		}
 	}
 	return Rule{}, false
+}
+
+// RevisionOf returns the revision a trace header names for the records
+// that name none (traces.Header.Protocol, docs/trace-format.md,
+// "Revisions"), for Options.Revision: Revision20260728 when it says so,
+// "" (2025-11-25, whose era holds every earlier version) otherwise.
+func RevisionOf(h traces.Header) string {
+	if h.Protocol == Revision20260728 {
+		return Revision20260728
+	}
+	return ""
 }
