@@ -565,7 +565,8 @@ func (c *Checker) finish() {
 	}
 	c.finishComplete()
 	c.finishModes()
-	c.checkIDEntropy()
+	c.checkIDEntropy(RuleTaskIDEntropy, c.taskIDs)
+	c.checkIDEntropy(RuleS2663IDEntropy, c.rev26.ids)
 }
 
 // ttlOf reads a ttl in milliseconds.

@@ -288,6 +288,21 @@ var failFixtures = []failFixture{
 			h := e.rec(2).HTTP
 			h.Header = append(h.Header, traces.HeaderField{Name: "Mcp-Session-Id", Value: "7Q2M5WJ3X2T4"})
 		}},
+	{"S2663-CAPABILITY", "rev2026", "a tasks/get whose capabilities do not declare the tasks extension is answered -32602, not -32021",
+		func(t *testing.T, e *editor) {
+			e.set(169, `{"jsonrpc":"2.0","id":906,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}`)
+		}},
+	{"S2663-CAPABILITY-create", "rev2026", "a tools/call whose capabilities do not declare the tasks extension is answered with a CreateTaskResult",
+		func(t *testing.T, e *editor) {
+			e.set(151, `{"jsonrpc":"2.0","id":23,"result":{"resultType":"task","taskId":"5f0c2a1e-8d3b-4c6e-9a7f-2b1d4e6c8a90","status":"working","createdAt":"2026-11-28T09:05:08.000Z","lastUpdatedAt":"2026-11-28T09:05:08.000Z","ttlMs":300000,"pollIntervalMs":100}}`)
+		}},
+	{"S2663-ID-ENTROPY", "rev2026", "the server numbers its tasks: task-1, task-2",
+		func(t *testing.T, e *editor) {
+			for i, n := range []int{3, 13} {
+				id := regexp.MustCompile(`"taskId":"([^"]*)"`).FindStringSubmatch(e.payload(n))[1]
+				e.replaceEverywhere(id, fmt.Sprintf("task-%d", i+1))
+			}
+		}},
 	{"CLIENT-POLL-INTERVAL-retry", "resume-last-event-id", "the client reconnects 7ms after the stream broke; the server set retry 1000ms",
 		func(t *testing.T, e *editor) {
 			d := e.rec(17).Offset - e.rec(15).Offset - 7*time.Millisecond
@@ -443,6 +458,19 @@ func (e *editor) replaceAll(old, new string) {
 	}
 	if n == 0 {
 		e.t.Fatalf("%q is in no message", old)
+	}
+}
+
+// replaceEverywhere replaces old in every message and header value.
+func (e *editor) replaceEverywhere(old, new string) {
+	e.t.Helper()
+	e.replaceAll(old, new)
+	for i := range e.recs {
+		if h := e.recs[i].HTTP; h != nil {
+			for j := range h.Header {
+				h.Header[j].Value = strings.ReplaceAll(h.Header[j].Value, old, new)
+			}
+		}
 	}
 }
 

@@ -30,6 +30,8 @@ type rev26 struct {
 	heads map[exKey]*head26
 	reqs  map[req26Key]*req26
 	tasks map[string]*task26
+	// ids are the task ids given out, in order (S2663-ID-ENTROPY).
+	ids []taskIDSeen
 }
 
 func newRev26() *rev26 {
@@ -39,6 +41,7 @@ func newRev26() *rev26 {
 // clone copies the history for a second view (views.go).
 func (v *rev26) clone() *rev26 {
 	d := newRev26()
+	d.ids = slices.Clone(v.ids)
 	heads := map[*head26]*head26{}
 	for k, h := range v.heads {
 		cp := *h
@@ -102,7 +105,24 @@ type req26 struct {
 	terminalBody string
 	// keys are the inputResponses keys of a tasks/update.
 	keys []string
+	// caps says whether the request's capabilities declare the tasks
+	// extension: capsUnknown when it carries none.
+	caps capsDecl
+	// wantsTasks: a request only a client of the extension may send.
+	wantsTasks bool
 }
+
+// capsDecl is what a request's _meta says of the tasks extension.
+type capsDecl uint8
+
+const (
+	capsUnknown capsDecl = iota // no io.modelcontextprotocol/clientCapabilities
+	capsTasks                   // declares io.modelcontextprotocol/tasks
+	capsNoTasks                 // declares capabilities without it
+)
+
+// extTasks is the tasks extension's identifier (Extension Identifier).
+const extTasks = "io.modelcontextprotocol/tasks"
 
 // task26 is what the history shows of one task.
 type task26 struct {
@@ -136,9 +156,39 @@ type wire26Params struct {
 	Name           *string                    `json:"name"`
 	URI            *string                    `json:"uri"`
 	InputResponses map[string]json.RawMessage `json:"inputResponses"`
-	Meta           struct {
-		Version string `json:"io.modelcontextprotocol/protocolVersion"`
+	Notifications  *struct {
+		TaskIDs []string `json:"taskIds"`
+	} `json:"notifications"`
+	Meta struct {
+		Version      string `json:"io.modelcontextprotocol/protocolVersion"`
+		Capabilities *struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"io.modelcontextprotocol/clientCapabilities"`
 	} `json:"_meta"`
+}
+
+// caps reads what the request declares of the tasks extension.
+func (p *wire26Params) caps() capsDecl {
+	switch c := p.Meta.Capabilities; {
+	case c == nil:
+		return capsUnknown
+	case c.Extensions[extTasks] != nil:
+		return capsTasks
+	}
+	return capsNoTasks
+}
+
+// wantsTasks reports whether a request asks for what only a client of
+// the tasks extension may: tasks/get, tasks/update, tasks/cancel, or a
+// listen for task ids (Error Handling, "Protocol Errors").
+func (p *wire26Params) wantsTasks(method string) bool {
+	switch method {
+	case m26Get, m26Update, m26Cancel:
+		return true
+	case "subscriptions/listen":
+		return p.Notifications != nil && p.Notifications.TaskIDs != nil
+	}
+	return false
 }
 
 // wire26Result is a result of the revision, member by member.
@@ -215,6 +265,8 @@ const (
 	codeInvalidParams  = -32602
 	codeMethodNotFound = -32601
 	codeHeaderMismatch = -32020
+	// codeMissingCapability is MissingRequiredClientCapability.
+	codeMissingCapability = -32021
 )
 
 // add26 judges one record of the 2026-07-28 revision.
@@ -322,6 +374,8 @@ func (c *Checker) request26(rec traces.Record, w *wireMsg) {
 		r.keys = append(r.keys, k)
 	}
 	r.headers = headerProblem(r.head, w.Method, &p)
+	r.caps = p.caps()
+	r.wantsTasks = p.wantsTasks(w.Method)
 	if t := c.rev26.tasks[r.taskID]; t != nil {
 		r.known = true
 		r.terminal, r.terminalRec, r.terminalBody = t.terminal, t.terminalRec, t.terminalBody
@@ -395,6 +449,14 @@ func (c *Checker) answer26(r *req26, rec traces.Record, w *wireMsg) {
 			"a "+r.method+" request: "+r.headers+", and was answered HTTP "+strconv.Itoa(status)+" "+answerText(w)+", want HTTP 400 with -32020", r.rec, rec.Index)
 		return
 	}
+	if r.caps == capsNoTasks && r.wantsTasks {
+		// Servers MUST return -32021 to non-declaring clients issuing
+		// tasks/get, tasks/update, tasks/cancel or listening for task ids
+		// (Error Handling, "Protocol Errors").
+		c.judge(RuleS2663Capability, w.Error != nil && w.Error.Code == codeMissingCapability,
+			"a "+r.method+" whose capabilities do not declare "+extTasks+" was answered "+answerText(w)+", want -32021", r.rec, rec.Index)
+		return
+	}
 	switch r.method {
 	case "tasks/result", "tasks/list":
 		c.judge(RuleS2663RemovedMethods, w.Error != nil && w.Error.Code == codeMethodNotFound,
@@ -412,6 +474,12 @@ func (c *Checker) answer26(r *req26, rec traces.Record, w *wireMsg) {
 	c.resultType(r, res, rec)
 	switch r.method {
 	case "tools/call":
+		if r.caps == capsNoTasks {
+			// "A server MUST NOT return CreateTaskResult to a client that
+			// did not include the extension capability on its request"
+			// (Capability Negotiation).
+			c.judge(RuleS2663Capability, !res.isCreate(), "a tools/call whose capabilities do not declare "+extTasks+" was answered with a CreateTaskResult (task "+res.str("taskId")+")", r.rec, rec.Index)
+		}
 		if res.isCreate() {
 			c.created26(res, rec)
 		}
@@ -495,6 +563,7 @@ func (c *Checker) created26(res *wire26Result, rec traces.Record) {
 		t.ttl = msDuration(n)
 	}
 	c.rev26.tasks[id] = t
+	c.rev26.ids = append(c.rev26.ids, taskIDSeen{id, rec.Index})
 }
 
 // getShape judges S2663-GET-SHAPE on a DetailedTask: tasks/get "MUST"

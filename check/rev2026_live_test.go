@@ -74,7 +74,7 @@ func record2026(t *testing.T) []traces.Record {
 	call := func(o client.StatelessCallOptions, fails bool) *client.StatelessResult {
 		t.Helper()
 		res, err := conn.CallTool(ctx, o)
-		if (err != nil) != fails || res == nil || res.TaskID == "" {
+		if (err != nil) != fails || res == nil || (res.TaskID == "") != o.NoTasks {
 			t.Fatalf("%s: %+v, %v; want a task, error %v", o.Name, res, err, fails)
 		}
 		return res
@@ -104,7 +104,6 @@ func record2026(t *testing.T) []traces.Record {
 	call(client.StatelessCallOptions{Name: server.ToolProtocolErrorJob, Args: map[string]any{}}, true)
 	call(client.StatelessCallOptions{Name: server.ToolFailingJob, Args: map[string]any{}}, false)
 	call(client.StatelessCallOptions{Name: server.ToolSlowCompute, Args: map[string]any{"seconds": 60}, CancelAfter: 30 * time.Millisecond}, false)
-	conn.Close()
 
 	raw(901, tasks.MethodGet, `"taskId":"`+done.TaskID+`"`, nil)
 	raw(902, tasks.MethodGet, `"taskId":"00000000-0000-4000-8000-000000000000"`, nil)
@@ -116,6 +115,14 @@ func record2026(t *testing.T) []traces.Record {
 		h.Set(rev.HeaderProtocolVersion, string(mcp.Revision20260728))
 		send(t, ctx, m, proxyURL, "", h)
 	}
+	// A call that does not declare the tasks extension, one followed by
+	// push (subscriptions/listen, notifications/tasks), and a tasks/get
+	// that does not declare the extension either.
+	call(client.StatelessCallOptions{Name: server.ToolSlowCompute, Args: map[string]any{"seconds": 0.01}, NoTasks: true}, false)
+	call(client.StatelessCallOptions{Name: server.ToolSlowCompute, Args: map[string]any{"seconds": 0.05}, Listen: true}, false)
+	body, h := request2026(t, 906, tasks.MethodGet, `"taskId":"`+done.TaskID+`"`)
+	send(t, ctx, http.MethodPost, proxyURL, strings.Replace(body, `"extensions":{"io.modelcontextprotocol/tasks":{}}`, `"elicitation":{"form":{}}`, 1), h)
+	conn.Close()
 
 	stop()
 	if err := <-served; err != nil {

@@ -116,6 +116,8 @@ const (
 	RuleS2663InputKeys
 	RuleHTTPHeaderMismatch
 	RuleHTTPStateless
+	RuleS2663Capability
+	RuleS2663IDEntropy
 
 	numRules = iota
 )
@@ -381,6 +383,18 @@ var catalog = revisions([numRules]Rule{
 		Summary: "no 2026-07-28 answer carries an Mcp-Session-Id; a GET or DELETE of the revision is answered 405",
 		Spec:    specNotes + ", 1.5 SSE on POST responses; no GET stream (2026-07-28 Streamable HTTP, Earlier Streamable HTTP Revisions)",
 		Needs:   "a 2026-07-28 HTTP answer",
+	},
+	RuleS2663Capability: {
+		ID: "S2663-CAPABILITY", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "a request whose capabilities do not declare the tasks extension gets no CreateTaskResult, and its tasks/get, tasks/update, tasks/cancel or listen for task ids gets -32021",
+		Spec:    specTasks + ", Capability Negotiation; Error Handling › Protocol Errors; Task Status Notifications",
+		Needs:   "a 2026-07-28 tools/call, tasks/* or listen for task ids whose capabilities do not declare io.modelcontextprotocol/tasks",
+	},
+	RuleS2663IDEntropy: {
+		ID: "S2663-ID-ENTROPY", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "task ids are unguessable: not sequential, enough random characters",
+		Spec:    specTasks + ", Security Considerations › Task ID unguessability",
+		Needs:   "two task ids or more given out in CreateTaskResults",
 	},
 })
 
