@@ -303,6 +303,20 @@ var failFixtures = []failFixture{
 				e.replaceEverywhere(id, fmt.Sprintf("task-%d", i+1))
 			}
 		}},
+	{"S2663-LISTEN-TASKS", "rev2026", "the listen asks for (and is agreed) another task, yet gets notifications/tasks of the one it followed",
+		func(t *testing.T, e *editor) {
+			id, other := e.rec(156).RPC.TaskID, e.rec(3).RPC.TaskID
+			e.sub(159, `"taskIds":["`+id+`"]`, `"taskIds":["`+other+`"]`)
+			e.sub(161, `"taskIds":["`+id+`"]`, `"taskIds":["`+other+`"]`)
+		}},
+	{"S2663-LISTEN-TASKS-stream", "rev2026", "a notifications/tasks comes on the stream answering the tools/call that created the task, before its answer",
+		func(t *testing.T, e *editor) {
+			n := e.rec(162).Clone()
+			post := e.rec(156)
+			n.Conn, n.Exchange, n.Stream, n.Offset = post.Conn, post.Exchange, post.Stream, post.Offset
+			n.Kind, n.Raw, n.SSE = traces.KindMessage, []byte(n.SSE.Data), nil
+			e.insert(156, n)
+		}},
 	{"CLIENT-POLL-INTERVAL-retry", "resume-last-event-id", "the client reconnects 7ms after the stream broke; the server set retry 1000ms",
 		func(t *testing.T, e *editor) {
 			d := e.rec(17).Offset - e.rec(15).Offset - 7*time.Millisecond

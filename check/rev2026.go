@@ -32,10 +32,16 @@ type rev26 struct {
 	tasks map[string]*task26
 	// ids are the task ids given out, in order (S2663-ID-ENTROPY).
 	ids []taskIDSeen
+	// exReq is the request of each HTTP exchange; listens are the
+	// subscriptions/listen requests by connection and id, which
+	// notifications name in their subscriptionId.
+	exReq   map[exKey]*req26
+	listens map[req26Key]*req26
 }
 
 func newRev26() *rev26 {
-	return &rev26{heads: map[exKey]*head26{}, reqs: map[req26Key]*req26{}, tasks: map[string]*task26{}}
+	return &rev26{heads: map[exKey]*head26{}, reqs: map[req26Key]*req26{}, tasks: map[string]*task26{},
+		exReq: map[exKey]*req26{}, listens: map[req26Key]*req26{}}
 }
 
 // clone copies the history for a second view (views.go).
@@ -48,11 +54,20 @@ func (v *rev26) clone() *rev26 {
 		heads[h] = &cp
 		d.heads[k] = &cp
 	}
+	reqs := map[*req26]*req26{}
 	for k, r := range v.reqs {
 		cp := *r
 		cp.head = heads[r.head]
 		cp.keys = slices.Clone(r.keys)
+		cp.taskIDs = maps.Clone(r.taskIDs)
+		reqs[r] = &cp
 		d.reqs[k] = &cp
+	}
+	for k, r := range v.exReq {
+		d.exReq[k] = reqs[r]
+	}
+	for k, r := range v.listens {
+		d.listens[k] = reqs[r]
 	}
 	for id, t := range v.tasks {
 		cp := *t
@@ -110,6 +125,9 @@ type req26 struct {
 	caps capsDecl
 	// wantsTasks: a request only a client of the extension may send.
 	wantsTasks bool
+	// taskIDs are the task ids a subscriptions/listen asked for, then
+	// those its acknowledgement agreed to.
+	taskIDs map[string]bool
 }
 
 // capsDecl is what a request's _meta says of the tasks extension.
@@ -346,12 +364,8 @@ func (c *Checker) message26(rec traces.Record, raw []byte) {
 		return
 	}
 	if w.Method != "" {
-		if w.Method == "notifications/tasks" && len(w.ID) == 0 {
-			// Each carries a complete DetailedTask (Task Status
-			// Notifications).
-			if res := decode26Result(w.Params); res != nil {
-				c.getShape(res, rec)
-			}
+		if len(w.ID) == 0 {
+			c.notification26(rec, w)
 		}
 		return
 	}
@@ -360,6 +374,74 @@ func (c *Checker) message26(rec traces.Record, raw []byte) {
 		return
 	}
 	c.answer26(r, rec, w)
+}
+
+// notification26 judges a notification of the server.
+func (c *Checker) notification26(rec traces.Record, w *wireMsg) {
+	switch w.Method {
+	case "notifications/subscriptions/acknowledged":
+		// The acknowledgement lists the task ids the server agreed to
+		// send notifications for (Task Status Notifications).
+		var p wire26Params
+		_ = json.Unmarshal(w.Params, &p)
+		if l := c.listenOf(rec, w.Params); l != nil && p.Notifications != nil {
+			l.taskIDs = map[string]bool{}
+			for _, id := range p.Notifications.TaskIDs {
+				l.taskIDs[id] = true
+			}
+		}
+	case "notifications/tasks":
+		res := decode26Result(w.Params)
+		if res == nil {
+			return
+		}
+		// Each carries a complete DetailedTask (Task Status
+		// Notifications).
+		c.getShape(res, rec)
+		c.listenTasks(rec, w, res.str("taskId"))
+	}
+}
+
+// listenOf returns the subscriptions/listen a notification belongs to:
+// over HTTP the request of its exchange, elsewhere the listen its
+// subscriptionId names (2026-07-28 Subscriptions: every notification of
+// a listen carries the listen's id as its subscriptionId).
+func (c *Checker) listenOf(rec traces.Record, params json.RawMessage) *req26 {
+	if rec.Exchange != 0 {
+		if r := c.rev26.exReq[exKey{rec.Conn, rec.Exchange}]; r != nil && r.method == "subscriptions/listen" {
+			return r
+		}
+		return nil
+	}
+	var p struct {
+		Meta struct {
+			SubscriptionID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || len(p.Meta.SubscriptionID) == 0 {
+		return nil
+	}
+	return c.rev26.listens[req26Key{conn: rec.Conn, id: canonical(p.Meta.SubscriptionID)}]
+}
+
+// listenTasks judges S2663-LISTEN-TASKS: a notifications/tasks goes only
+// on a listen that asked for its task, as its acknowledgement agreed.
+func (c *Checker) listenTasks(rec traces.Record, w *wireMsg, taskID string) {
+	l := c.listenOf(rec, w.Params)
+	switch {
+	case l == nil && rec.Exchange != 0:
+		what := "a stream that is no subscriptions/listen"
+		if r := c.rev26.exReq[exKey{rec.Conn, rec.Exchange}]; r != nil {
+			what = "the stream of a " + r.method
+		}
+		c.fail(RuleS2663ListenTasks, "a notifications/tasks of task "+taskID+" came on "+what, rec.Index)
+	case l == nil:
+		c.fail(RuleS2663ListenTasks, "a notifications/tasks of task "+taskID+" names no subscriptions/listen in its subscriptionId", rec.Index)
+	case !l.taskIDs[taskID]:
+		c.fail(RuleS2663ListenTasks, "a notifications/tasks of task "+taskID+" came on a listen that did not ask for it (or was not agreed to)", l.rec, rec.Index)
+	default:
+		c.ok(RuleS2663ListenTasks)
+	}
 }
 
 // request26 keeps a request, with what the client had seen of its task.
@@ -376,6 +458,19 @@ func (c *Checker) request26(rec traces.Record, w *wireMsg) {
 	r.headers = headerProblem(r.head, w.Method, &p)
 	r.caps = p.caps()
 	r.wantsTasks = p.wantsTasks(w.Method)
+	key := req26Key{rec.Conn, rec.Exchange, canonical(w.ID)}
+	if w.Method == "subscriptions/listen" {
+		r.taskIDs = map[string]bool{}
+		if p.Notifications != nil {
+			for _, id := range p.Notifications.TaskIDs {
+				r.taskIDs[id] = true
+			}
+		}
+		c.rev26.listens[req26Key{conn: rec.Conn, id: canonical(w.ID)}] = r
+	}
+	if rec.Exchange != 0 {
+		c.rev26.exReq[exKey{rec.Conn, rec.Exchange}] = r
+	}
 	if t := c.rev26.tasks[r.taskID]; t != nil {
 		r.known = true
 		r.terminal, r.terminalRec, r.terminalBody = t.terminal, t.terminalRec, t.terminalBody
@@ -384,7 +479,7 @@ func (c *Checker) request26(rec traces.Record, w *wireMsg) {
 			t.gets++
 		}
 	}
-	c.rev26.reqs[req26Key{rec.Conn, rec.Exchange, canonical(w.ID)}] = r
+	c.rev26.reqs[key] = r
 }
 
 // headerProblem says what is wrong with the routing headers of a request

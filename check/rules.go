@@ -118,6 +118,7 @@ const (
 	RuleHTTPStateless
 	RuleS2663Capability
 	RuleS2663IDEntropy
+	RuleS2663ListenTasks
 
 	numRules = iota
 )
@@ -395,6 +396,12 @@ var catalog = revisions([numRules]Rule{
 		Summary: "task ids are unguessable: not sequential, enough random characters",
 		Spec:    specTasks + ", Security Considerations › Task ID unguessability",
 		Needs:   "two task ids or more given out in CreateTaskResults",
+	},
+	RuleS2663ListenTasks: {
+		ID: "S2663-LISTEN-TASKS", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "notifications/tasks come only on a subscriptions/listen stream that asked for that task id (and whose acknowledgement agreed to it)",
+		Spec:    specTasks + ", Task Status Notifications; " + specNotes + ", 1.7 subscriptions/listen (Subscriptions: the server MUST NOT send types the client did not request)",
+		Needs:   "a notifications/tasks",
 	},
 })
 
