@@ -1,6 +1,7 @@
 package check
 
 import (
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,18 +41,22 @@ var unobservable = map[string]string{
 
 func checkFixture(t *testing.T, path string) *Verdict {
 	t.Helper()
-	recs := readFixture(t, path)
-	v, err := Check(func(yield func(traces.Record, error) bool) {
+	v, err := Check(recordSeq(readFixture(t, path)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// recordSeq yields recs, in order.
+func recordSeq(recs []traces.Record) iter.Seq2[traces.Record, error] {
+	return func(yield func(traces.Record, error) bool) {
 		for _, r := range recs {
 			if !yield(r, nil) {
 				return
 			}
 		}
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
 	}
-	return v
 }
 
 // failures lists the rules v holds broken: FAIL or WARN.

@@ -168,7 +168,8 @@ type inputKey struct {
 	goneRec        uint64
 }
 
-// wire26 are the members of a 2026-07-28 request's params the rules read.
+// wire26Params are the members of a 2026-07-28 request's params the
+// rules read.
 type wire26Params struct {
 	TaskID         *string                    `json:"taskId"`
 	Name           *string                    `json:"name"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"log/slog"
 	"net"
 	"net/http"
@@ -208,13 +209,7 @@ func rules2026() []string {
 // revision.
 func TestLive2026Trace(t *testing.T) {
 	recs := record2026(t)
-	v, err := Check(func(yield func(traces.Record, error) bool) {
-		for _, r := range recs {
-			if !yield(r, nil) {
-				return
-			}
-		}
-	}, nil)
+	v, err := Check(recordSeq(recs), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,16 +322,12 @@ func TestRevisionsApart(t *testing.T) {
 
 // fixtureSeq returns the records of testdata/pass/NAME.jsonl; "strip"
 // takes their revision away.
-func fixtureSeq(t *testing.T, name, how string) func(func(traces.Record, error) bool) {
+func fixtureSeq(t *testing.T, name, how string) iter.Seq2[traces.Record, error] {
 	recs := readFixture(t, filepath.Join("testdata", "pass", name+".jsonl"))
-	return func(yield func(traces.Record, error) bool) {
-		for _, r := range recs {
-			if how == "strip" {
-				r.Revision = ""
-			}
-			if !yield(r, nil) {
-				return
-			}
+	if how == "strip" {
+		for i := range recs {
+			recs[i].Revision = ""
 		}
 	}
+	return recordSeq(recs)
 }
