@@ -252,6 +252,10 @@ var failFixtures = []failFixture{
 		}},
 	{"S2663-RESULT-TYPE-create", "rev2026", "a CreateTaskResult has resultType complete, not task",
 		func(t *testing.T, e *editor) { e.sub(3, `"resultType":"task"`, `"resultType":"complete"`) }},
+	{"S2663-RESULT-TYPE-input", "rev2026", "the multi round-trip answer of a tools/call has resultType input_required but no inputRequests",
+		func(t *testing.T, e *editor) {
+			e.re(174, `"inputRequests":\{"user_name":\{"method":"elicitation/create","params":\{[^}]*"requestedSchema":\{"properties":\{"name":\{"type":"string"\}\},"required":\["name"\],"type":"object"\}\}\}\},`, ``)
+		}},
 	{"S2663-GET-SHAPE", "rev2026", "the tasks/get of the failed task carries no error",
 		func(t *testing.T, e *editor) { e.re(43, `,"error":\{[^}]*\}`, ``) }},
 	{"S2663-GET-SHAPE-completed", "rev2026", "the tasks/get of the task completed with isError carries no result",

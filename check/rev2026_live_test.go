@@ -32,7 +32,10 @@ import (
 // error, one completed with isError, one cancelled), and requests the
 // client never makes on its own, sent as a conforming client would (a
 // tasks/get of the completed task, of an unknown task, tasks/result and
-// tasks/list, an Mcp-Name that disagrees with the body, GET and DELETE).
+// tasks/list, an Mcp-Name that disagrees with the body, GET and DELETE);
+// then a call without the tasks extension, one followed by
+// subscriptions/listen, a tasks/get without the extension, and a call
+// asked for input by a multi round-trip request before its task.
 // Nothing waits on time but the tools themselves: each call runs to its
 // end, however slow the machine.
 func record2026(t *testing.T) []traces.Record {
@@ -123,6 +126,11 @@ func record2026(t *testing.T) []traces.Record {
 	call(client.StatelessCallOptions{Name: server.ToolSlowCompute, Args: map[string]any{"seconds": 0.05}, Listen: true}, false)
 	body, h := request2026(t, 906, tasks.MethodGet, `"taskId":"`+done.TaskID+`"`)
 	send(t, ctx, http.MethodPost, proxyURL, strings.Replace(body, `"extensions":{"io.modelcontextprotocol/tasks":{}}`, `"elicitation":{"form":{}}`, 1), h)
+	// A call whose input is asked by a multi round-trip request
+	// (resultType input_required) before its task is made.
+	call(client.StatelessCallOptions{Name: server.ToolWithTask, Args: map[string]any{}, Answer: func(string, rev.InputRequest) (json.RawMessage, error) {
+		return json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`), nil
+	}}, false)
 	conn.Close()
 
 	stop()
@@ -230,7 +238,7 @@ func TestLive2026Trace(t *testing.T) {
 	if *update {
 		h := traces.Header{FormatVersion: 3, TasksimVersion: "dev", Command: []string{"go", "test", "./check", "-run", "TestLive2026Trace", "-update"},
 			Protocol: Revision20260728, Labels: []traces.Label{{Key: "recorder", Value: "http"},
-				{Key: "purpose", Value: "the reference pair of 2026-07-28 over HTTP (record2026 in rev2026_live_test.go): tasks polled to completed, input_required, failed, completed with isError, cancelled; tasks/get after the end and of an unknown id, tasks/result, tasks/list, an Mcp-Name that disagrees, GET and DELETE"},
+				{Key: "purpose", Value: "the reference pair of 2026-07-28 over HTTP (record2026 in rev2026_live_test.go): tasks polled to completed, input_required, failed, completed with isError, cancelled; tasks/get after the end and of an unknown id, tasks/result, tasks/list, an Mcp-Name that disagrees, GET and DELETE; a call without the extension, one followed by subscriptions/listen, a tasks/get without the extension, a multi round-trip before a task"},
 				{Key: "trimmed", Value: "trimmed to the records the checker reads (trim2026)"}}}
 		writeFixture(t, filepath.Join("testdata", "pass", "rev2026.jsonl"), h, trim2026(recs))
 	}
