@@ -321,6 +321,15 @@ var failFixtures = []failFixture{
 			n.Kind, n.Raw, n.SSE = traces.KindMessage, []byte(n.SSE.Data), nil
 			e.insert(156, n)
 		}},
+	{"S2663-TASK-FIELDS", "rev2026", "a tasks/get answer names its ttl the 2025-11-25 way, ttl, not ttlMs",
+		func(t *testing.T, e *editor) { e.sub(53, `"ttlMs":300000`, `"ttl":300000`) }},
+	{"S2663-LISTEN-TASKS-progress", "rev2026", "a notifications/progress comes on the listen stream",
+		func(t *testing.T, e *editor) {
+			n := e.rec(162).Clone()
+			msg := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":25},"progressToken":"p1","progress":1}}`
+			n.SSE.Data, n.RPC = msg, traces.DescribeMessage([]byte(msg))
+			e.insert(163, n)
+		}},
 	{"CLIENT-POLL-INTERVAL-retry", "resume-last-event-id", "the client reconnects 7ms after the stream broke; the server set retry 1000ms",
 		func(t *testing.T, e *editor) {
 			d := e.rec(17).Offset - e.rec(15).Offset - 7*time.Millisecond

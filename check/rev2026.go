@@ -398,9 +398,49 @@ func (c *Checker) notification26(rec traces.Record, w *wireMsg) {
 		}
 		// Each carries a complete DetailedTask (Task Status
 		// Notifications).
+		c.taskFields(res, rec)
 		c.getShape(res, rec)
 		c.listenTasks(rec, w, res.str("taskId"))
+	case "notifications/progress", "notifications/message":
+		// They "MUST NOT be sent on the subscriptions/listen stream for a
+		// task" (Task Status Notifications).
+		if l := c.listenOf(rec, w.Params); l != nil {
+			c.fail(RuleS2663ListenTasks, "a "+w.Method+" came on the stream of a subscriptions/listen", l.rec, rec.Index)
+		}
 	}
+}
+
+// taskFields judges S2663-TASK-FIELDS on a Task (interface Task: taskId,
+// status, createdAt and lastUpdatedAt as ISO 8601 timestamps, ttlMs an
+// integer number of milliseconds or null, pollIntervalMs an integer).
+func (c *Checker) taskFields(res *wire26Result, rec traces.Record, more ...uint64) {
+	var bad []string
+	if res.str("taskId") == "" {
+		bad = append(bad, "taskId")
+	}
+	if !knownStatus[res.str("status")] {
+		bad = append(bad, "status")
+	}
+	for _, name := range []string{"createdAt", "lastUpdatedAt"} {
+		if !isISO8601(res.str(name)) {
+			bad = append(bad, name+" (ISO 8601)")
+		}
+	}
+	if v, ok := res.members["ttlMs"]; !ok || (string(v) != "null" && !isInteger(v)) {
+		bad = append(bad, "ttlMs (an integer, or null)")
+	}
+	if v, ok := res.members["pollIntervalMs"]; ok && !isInteger(v) {
+		bad = append(bad, "pollIntervalMs (an integer)")
+	}
+	c.judge(RuleS2663TaskFields, len(bad) == 0, "task "+res.str("taskId")+" lacks or mangles "+strings.Join(bad, ", "), append(more, rec.Index)...)
+}
+
+// isInteger reports whether a JSON value is a non-negative integer
+// number (the conformance suite rejects fractional ttlMs and
+// pollIntervalMs).
+func isInteger(v json.RawMessage) bool {
+	n, err := strconv.ParseFloat(string(v), 64)
+	return err == nil && n >= 0 && n == float64(int64(n))
 }
 
 // listenOf returns the subscriptions/listen a notification belongs to:
@@ -577,6 +617,7 @@ func (c *Checker) answer26(r *req26, rec traces.Record, w *wireMsg) {
 			c.judge(RuleS2663Capability, !res.isCreate(), "a tools/call whose capabilities do not declare "+extTasks+" was answered with a CreateTaskResult (task "+res.str("taskId")+")", r.rec, rec.Index)
 		}
 		if res.isCreate() {
+			c.taskFields(res, rec, r.rec)
 			c.created26(res, rec)
 		}
 	case m26Get:
@@ -687,6 +728,7 @@ func (c *Checker) getShape(res *wire26Result, rec traces.Record, more ...uint64)
 
 // getAnswer judges a tasks/get answered with a result.
 func (c *Checker) getAnswer(r *req26, res *wire26Result, rec traces.Record) {
+	c.taskFields(res, rec, r.rec)
 	c.getShape(res, rec, r.rec)
 	t := c.rev26.tasks[r.taskID]
 	if t == nil {

@@ -119,6 +119,7 @@ const (
 	RuleS2663Capability
 	RuleS2663IDEntropy
 	RuleS2663ListenTasks
+	RuleS2663TaskFields
 
 	numRules = iota
 )
@@ -399,9 +400,15 @@ var catalog = revisions([numRules]Rule{
 	},
 	RuleS2663ListenTasks: {
 		ID: "S2663-LISTEN-TASKS", Keyword: Must, Side: Server, Revision: Revision20260728,
-		Summary: "notifications/tasks come only on a subscriptions/listen stream that asked for that task id (and whose acknowledgement agreed to it)",
+		Summary: "notifications/tasks come only on a subscriptions/listen stream that asked for that task id (and whose acknowledgement agreed to it); no notifications/progress or notifications/message on a listen stream",
 		Spec:    specTasks + ", Task Status Notifications; " + specNotes + ", 1.7 subscriptions/listen (Subscriptions: the server MUST NOT send types the client did not request)",
 		Needs:   "a notifications/tasks",
+	},
+	RuleS2663TaskFields: {
+		ID: "S2663-TASK-FIELDS", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "a Task carries taskId, a known status, createdAt and lastUpdatedAt (ISO 8601) and ttlMs (an integer or null); pollIntervalMs, when present, is an integer",
+		Spec:    specTasks + ", Tasks (interface Task); Task Creation",
+		Needs:   "a CreateTaskResult, tasks/get answer or notifications/tasks",
 	},
 })
 
