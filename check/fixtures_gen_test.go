@@ -266,6 +266,8 @@ var failFixtures = []failFixture{
 		func(t *testing.T, e *editor) { e.sub(118, `"status":"completed"`, `"status":"working"`) }},
 	{"S2663-TERMINAL-FINAL-result", "rev2026", "a tasks/get sent after the client saw the task completed answers completed with another result",
 		func(t *testing.T, e *editor) { e.sub(118, `in 0.05s`, `in 9s`) }},
+	{"S2663-TERMINAL-FINAL-listen", "rev2026", "the listen stream carries the task completed, then working",
+		func(t *testing.T, e *editor) { e.swap(162, 163) }},
 	{"S2663-DURABLE-CREATE", "rev2026", "the first tasks/get after the CreateTaskResult is answered -32602 (not found)",
 		func(t *testing.T, e *editor) {
 			e.set(8, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}`)

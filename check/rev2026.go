@@ -60,6 +60,7 @@ func (v *rev26) clone() *rev26 {
 		cp.head = heads[r.head]
 		cp.keys = slices.Clone(r.keys)
 		cp.taskIDs = maps.Clone(r.taskIDs)
+		cp.ended = maps.Clone(r.ended)
 		reqs[r] = &cp
 		d.reqs[k] = &cp
 	}
@@ -128,6 +129,16 @@ type req26 struct {
 	// taskIDs are the task ids a subscriptions/listen asked for, then
 	// those its acknowledgement agreed to.
 	taskIDs map[string]bool
+	// ended is, for each task, the terminal status a listen's stream
+	// carried first: on one stream the order is certain.
+	ended map[string]terminalSeen
+}
+
+// terminalSeen is a terminal status, its result or error (canonical) and
+// its record.
+type terminalSeen struct {
+	status, body string
+	rec          uint64
 }
 
 // capsDecl is what a request's _meta says of the tasks extension.
@@ -401,6 +412,9 @@ func (c *Checker) notification26(rec traces.Record, w *wireMsg) {
 		c.taskFields(res, rec)
 		c.getShape(res, rec)
 		c.listenTasks(rec, w, res.str("taskId"))
+		if l := c.listenOf(rec, w.Params); l != nil {
+			c.listenTerminal(l, res, rec)
+		}
 	case "notifications/progress", "notifications/message":
 		// They "MUST NOT be sent on the subscriptions/listen stream for a
 		// task" (Task Status Notifications).
@@ -441,6 +455,43 @@ func (c *Checker) taskFields(res *wire26Result, rec traces.Record, more ...uint6
 func isInteger(v json.RawMessage) bool {
 	n, err := strconv.ParseFloat(string(v), 64)
 	return err == nil && n >= 0 && n == float64(int64(n))
+}
+
+// listenTerminal judges S2663-TERMINAL-FINAL on the notifications/tasks
+// of one listen stream: after a terminal status, the stream carries the
+// task in that status with that result or error only.
+func (c *Checker) listenTerminal(l *req26, res *wire26Result, rec traces.Record) {
+	id, status := res.str("taskId"), res.str("status")
+	body := outcome(res, status)
+	if seen, ok := l.ended[id]; ok {
+		switch {
+		case status != seen.status:
+			c.fail(RuleS2663TerminalFinal, "task "+id+" was "+seen.status+" on a listen stream, then "+status+" on the same stream", seen.rec, rec.Index)
+		case body != seen.body:
+			c.fail(RuleS2663TerminalFinal, "task "+id+" is "+status+" on a listen stream with another result or error than before on it", seen.rec, rec.Index)
+		default:
+			c.ok(RuleS2663TerminalFinal)
+		}
+		return
+	}
+	if isTerminal(status) {
+		if l.ended == nil {
+			l.ended = map[string]terminalSeen{}
+		}
+		l.ended[id] = terminalSeen{status, body, rec.Index}
+	}
+}
+
+// outcome returns a DetailedTask's result (completed) or error (failed),
+// canonical, "" in another status.
+func outcome(res *wire26Result, status string) string {
+	switch status {
+	case "completed":
+		return sortedJSON(res.members["result"])
+	case "failed":
+		return sortedJSON(res.members["error"])
+	}
+	return ""
 }
 
 // listenOf returns the subscriptions/listen a notification belongs to:
@@ -740,13 +791,7 @@ func (c *Checker) getAnswer(r *req26, res *wire26Result, rec traces.Record) {
 		c.ok(RuleS2663DurableCreate)
 	}
 	status := res.str("status")
-	body := ""
-	switch status {
-	case "completed":
-		body = sortedJSON(res.members["result"])
-	case "failed":
-		body = sortedJSON(res.members["error"])
-	}
+	body := outcome(res, status)
 	if r.terminal != "" {
 		// The client had seen the task terminal before it asked: the
 		// state does not change once terminal (Task Status State Diagram).
