@@ -1,13 +1,10 @@
 package check
 
 import (
-	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tasksim/tasksim/traces"
@@ -24,6 +21,10 @@ import (
 //	request      ──▶ req26 (what the client had seen of its task when it sent it)
 //	response     ──▶ judged by its request's method                       S2663-*
 //	task         ──▶ task26 (created, terminal, inputRequests keys)
+//
+// The rules are in tasks2026.go (results and tasks), listen2026.go
+// (notifications and listen streams) and http2026.go (routing headers, no
+// sessions); wire2026.go decodes what they read.
 
 // rev26 is what the history shows of the 2026-07-28 revision.
 type rev26 struct {
@@ -141,18 +142,6 @@ type terminalSeen struct {
 	rec          uint64
 }
 
-// capsDecl is what a request's _meta says of the tasks extension.
-type capsDecl uint8
-
-const (
-	capsUnknown capsDecl = iota // no io.modelcontextprotocol/clientCapabilities
-	capsTasks                   // declares io.modelcontextprotocol/tasks
-	capsNoTasks                 // declares capabilities without it
-)
-
-// extTasks is the tasks extension's identifier (Extension Identifier).
-const extTasks = "io.modelcontextprotocol/tasks"
-
 // task26 is what the history shows of one task.
 type task26 struct {
 	id         string
@@ -177,113 +166,6 @@ type inputKey struct {
 	answered, gone bool
 	answeredRec    uint64
 	goneRec        uint64
-}
-
-// wire26Params are the members of a 2026-07-28 request's params the
-// rules read.
-type wire26Params struct {
-	TaskID         *string                    `json:"taskId"`
-	Name           *string                    `json:"name"`
-	URI            *string                    `json:"uri"`
-	InputResponses map[string]json.RawMessage `json:"inputResponses"`
-	Notifications  *struct {
-		TaskIDs []string `json:"taskIds"`
-	} `json:"notifications"`
-	Meta struct {
-		Version      string `json:"io.modelcontextprotocol/protocolVersion"`
-		Capabilities *struct {
-			Extensions map[string]json.RawMessage `json:"extensions"`
-		} `json:"io.modelcontextprotocol/clientCapabilities"`
-	} `json:"_meta"`
-}
-
-// caps reads what the request declares of the tasks extension.
-func (p *wire26Params) caps() capsDecl {
-	switch c := p.Meta.Capabilities; {
-	case c == nil:
-		return capsUnknown
-	case c.Extensions[extTasks] != nil:
-		return capsTasks
-	}
-	return capsNoTasks
-}
-
-// wantsTasks reports whether a request asks for what only a client of
-// the tasks extension may: tasks/get, tasks/update, tasks/cancel, or a
-// listen for task ids (Error Handling, "Protocol Errors").
-func (p *wire26Params) wantsTasks(method string) bool {
-	switch method {
-	case m26Get, m26Update, m26Cancel:
-		return true
-	case "subscriptions/listen":
-		return p.Notifications != nil && p.Notifications.TaskIDs != nil
-	}
-	return false
-}
-
-// wire26Result is a result of the revision, member by member.
-type wire26Result struct {
-	members       map[string]json.RawMessage
-	resultType    string
-	hasResultType bool
-}
-
-func decode26Result(raw json.RawMessage) *wire26Result {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil
-	}
-	r := &wire26Result{members: map[string]json.RawMessage{}}
-	members(raw, func(name, v []byte) {
-		n, ok := jsonString(name)
-		if !ok {
-			return
-		}
-		r.members[n] = v
-	})
-	if v, ok := r.members["resultType"]; ok {
-		r.resultType, r.hasResultType = jsonString(v)
-	}
-	return r
-}
-
-// isCreate reports whether a tools/call result has the shape of a
-// CreateTaskResult (Result & Task: a taskId and a status at the top),
-// whatever its resultType says.
-func (r *wire26Result) isCreate() bool { return r.str("taskId") != "" && r.str("status") != "" }
-
-func (r *wire26Result) str(name string) string {
-	s, _ := jsonString(r.members[name])
-	return s
-}
-
-// object returns a member that is a JSON object, nil otherwise.
-func (r *wire26Result) object(name string) map[string]json.RawMessage {
-	v := bytes.TrimSpace(r.members[name])
-	if len(v) == 0 || v[0] != '{' {
-		return nil
-	}
-	m := map[string]json.RawMessage{}
-	members(v, func(name, v []byte) {
-		if n, ok := jsonString(name); ok {
-			m[n] = v
-		}
-	})
-	return m
-}
-
-// sortedJSON returns a JSON value with every object's members sorted, to
-// compare two values whatever the order of their members.
-func sortedJSON(raw json.RawMessage) string {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return canonical(raw)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return canonical(raw)
-	}
-	return string(out)
 }
 
 // Methods and codes of the revision.
@@ -320,49 +202,6 @@ func (c *Checker) add26(rec traces.Record) {
 	}
 }
 
-func head26Of(rec traces.Record) *head26 {
-	h := &head26{method: rec.HTTP.Method, rec: rec.Index}
-	for _, f := range rec.HTTP.Header {
-		var v *string
-		var has *bool
-		switch {
-		case strings.EqualFold(f.Name, "Mcp-Method"):
-			v, has = &h.mcpMethod, &h.hasMethod
-		case strings.EqualFold(f.Name, "Mcp-Name"):
-			v, has = &h.mcpName, &h.hasName
-		case strings.EqualFold(f.Name, "MCP-Protocol-Version"):
-			v, has = &h.version, &h.hasVersion
-		default:
-			continue
-		}
-		if !*has {
-			*v, *has = f.Value, true
-		}
-	}
-	return h
-}
-
-// responseHead26 judges HTTP-STATELESS on the head of an answer: the
-// revision has no sessions, so a server never mints an Mcp-Session-Id,
-// and a modern server answers GET and DELETE 405 (2026-07-28 Streamable
-// HTTP, "Earlier Streamable HTTP Revisions"; notes 1.5).
-func (c *Checker) responseHead26(rec traces.Record) {
-	h := c.rev26.heads[exKey{rec.Conn, rec.Exchange}]
-	if h == nil || rec.HTTP == nil {
-		return
-	}
-	h.status = rec.HTTP.Status
-	if id, ok := rec.HTTP.Get("Mcp-Session-Id"); ok {
-		c.fail(RuleHTTPStateless, "a 2026-07-28 "+h.method+" was answered with Mcp-Session-Id "+id+"; the revision has no sessions", h.rec, rec.Index)
-		return
-	}
-	if h.method == "GET" || h.method == "DELETE" {
-		c.judge(RuleHTTPStateless, h.status == 405, "a 2026-07-28 "+h.method+" was answered "+strconv.Itoa(h.status)+", want 405", h.rec, rec.Index)
-		return
-	}
-	c.ok(RuleHTTPStateless)
-}
-
 // message26 handles one JSON-RPC message of the revision.
 func (c *Checker) message26(rec traces.Record, raw []byte) {
 	w := decodeWire(raw)
@@ -386,154 +225,6 @@ func (c *Checker) message26(rec traces.Record, raw []byte) {
 		return
 	}
 	c.answer26(r, rec, w)
-}
-
-// notification26 judges a notification of the server.
-func (c *Checker) notification26(rec traces.Record, w *wireMsg) {
-	switch w.Method {
-	case "notifications/subscriptions/acknowledged":
-		// The acknowledgement lists the task ids the server agreed to
-		// send notifications for (Task Status Notifications).
-		var p wire26Params
-		_ = json.Unmarshal(w.Params, &p)
-		if l := c.listenOf(rec, w.Params); l != nil && p.Notifications != nil {
-			l.taskIDs = map[string]bool{}
-			for _, id := range p.Notifications.TaskIDs {
-				l.taskIDs[id] = true
-			}
-		}
-	case "notifications/tasks":
-		res := decode26Result(w.Params)
-		if res == nil {
-			return
-		}
-		// Each carries a complete DetailedTask (Task Status
-		// Notifications).
-		c.taskFields(res, rec)
-		c.getShape(res, rec)
-		c.listenTasks(rec, w, res.str("taskId"))
-		if l := c.listenOf(rec, w.Params); l != nil {
-			c.listenTerminal(l, res, rec)
-		}
-	case "notifications/progress", "notifications/message":
-		// They "MUST NOT be sent on the subscriptions/listen stream for a
-		// task" (Task Status Notifications).
-		if l := c.listenOf(rec, w.Params); l != nil {
-			c.fail(RuleS2663ListenTasks, "a "+w.Method+" came on the stream of a subscriptions/listen", l.rec, rec.Index)
-		}
-	}
-}
-
-// taskFields judges S2663-TASK-FIELDS on a Task (interface Task: taskId,
-// status, createdAt and lastUpdatedAt as ISO 8601 timestamps, ttlMs an
-// integer number of milliseconds or null, pollIntervalMs an integer).
-func (c *Checker) taskFields(res *wire26Result, rec traces.Record, more ...uint64) {
-	var bad []string
-	if res.str("taskId") == "" {
-		bad = append(bad, "taskId")
-	}
-	if !knownStatus[res.str("status")] {
-		bad = append(bad, "status")
-	}
-	for _, name := range []string{"createdAt", "lastUpdatedAt"} {
-		if !isISO8601(res.str(name)) {
-			bad = append(bad, name+" (ISO 8601)")
-		}
-	}
-	if v, ok := res.members["ttlMs"]; !ok || (string(v) != "null" && !isInteger(v)) {
-		bad = append(bad, "ttlMs (an integer, or null)")
-	}
-	if v, ok := res.members["pollIntervalMs"]; ok && !isInteger(v) {
-		bad = append(bad, "pollIntervalMs (an integer)")
-	}
-	c.judge(RuleS2663TaskFields, len(bad) == 0, "task "+res.str("taskId")+" lacks or mangles "+strings.Join(bad, ", "), append(more, rec.Index)...)
-}
-
-// isInteger reports whether a JSON value is a non-negative integer
-// number (the conformance suite rejects fractional ttlMs and
-// pollIntervalMs).
-func isInteger(v json.RawMessage) bool {
-	n, err := strconv.ParseFloat(string(v), 64)
-	return err == nil && n >= 0 && n == float64(int64(n))
-}
-
-// listenTerminal judges S2663-TERMINAL-FINAL on the notifications/tasks
-// of one listen stream: after a terminal status, the stream carries the
-// task in that status with that result or error only.
-func (c *Checker) listenTerminal(l *req26, res *wire26Result, rec traces.Record) {
-	id, status := res.str("taskId"), res.str("status")
-	body := outcome(res, status)
-	if seen, ok := l.ended[id]; ok {
-		switch {
-		case status != seen.status:
-			c.fail(RuleS2663TerminalFinal, "task "+id+" was "+seen.status+" on a listen stream, then "+status+" on the same stream", seen.rec, rec.Index)
-		case body != seen.body:
-			c.fail(RuleS2663TerminalFinal, "task "+id+" is "+status+" on a listen stream with another result or error than before on it", seen.rec, rec.Index)
-		default:
-			c.ok(RuleS2663TerminalFinal)
-		}
-		return
-	}
-	if isTerminal(status) {
-		if l.ended == nil {
-			l.ended = map[string]terminalSeen{}
-		}
-		l.ended[id] = terminalSeen{status, body, rec.Index}
-	}
-}
-
-// outcome returns a DetailedTask's result (completed) or error (failed),
-// canonical, "" in another status.
-func outcome(res *wire26Result, status string) string {
-	switch status {
-	case "completed":
-		return sortedJSON(res.members["result"])
-	case "failed":
-		return sortedJSON(res.members["error"])
-	}
-	return ""
-}
-
-// listenOf returns the subscriptions/listen a notification belongs to:
-// over HTTP the request of its exchange, elsewhere the listen its
-// subscriptionId names (2026-07-28 Subscriptions: every notification of
-// a listen carries the listen's id as its subscriptionId).
-func (c *Checker) listenOf(rec traces.Record, params json.RawMessage) *req26 {
-	if rec.Exchange != 0 {
-		if r := c.rev26.exReq[exKey{rec.Conn, rec.Exchange}]; r != nil && r.method == "subscriptions/listen" {
-			return r
-		}
-		return nil
-	}
-	var p struct {
-		Meta struct {
-			SubscriptionID json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil || len(p.Meta.SubscriptionID) == 0 {
-		return nil
-	}
-	return c.rev26.listens[req26Key{conn: rec.Conn, id: canonical(p.Meta.SubscriptionID)}]
-}
-
-// listenTasks judges S2663-LISTEN-TASKS: a notifications/tasks goes only
-// on a listen that asked for its task, as its acknowledgement agreed.
-func (c *Checker) listenTasks(rec traces.Record, w *wireMsg, taskID string) {
-	l := c.listenOf(rec, w.Params)
-	switch {
-	case l == nil && rec.Exchange != 0:
-		what := "a stream that is no subscriptions/listen"
-		if r := c.rev26.exReq[exKey{rec.Conn, rec.Exchange}]; r != nil {
-			what = "the stream of a " + r.method
-		}
-		c.fail(RuleS2663ListenTasks, "a notifications/tasks of task "+taskID+" came on "+what, rec.Index)
-	case l == nil:
-		c.fail(RuleS2663ListenTasks, "a notifications/tasks of task "+taskID+" names no subscriptions/listen in its subscriptionId", rec.Index)
-	case !l.taskIDs[taskID]:
-		c.fail(RuleS2663ListenTasks, "a notifications/tasks of task "+taskID+" came on a listen that did not ask for it (or was not agreed to)", l.rec, rec.Index)
-	default:
-		c.ok(RuleS2663ListenTasks)
-	}
 }
 
 // request26 keeps a request, with what the client had seen of its task.
@@ -572,54 +263,6 @@ func (c *Checker) request26(rec traces.Record, w *wireMsg) {
 		}
 	}
 	c.rev26.reqs[key] = r
-}
-
-// headerProblem says what is wrong with the routing headers of a request
-// over HTTP: Mcp-Method MUST be on every request and equal the method,
-// Mcp-Name on tools/call, prompts/get, resources/read and tasks/* and
-// equal the name, uri or taskId, MCP-Protocol-Version equal the _meta's
-// protocolVersion (notes 1.2; Tasks, "Streamable HTTP: Routing Headers").
-// A value sent base64-encoded (=?base64?...?=) is compared decoded.
-func headerProblem(h *head26, method string, p *wire26Params) string {
-	if h == nil || h.method != "POST" {
-		return ""
-	}
-	var want *string
-	switch method {
-	case "tools/call", "prompts/get":
-		want = p.Name
-	case "resources/read":
-		want = p.URI
-	case m26Get, m26Update, m26Cancel:
-		want = p.TaskID
-	}
-	switch {
-	case !h.hasMethod:
-		return "it has no Mcp-Method header"
-	case decodeHeader(h.mcpMethod) != method:
-		return "its Mcp-Method " + strconv.Quote(h.mcpMethod) + " is not its method " + strconv.Quote(method)
-	case want != nil && !h.hasName:
-		return "it has no Mcp-Name header"
-	case want != nil && decodeHeader(h.mcpName) != *want:
-		return "its Mcp-Name " + strconv.Quote(h.mcpName) + " is not " + strconv.Quote(*want)
-	case h.hasVersion && p.Meta.Version != "" && h.version != p.Meta.Version:
-		return "its MCP-Protocol-Version " + strconv.Quote(h.version) + " is not its _meta protocolVersion " + strconv.Quote(p.Meta.Version)
-	}
-	return ""
-}
-
-// decodeHeader decodes a header value sent as =?base64?...?= (2026-07-28
-// Streamable HTTP, "Request Metadata": non-ASCII values and values with
-// leading or trailing spaces).
-func decodeHeader(v string) string {
-	if b, ok := strings.CutPrefix(v, "=?base64?"); ok {
-		if b, ok := strings.CutSuffix(b, "?="); ok {
-			if d, err := base64.StdEncoding.DecodeString(b); err == nil {
-				return string(d)
-			}
-		}
-	}
-	return v
 }
 
 // answer26 judges the answer to request r.
@@ -684,187 +327,4 @@ func answerText(w *wireMsg) string {
 		return "error " + strconv.Itoa(w.Error.Code)
 	}
 	return "with a result"
-}
-
-// error26 judges an error answer.
-func (c *Checker) error26(r *req26, rec traces.Record, e *wireError) {
-	if r.method != m26Get || r.taskID == "" {
-		return
-	}
-	code := strconv.Itoa(e.Code)
-	switch {
-	case c.faulted26(r):
-		// A fault (a mis-routed request, a lost store) answered it.
-		if !r.known {
-			c.excused(RuleS2663NotFound)
-		} else if r.first {
-			c.excused(RuleS2663DurableCreate)
-		}
-	case !r.known:
-		// Servers MUST return -32602 for tasks/get of an invalid or
-		// nonexistent taskId (Error Handling, "Protocol Errors").
-		c.judge(RuleS2663NotFound, e.Code == codeInvalidParams, "tasks/get of task "+r.taskID+", which the server never gave out, answered "+code+", want -32602", r.rec, rec.Index)
-	case r.first:
-		t := c.rev26.tasks[r.taskID]
-		expired := t.ttl > 0 && r.at-t.createdAt >= t.ttl
-		if e.Code == codeInvalidParams && !expired {
-			c.fail(RuleS2663DurableCreate, "the first tasks/get of task "+r.taskID+", sent after its CreateTaskResult and within its ttlMs, was answered -32602 (not found)", t.createdRec, r.rec, rec.Index)
-		} else if !expired {
-			c.ok(RuleS2663DurableCreate)
-		}
-	}
-}
-
-// faulted26 reports whether a fault acted on request r or its task.
-func (c *Checker) faulted26(r *req26) bool {
-	return c.faultAll || c.faultedTasks[r.taskID]
-}
-
-// resultType judges S2663-RESULT-TYPE on a result answering r.
-func (c *Checker) resultType(r *req26, res *wire26Result, rec traces.Record) {
-	fail := func(msg string) { c.fail(RuleS2663ResultType, msg, r.rec, rec.Index) }
-	isCreate := r.method == "tools/call" && res.isCreate()
-	switch rt := res.resultType; {
-	case !res.hasResultType:
-		fail("the result of " + r.method + " has no resultType (a string); every result of the revision carries one")
-	case isCreate && rt != "task":
-		fail("a CreateTaskResult (task " + res.str("taskId") + ") has resultType " + strconv.Quote(rt) + ", want \"task\"")
-	case !isCreate && rt == "task":
-		fail("the result of " + r.method + " has resultType \"task\" but is no CreateTaskResult")
-	case (r.method == m26Get || r.method == m26Update || r.method == m26Cancel) && rt != "complete":
-		fail("the result of " + r.method + " has resultType " + strconv.Quote(rt) + ", want \"complete\"")
-	case rt == "input_required" && len(res.object("inputRequests")) == 0:
-		fail("the result of " + r.method + " has resultType \"input_required\" without inputRequests")
-	default:
-		c.ok(RuleS2663ResultType)
-	}
-}
-
-// created26 registers the task a CreateTaskResult gave out.
-func (c *Checker) created26(res *wire26Result, rec traces.Record) {
-	id := res.str("taskId")
-	if c.rev26.tasks[id] != nil {
-		return
-	}
-	t := &task26{id: id, createdRec: rec.Index, createdAt: rec.Offset, keys: map[string]*inputKey{}}
-	if n, err := strconv.ParseFloat(string(res.members["ttlMs"]), 64); err == nil && n > 0 {
-		t.ttl = msDuration(n)
-	}
-	c.rev26.tasks[id] = t
-	c.rev26.ids = append(c.rev26.ids, taskIDSeen{id, rec.Index})
-}
-
-// getShape judges S2663-GET-SHAPE on a DetailedTask: tasks/get "MUST"
-// return with completed a result, with failed the error, with
-// input_required the inputRequests (Task Polling, "Response"); failed is
-// for JSON-RPC errors only (Task Status; Task Execution Errors).
-func (c *Checker) getShape(res *wire26Result, rec traces.Record, more ...uint64) {
-	recs := append(more, rec.Index)
-	id := res.str("taskId")
-	_, hasResult := res.members["result"]
-	_, hasError := res.members["error"]
-	switch res.str("status") {
-	case "completed":
-		c.judge(RuleS2663GetShape, res.object("result") != nil && !hasError, "task "+id+" is completed without its result (an object), or with an error", recs...)
-	case "failed":
-		e := res.object("error")
-		var code int
-		var msg string
-		ok := e != nil && json.Unmarshal(e["code"], &code) == nil && json.Unmarshal(e["message"], &msg) == nil
-		c.judge(RuleS2663GetShape, ok && !hasResult, "task "+id+" is failed without a JSON-RPC error (an object with an integer code and a message), or with a result", recs...)
-	case "input_required":
-		c.judge(RuleS2663GetShape, len(res.object("inputRequests")) > 0, "task "+id+" is input_required without inputRequests", recs...)
-	}
-}
-
-// getAnswer judges a tasks/get answered with a result.
-func (c *Checker) getAnswer(r *req26, res *wire26Result, rec traces.Record) {
-	c.taskFields(res, rec, r.rec)
-	c.getShape(res, rec, r.rec)
-	t := c.rev26.tasks[r.taskID]
-	if t == nil {
-		// A task the trace never saw created (it may predate the
-		// recording): nothing is known to judge it against.
-		return
-	}
-	if r.first {
-		c.ok(RuleS2663DurableCreate)
-	}
-	status := res.str("status")
-	body := outcome(res, status)
-	if r.terminal != "" {
-		// The client had seen the task terminal before it asked: the
-		// state does not change once terminal (Task Status State Diagram).
-		switch {
-		case status != r.terminal:
-			c.fail(RuleS2663TerminalFinal, "task "+t.id+" was "+r.terminal+", then a tasks/get sent after that answered "+status, r.terminalRec, r.rec, rec.Index)
-		case body != r.terminalBody:
-			c.fail(RuleS2663TerminalFinal, "task "+t.id+" is "+status+" with another result or error than before", r.terminalRec, r.rec, rec.Index)
-		default:
-			c.ok(RuleS2663TerminalFinal)
-		}
-	}
-	if isTerminal(status) && t.terminal == "" {
-		t.terminal, t.terminalBody, t.terminalRec = status, body, rec.Index
-	}
-	c.inputKeys(t, r, res, rec)
-}
-
-// inputKeys judges S2663-INPUT-KEYS: "Each request key in inputRequests
-// MUST be unique over the lifetime of a single task": no key for two
-// distinct requests, none reused after its response was delivered (Task
-// Update Requests). The acknowledgement of tasks/update is eventually
-// consistent, so an answered key may show again until the server takes
-// the answer; it is reused only if it shows again after an answer to a
-// later request showed it gone.
-func (c *Checker) inputKeys(t *task26, r *req26, res *wire26Result, rec traces.Record) {
-	reqs := map[string]json.RawMessage{}
-	if res.str("status") == "input_required" {
-		reqs = res.object("inputRequests")
-	}
-	for k, ik := range t.keys {
-		if _, ok := reqs[k]; !ok && ik.answered && !ik.gone && r.rec > ik.answeredRec {
-			ik.gone, ik.goneRec = true, rec.Index
-		}
-	}
-	for _, k := range sortedKeys(reqs) {
-		body := sortedJSON(reqs[k])
-		ik := t.keys[k]
-		switch {
-		case ik == nil:
-			t.keys[k] = &inputKey{request: body, rec: rec.Index}
-		case ik.request != body:
-			c.fail(RuleS2663InputKeys, "task "+t.id+"'s inputRequests key "+strconv.Quote(k)+" names another request than before", ik.rec, rec.Index)
-		case ik.gone && r.rec > ik.goneRec:
-			c.fail(RuleS2663InputKeys, "task "+t.id+"'s inputRequests key "+strconv.Quote(k)+" is back after its answer was taken", ik.answeredRec, ik.goneRec, rec.Index)
-		default:
-			c.ok(RuleS2663InputKeys)
-		}
-	}
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string { return slices.Sorted(maps.Keys(m)) }
-
-// ack judges the acknowledgement of tasks/update or tasks/cancel: "the
-// server MUST acknowledge the request with an empty result" (Task Update
-// Requests, Task Cancellation); resultType and _meta are the Result's own.
-func (c *Checker) ack(r *req26, res *wire26Result, rec traces.Record) {
-	var extra []string
-	for name := range res.members {
-		if name != "resultType" && name != "_meta" {
-			extra = append(extra, name)
-		}
-	}
-	slices.Sort(extra)
-	c.judge(RuleS2663AckEmpty, len(extra) == 0, "the acknowledgement of "+r.method+" carries "+strings.Join(extra, ", ")+"; it is an empty result", r.rec, rec.Index)
-	if r.method != m26Update {
-		return
-	}
-	if t := c.rev26.tasks[r.taskID]; t != nil {
-		for _, k := range r.keys {
-			if ik := t.keys[k]; ik != nil && !ik.answered {
-				ik.answered, ik.answeredRec = true, rec.Index
-			}
-		}
-	}
 }
