@@ -339,3 +339,35 @@ func fixtureSeq(t *testing.T, name, how string) iter.Seq2[traces.Record, error] 
 	}
 	return recordSeq(recs)
 }
+
+// TestRevisionsMixed: a trace of a dual-era endpoint holds both
+// revisions; each record is judged by the rules of its own. The records
+// of a 2025-11-25 session and those of the 2026-07-28 pair, interleaved
+// on connections of their own, give the verdicts each gives alone.
+func TestRevisionsMixed(t *testing.T) {
+	legacy := readFixture(t, filepath.Join("testdata", "pass", "poll.jsonl"))
+	modern := readFixture(t, filepath.Join("testdata", "pass", "rev2026.jsonl"))
+	var mixed []traces.Record
+	for i := range max(len(legacy), len(modern)) {
+		if i < len(legacy) {
+			mixed = append(mixed, legacy[i])
+		}
+		if i < len(modern) {
+			r := modern[i]
+			r.Conn, r.Exchange = r.Conn+1000, r.Exchange+1000
+			mixed = append(mixed, r)
+		}
+	}
+	v, err := Check(recordSeq(mixed), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := failures(v); len(fs) > 0 {
+		t.Errorf("the mixed trace fails %v:\n%s", fs, verdictText(v))
+	}
+	for _, id := range append(passFixtures["poll"], passFixtures["rev2026"]...) {
+		if r, _ := v.Result(id); r.Status != Pass {
+			t.Errorf("%s is %s in the mixed trace, want PASS (%s)", id, r.Status, r.Why)
+		}
+	}
+}
