@@ -47,6 +47,7 @@ func (c *Checker) responseHead26(rec traces.Record) {
 		return
 	}
 	if h.method == "GET" || h.method == "DELETE" {
+		delete(c.rev26.heads, exKey{rec.Conn, rec.Exchange}) // nothing more to judge of it
 		c.judge(RuleHTTPStateless, h.status == 405, "a 2026-07-28 "+h.method+" was answered "+strconv.Itoa(h.status)+", want 405", h.rec, rec.Index)
 		return
 	}

@@ -220,11 +220,23 @@ func (c *Checker) message26(rec traces.Record, raw []byte) {
 		}
 		return
 	}
-	r := c.rev26.reqs[req26Key{rec.Conn, rec.Exchange, canonical(w.ID)}]
+	key := req26Key{rec.Conn, rec.Exchange, canonical(w.ID)}
+	r := c.rev26.reqs[key]
 	if r == nil {
 		return
 	}
 	c.answer26(r, rec, w)
+	// The request is answered, and its exchange over: keep only what is
+	// open (a listen's stream ends with its answer too).
+	delete(c.rev26.reqs, key)
+	if rec.Exchange != 0 {
+		ex := exKey{rec.Conn, rec.Exchange}
+		delete(c.rev26.exReq, ex)
+		delete(c.rev26.heads, ex)
+	}
+	if r.method == "subscriptions/listen" {
+		delete(c.rev26.listens, req26Key{conn: rec.Conn, id: key.id})
+	}
 }
 
 // request26 keeps a request, with what the client had seen of its task.

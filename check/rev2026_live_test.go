@@ -371,3 +371,19 @@ func TestRevisionsMixed(t *testing.T) {
 		}
 	}
 }
+
+// TestRev2026KeepsOnlyOpen: once every request of a trace is answered,
+// nothing of them is kept; what stays is the tasks.
+func TestRev2026KeepsOnlyOpen(t *testing.T) {
+	c := New(nil)
+	for _, r := range readFixture(t, filepath.Join("testdata", "pass", "rev2026.jsonl")) {
+		c.Add(r)
+	}
+	v := c.rev26
+	if len(v.reqs) != 0 || len(v.heads) != 0 || len(v.exReq) != 0 || len(v.listens) != 0 {
+		t.Errorf("after the last answer %d requests, %d heads, %d exchanges, %d listens are kept, want none", len(v.reqs), len(v.heads), len(v.exReq), len(v.listens))
+	}
+	if len(v.tasks) == 0 {
+		t.Error("no task kept")
+	}
+}
