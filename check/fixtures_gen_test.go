@@ -268,6 +268,28 @@ var failFixtures = []failFixture{
 		func(t *testing.T, e *editor) { e.sub(118, `in 0.05s`, `in 9s`) }},
 	{"S2663-TERMINAL-FINAL-listen", "rev2026", "the listen stream carries the task completed, then working",
 		func(t *testing.T, e *editor) { e.swap(162, 163) }},
+	{"S2663-TERMINAL-FINAL-two", "rev2026", "the listen also asks for the first task, seen completed by tasks/get, and its notifications/tasks says failed",
+		func(t *testing.T, e *editor) {
+			id, done := e.rec(156).RPC.TaskID, e.rec(3).RPC.TaskID
+			e.sub(159, `"taskIds":["`+id+`"]`, `"taskIds":["`+id+`","`+done+`"]`)
+			e.sub(161, `"taskIds":["`+id+`"]`, `"taskIds":["`+id+`","`+done+`"]`)
+			var task map[string]any
+			if err := json.Unmarshal([]byte(e.payload(8)), &struct {
+				Result *map[string]any `json:"result"`
+			}{&task}); err != nil {
+				t.Fatal(err)
+			}
+			delete(task, "result")
+			delete(task, "resultType")
+			task["status"] = "failed"
+			task["error"] = map[string]any{"code": -32603, "message": "lost"}
+			task["_meta"] = map[string]any{"io.modelcontextprotocol/subscriptionId": 25}
+			params, _ := json.Marshal(task)
+			msg := `{"jsonrpc":"2.0","method":"notifications/tasks","params":` + string(params) + `}`
+			n := e.rec(163).Clone()
+			n.SSE.Data, n.RPC = msg, traces.DescribeMessage([]byte(msg))
+			e.insert(164, n)
+		}},
 	{"S2663-DURABLE-CREATE", "rev2026", "the first tasks/get after the CreateTaskResult is answered -32602 (not found)",
 		func(t *testing.T, e *editor) {
 			e.set(8, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}`)

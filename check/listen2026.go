@@ -36,6 +36,10 @@ func (c *Checker) notification26(rec traces.Record, w *wireMsg) {
 		if l := c.listenOf(rec, w.Params); l != nil {
 			c.listenTerminal(l, res, rec)
 		}
+		if t := c.rev26.tasks[res.str("taskId")]; t != nil {
+			status := res.str("status")
+			c.terminal26(t, status, outcome(res, status), rec, true)
+		}
 	case "notifications/progress", "notifications/message":
 		// They "MUST NOT be sent on the subscriptions/listen stream for a
 		// task" (Task Status Notifications).

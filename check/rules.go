@@ -340,9 +340,9 @@ var catalog = revisions([numRules]Rule{
 	},
 	RuleS2663TerminalFinal: {
 		ID: "S2663-TERMINAL-FINAL", Keyword: Must, Side: Server, Revision: Revision20260728,
-		Summary: "a terminal status is final: a tasks/get sent after the task was seen terminal, or a later notifications/tasks on the same listen stream, shows the same status with the same result or error",
+		Summary: "a terminal status is final: a tasks/get sent after the task was seen terminal, or a later notifications/tasks on the same listen stream, shows the same status with the same result or error; two terminal sightings, in any order, agree",
 		Spec:    specTasks + ", Tasks › Task Status State Diagram; Error Handling › Task Execution Errors",
-		Needs:   "a tasks/get answered after its task was seen terminal, or a notifications/tasks after a terminal one on its stream",
+		Needs:   "a task seen terminal, then seen again (tasks/get sent after, the same listen stream, or terminal anywhere)",
 	},
 	RuleS2663DurableCreate: {
 		ID: "S2663-DURABLE-CREATE", Keyword: Must, Side: Server, Revision: Revision20260728,

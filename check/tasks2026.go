@@ -155,11 +155,29 @@ func (c *Checker) getAnswer(r *req26, res *wire26Result, rec traces.Record) {
 		default:
 			c.ok(RuleS2663TerminalFinal)
 		}
-	}
-	if isTerminal(status) && t.terminal == "" {
-		t.terminal, t.terminalBody, t.terminalRec = status, body, rec.Index
+		c.terminal26(t, status, body, rec, false)
+	} else {
+		c.terminal26(t, status, body, rec, true)
 	}
 	c.inputKeys(t, r, res, rec)
+}
+
+// terminal26 keeps the first terminal status seen of t and, when judge,
+// judges S2663-TERMINAL-FINAL on another terminal one: a task has one
+// terminal state, whatever order the two were seen in, so two terminal
+// sightings that differ in status, result or error fail even where their
+// order is not proven (two streams).
+func (c *Checker) terminal26(t *task26, status, body string, rec traces.Record, judge bool) {
+	switch {
+	case !isTerminal(status):
+	case t.terminal == "":
+		t.terminal, t.terminalBody, t.terminalRec = status, body, rec.Index
+	case !judge:
+	case status != t.terminal || body != t.terminalBody:
+		c.fail(RuleS2663TerminalFinal, "task "+t.id+" was seen "+t.terminal+" and "+status+" (or with another result or error); a task has one terminal state", t.terminalRec, rec.Index)
+	default:
+		c.ok(RuleS2663TerminalFinal)
+	}
 }
 
 // inputKeys judges S2663-INPUT-KEYS: "Each request key in inputRequests
