@@ -107,7 +107,21 @@ func record2026(t *testing.T) []traces.Record {
 	call(client.StatelessCallOptions{Name: server.ToolConfirmDelete, Args: map[string]any{}, Answer: accept, OnEvent: noteTask}, false)
 	call(client.StatelessCallOptions{Name: server.ToolProtocolErrorJob, Args: map[string]any{}}, true)
 	call(client.StatelessCallOptions{Name: server.ToolFailingJob, Args: map[string]any{}}, false)
-	call(client.StatelessCallOptions{Name: server.ToolSlowCompute, Args: map[string]any{"seconds": 60}, CancelAfter: 30 * time.Millisecond}, false)
+	// A long task cancelled as soon as it exists: the call's context
+	// ends when the client has its id, and the client cancels it with
+	// tasks/cancel (no timer: the task exists before it is cancelled,
+	// however slow the machine).
+	cctx, cancelCall := context.WithCancel(ctx)
+	cancelled, err := conn.CallTool(cctx, client.StatelessCallOptions{Name: server.ToolSlowCompute, Args: map[string]any{"seconds": 60},
+		OnEvent: func(e client.Event) {
+			if e.Kind == client.EventTaskCreated {
+				cancelCall()
+			}
+		}})
+	cancelCall()
+	if cancelled == nil || cancelled.TaskID == "" || !cancelled.Cancelled {
+		t.Fatalf("cancelled call: %+v, %v; want a task the client cancelled", cancelled, err)
+	}
 
 	raw(901, tasks.MethodGet, `"taskId":"`+done.TaskID+`"`, nil)
 	raw(902, tasks.MethodGet, `"taskId":"00000000-0000-4000-8000-000000000000"`, nil)
@@ -231,6 +245,9 @@ func TestLive2026Trace(t *testing.T) {
 		case r.Rule.Revision != Revision20260728 && (r.Status != Skip || !strings.Contains(r.Why, "the trace holds only 2026-07-28 records")):
 			t.Errorf("%s (of %s) is %s (%s), want SKIP: the trace holds only 2026-07-28 records", r.Rule.ID, r.Rule.Revision, r.Status, r.Why)
 		}
+	}
+	if r, _ := v.Result(RuleS2663AckEmpty.String()); r.Checked < 2 {
+		t.Errorf("S2663-ACK-EMPTY judged %d acknowledgements, want the tasks/update's and the tasks/cancel's", r.Checked)
 	}
 	if t.Failed() {
 		t.Log(verdictText(v))
