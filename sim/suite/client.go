@@ -44,7 +44,8 @@ type Misbehavior struct {
 	// DropSeqNr drops the first event carrying this segment (0: none).
 	DropSeqNr int64
 	// CutAfter ends the first POST stream's connection after this many
-	// events with data (0: never); the stream stays resumable.
+	// events with data, or before its response when that would come
+	// sooner but not first (0: never); the stream stays resumable.
 	CutAfter int
 }
 
@@ -56,7 +57,7 @@ func ClientScenarios() []*ClientScenario {
 			Rules: []string{"CLIENT-DEDUP", "CLIENT-COMPLETE"}, Misbehave: Misbehavior{Duplicate: true}},
 		{Name: "client-gap", Summary: "the event carrying segment 2 is lost (SEP-1905 scenario 7): the client fills the gap",
 			Rules: []string{"CLIENT-COMPLETE", "CLIENT-RESUME", "CLIENT-DEDUP"}, Misbehave: Misbehavior{DropSeqNr: 2}},
-		{Name: "client-cut-stream", Summary: "the POST stream is cut after 2 events, retry 300ms: the client waits, resumes and loses nothing",
+		{Name: "client-cut-stream", Summary: "the POST stream is cut after 2 events, or before its response if that comes first, retry 300ms: the client waits, resumes and loses nothing",
 			Rules: []string{"CLIENT-RESUME", "CLIENT-COMPLETE", "CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"}, HTTP: streamhttp.Options{Retry: 300 * time.Millisecond}, Misbehave: Misbehavior{CutAfter: 2}, HTTPOnly: true},
 		{Name: "client-poll-interval", Summary: "a server in task mode only, without status notifications, pollInterval 200ms, its task working until polled twice: the client polls no faster",
 			Rules:  []string{"CLIENT-TASKS-GET-INTERVAL", "CLIENT-DEDUP", "CLIENT-COMPLETE"},

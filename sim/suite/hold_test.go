@@ -124,3 +124,51 @@ func TestClientPollIntervalLateClient(t *testing.T) {
 		})
 	}
 }
+
+// oneChunkClient is the reference client calling slow_text for one chunk
+// with no pause, in streaming mode: a stream of few events (the first
+// response carries the chunk, the next one ends the call).
+func oneChunkClient() ClientTarget {
+	return ClientTarget{Run: func(ctx context.Context, server, _ string) (string, error) {
+		s, err := client.New(nil).Connect(ctx, &streamhttp.ClientTransport{URL: server})
+		if err != nil {
+			return "", err
+		}
+		defer s.Close()
+		res, err := s.CallTool(ctx, client.CallOptions{Name: mcp.ToolSlowText, Args: map[string]any{"chunks": 1, "intervalMs": 0}, Mode: client.ModeStreaming})
+		if res == nil {
+			return "", err
+		}
+		if err == nil && !res.Complete {
+			err = errors.New("incomplete result")
+		}
+		return blocksText(res.Content), err
+	}}
+}
+
+// TestClientCutStreamFewEvents: a call whose stream has fewer events than
+// client-cut-stream cuts after still has its stream cut before its
+// response, so that the client resumes and every rule is judged, however
+// the tool's events fall around the first response.
+func TestClientCutStreamFewEvents(t *testing.T) {
+	res, err := RunClientSuite(context.Background(), oneChunkClient(),
+		&SuiteOptions{Scenarios: []string{"client-cut-stream"}, TraceDir: traceDir(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Scenarios) != 1 {
+		t.Fatalf("%d scenarios, want 1", len(res.Scenarios))
+	}
+	r := res.Scenarios[0]
+	if r.Status != check.Pass {
+		t.Errorf("%s: %s %s, want PASS", r.Name, r.Status, r.Why)
+	}
+	for _, o := range r.Rules {
+		if o.Status != check.Pass {
+			t.Errorf("%s: rule %s %s (%s), want PASS", r.Name, o.ID, o.Status, o.Why)
+		}
+	}
+	if t.Failed() {
+		t.Log("\n" + describe(res))
+	}
+}
