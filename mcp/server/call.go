@@ -112,7 +112,7 @@ func (ss *session) taskCall(id mcp.ID, tool *Tool, tp *mcp.TaskParams, run RunFu
 		return
 	}
 	defer t.firstAnswerSent()
-	c := &Call{clock: o.Clock, emit: t.emit, progress: t.sendProgress}
+	c := &Call{clock: o.Clock, taskID: t.id, emit: t.emit, progress: t.sendProgress}
 	started := false
 	start := func() {
 		if started {

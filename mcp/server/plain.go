@@ -40,7 +40,7 @@ type plainRun struct {
 func (pc *plainRun) start(ctx context.Context) {
 	go func() {
 		defer pc.done()
-		out, rpcErr := pc.srv.runTool(ctx, pc.owner, 0, pc.run, pc.r, pc.progress, pc.in, nil)
+		out, rpcErr := pc.srv.runTool(ctx, pc.owner, "", 0, pc.run, pc.r, pc.progress, pc.in, nil)
 		if pc.cancelled() {
 			// A cancelled request gets no response; the answer is ended
 			// without one.
@@ -61,11 +61,12 @@ func (pc *plainRun) start(ctx context.Context) {
 // reserved bytes emitted are covered by what the caller charged already
 // (a task's reservation for the bytes its arguments ask for); the rest
 // are charged to owner's budget (nil: the stateless requests') while the
-// tool runs and released when it returns. conn is the answer whose
+// tool runs and released when it returns. taskID is the task the call
+// runs as ("" for none). conn is the answer whose
 // connection Call.CloseConnection ends, if any; in the client's input of
 // a stateless call and ask, when set, how its task asks for more
 // (input.go).
-func (s *Server) runTool(ctx context.Context, owner *session, reserved int64, run RunFunc, conn mcp.Replier,
+func (s *Server) runTool(ctx context.Context, owner *session, taskID string, reserved int64, run RunFunc, conn mcp.Replier,
 	progress func(context.Context, mcp.ProgressParams) error, in input,
 	ask func(context.Context, []rev.InputRequest) ([]json.RawMessage, error)) (*mcp.CallToolResult, *mcp.Error) {
 	var emitted []mcp.ContentBlock
@@ -73,8 +74,9 @@ func (s *Server) runTool(ctx context.Context, owner *session, reserved int64, ru
 	var held int64 // bytes of emitted beyond reserved, charged to the owner's budget
 	b := s.budget
 	c := &Call{
-		clock: s.opts.Clock,
-		conn:  conn,
+		clock:  s.opts.Clock,
+		taskID: taskID,
+		conn:   conn,
 		emit: func(_ context.Context, blocks []mcp.ContentBlock) error {
 			n := blocksBytes(blocks)
 			if used+n > s.opts.MaxTaskBytes {

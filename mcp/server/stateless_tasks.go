@@ -114,7 +114,7 @@ func (s *Server) createTask(ctx context.Context, id mcp.ID, run RunFunc, size in
 	t.expiry = o.Clock.AfterFunc(t.ttl, t.expire)
 	created := &tasks.CreateTaskResult{ResultType: tasks.ResultTypeTask, Meta: s.resultMeta(), Task: t.detailLocked().Task}
 	t.mu.Unlock()
-	go func() { t.finish(s.runTool(runCtx, nil, size, run, nil, noProgress, in, t.ask)) }()
+	go func() { t.finish(s.runTool(runCtx, nil, taskID, size, run, nil, noProgress, in, t.ask)) }()
 	reply(ctx, r, id, created)
 }
 

@@ -62,7 +62,9 @@ var ErrTaskEnded = errors.New("task ended")
 
 // Call is what a running tool sees of its call.
 type Call struct {
-	clock    clock.Clock
+	clock clock.Clock
+	// taskID is the task the call runs as; empty for a call without one.
+	taskID   string
 	emit     func(ctx context.Context, blocks []mcp.ContentBlock) error
 	progress func(ctx context.Context, p mcp.ProgressParams) error
 	// conn is the answer whose connection CloseConnection ends, if any.
@@ -96,6 +98,11 @@ func (c *Call) Ask(ctx context.Context, reqs ...rev.InputRequest) ([]json.RawMes
 	}
 	return c.ask(ctx, reqs)
 }
+
+// TaskID returns the id of the task the call runs as (a 2025-11-25
+// task-augmented call or a 2026-07-28 task), or "" for a call answered
+// without a task.
+func (c *Call) TaskID() string { return c.taskID }
 
 // Answers returns the inputResponses the call's multi round-trip request
 // carried on its last round (Tool.Input), or nil.

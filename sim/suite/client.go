@@ -29,6 +29,9 @@ type ClientScenario struct {
 	Server        server.Options
 	HTTP          streamhttp.Options
 	Misbehave     Misbehavior
+	// Hold is how long the scripted server's tools keep their tasks
+	// working (see Hold).
+	Hold Hold
 	// HTTPOnly scenarios are SKIP over stdio.
 	HTTPOnly bool
 }
@@ -41,7 +44,8 @@ type Misbehavior struct {
 	// DropSeqNr drops the first event carrying this segment (0: none).
 	DropSeqNr int64
 	// CutAfter ends the first POST stream's connection after this many
-	// events with data (0: never); the stream stays resumable.
+	// events with data, or before its response when that would come
+	// sooner but not first (0: never); the stream stays resumable.
 	CutAfter int
 }
 
@@ -53,11 +57,12 @@ func ClientScenarios() []*ClientScenario {
 			Rules: []string{"CLIENT-DEDUP", "CLIENT-COMPLETE"}, Misbehave: Misbehavior{Duplicate: true}},
 		{Name: "client-gap", Summary: "the event carrying segment 2 is lost (SEP-1905 scenario 7): the client fills the gap",
 			Rules: []string{"CLIENT-COMPLETE", "CLIENT-RESUME", "CLIENT-DEDUP"}, Misbehave: Misbehavior{DropSeqNr: 2}},
-		{Name: "client-cut-stream", Summary: "the POST stream is cut after 2 events, retry 300ms: the client waits, resumes and loses nothing",
+		{Name: "client-cut-stream", Summary: "the POST stream is cut after 2 events, or before its response if that comes first, retry 300ms: the client waits, resumes and loses nothing",
 			Rules: []string{"CLIENT-RESUME", "CLIENT-COMPLETE", "CLIENT-POLL-INTERVAL", "CLIENT-DEDUP"}, HTTP: streamhttp.Options{Retry: 300 * time.Millisecond}, Misbehave: Misbehavior{CutAfter: 2}, HTTPOnly: true},
-		{Name: "client-poll-interval", Summary: "a server in task mode only, without status notifications, pollInterval 200ms: the client polls no faster",
+		{Name: "client-poll-interval", Summary: "a server in task mode only, without status notifications, pollInterval 200ms, its task working until polled twice: the client polls no faster",
 			Rules:  []string{"CLIENT-TASKS-GET-INTERVAL", "CLIENT-DEDUP", "CLIENT-COMPLETE"},
-			Server: server.Options{Modes: []mcp.ResponseMode{mcp.ModeTask}, NoPartial: true, NoStatusNotifications: true, PollInterval: 200 * time.Millisecond}},
+			Server: server.Options{Modes: []mcp.ResponseMode{mcp.ModeTask}, NoPartial: true, NoStatusNotifications: true, PollInterval: 200 * time.Millisecond},
+			Hold:   Hold{Polls: 2}},
 	}
 }
 
@@ -133,13 +138,18 @@ func runClientScenario(parent context.Context, sc *ClientScenario, target Client
 	// misbehaving on the wire, behind the recording proxy the client
 	// talks to; or over stdio, misbehaving on the lines it sends and
 	// recording them, through the relay the client starts.
-	srvOpts := sc.Server
-	srv := server.New(&srvOpts)
-	defer srv.Close()
-	ep := newTruth(srv)
-	acts := &misbehaviorActs{}
 	ctx, cancel := context.WithTimeout(parent, o.Timeout)
 	defer cancel()
+	hold := newHolder(ctx, sc.Hold)
+	srvOpts := sc.Server
+	if srvOpts.Tools == nil {
+		srvOpts.Tools = server.BuiltinTools()
+	}
+	srvOpts.Tools = hold.tools(srvOpts.Tools)
+	srv := server.New(&srvOpts)
+	defer srv.Close()
+	ep := newTruth(srv, hold)
+	acts := &misbehaviorActs{}
 	var (
 		stdout string
 		runErr error

@@ -3,6 +3,7 @@ package suite
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -89,9 +90,20 @@ func (w *misbehavingWriter) Write(p []byte) (int, error) {
 
 // event passes one whole event on, or not, or twice.
 func (w *misbehavingWriter) event(ev []byte) error {
-	seqs := eventSeqNrs(ev)
+	msg := eventMessage(ev)
+	var seqs []int64
+	if msg != nil && msg.Kind() == mcp.KindResponse {
+		seqs = seqNrs(msg)
+	}
 	if len(seqs) > 0 {
 		w.acts.segmentEvents.Add(1)
+	}
+	if w.mb.CutAfter > 0 && w.events > 0 && finalResponse(msg) && w.claimCut() {
+		// The response would come before the CutAfter'th event: the
+		// stream is cut before it instead, so that the client has an
+		// event id to resume from and a response still to get, however
+		// few events the tool made.
+		return w.cutNow()
 	}
 	if w.mb.DropSeqNr > 0 && containsInt(seqs, w.mb.DropSeqNr) && w.claimDrop() {
 		w.acts.dropped.Add(1)
@@ -112,13 +124,18 @@ func (w *misbehavingWriter) event(ev []byte) error {
 		w.events++
 	}
 	if w.mb.CutAfter > 0 && w.events >= w.mb.CutAfter && w.claimCut() {
-		w.flush()
-		w.cut = true
-		w.acts.cut.Add(1)
-		w.cancel()
-		return errCut
+		return w.cutNow()
 	}
 	return nil
+}
+
+// cutNow ends the stream's connection after what was written so far.
+func (w *misbehavingWriter) cutNow() error {
+	w.flush()
+	w.cut = true
+	w.acts.cut.Add(1)
+	w.cancel()
+	return errCut
 }
 
 func (w *misbehavingWriter) flush() {
@@ -142,17 +159,35 @@ func (w *misbehavingWriter) FlushError() error {
 	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
-// eventSeqNrs returns the seqNrs of the segments an SSE event carries.
-func eventSeqNrs(ev []byte) []int64 {
+// eventMessage returns the message an SSE event carries, or nil.
+func eventMessage(ev []byte) *mcp.Message {
 	e, err := sse.NewReader(bytes.NewReader(ev)).Next()
 	if err != nil || e.Data == "" {
 		return nil
 	}
 	m, err := mcp.DecodeMessage([]byte(e.Data))
-	if err != nil || m.Kind() != mcp.KindResponse {
+	if err != nil {
 		return nil
 	}
-	return seqNrs(m)
+	return m
+}
+
+// finalResponse reports whether m is the response that ends its request:
+// an error, or a result that is no SEP-1905 streaming response with
+// isComplete false (Case 3: the stream's last response has isComplete
+// true).
+func finalResponse(m *mcp.Message) bool {
+	if m == nil || m.Kind() != mcp.KindResponse {
+		return false
+	}
+	if m.Error != nil {
+		return true
+	}
+	var r mcp.ToolCallResponse
+	if json.Unmarshal(m.Result, &r) != nil {
+		return true
+	}
+	return r.IsComplete == nil || *r.IsComplete
 }
 
 func containsInt(ns []int64, n int64) bool {

@@ -22,6 +22,9 @@ import (
 //	transport ◀──Reply── truth (records) ◀──Reply── server session
 type truth struct {
 	inner mcp.Endpoint
+	// hold learns from it what the client asks of a task and when the
+	// server first answered the call that made it (nil: no hold).
+	hold *holder
 
 	mu     sync.Mutex
 	calls  []*truthCall
@@ -38,8 +41,8 @@ type truthCall struct {
 	hasWhole bool // a result in one piece: a plain, immediate or canonical answer
 }
 
-func newTruth(inner mcp.Endpoint) *truth {
-	return &truth{inner: inner, byTask: map[string]*truthCall{}}
+func newTruth(inner mcp.Endpoint, hold *holder) *truth {
+	return &truth{inner: inner, hold: hold, byTask: map[string]*truthCall{}}
 }
 
 // NewSession implements mcp.Endpoint.
@@ -63,12 +66,15 @@ func (s *truthSession) Handle(ctx context.Context, msg *mcp.Message, r mcp.Repli
 			s.t.calls = append(s.t.calls, c)
 			s.t.mu.Unlock()
 			r = &truthReplier{t: s.t, inner: r, call: c}
-		case mcp.MethodTasksResult:
+		case mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel:
 			var p struct {
 				TaskID string `json:"taskId"`
 			}
 			_ = json.Unmarshal(msg.Params, &p)
-			r = &truthReplier{t: s.t, inner: r, taskID: p.TaskID}
+			s.t.hold.request(msg.Method, p.TaskID)
+			if msg.Method == mcp.MethodTasksResult {
+				r = &truthReplier{t: s.t, inner: r, taskID: p.TaskID}
+			}
 		}
 	}
 	s.inner.Handle(ctx, msg, r)
@@ -86,15 +92,19 @@ type truthReplier struct {
 
 func (r *truthReplier) Reply(ctx context.Context, msg *mcp.Message, final bool) error {
 	if msg != nil && msg.Kind() == mcp.KindResponse && msg.Error == nil {
-		r.t.record(r, msg)
+		if id := r.t.record(r, msg); r.call != nil && id != "" {
+			r.t.hold.answered(id)
+		}
 	}
 	return r.inner.Reply(ctx, msg, final)
 }
 
-func (t *truth) record(r *truthReplier, msg *mcp.Message) {
+// record records the results msg carries and returns the id of the task
+// it answers for, if any.
+func (t *truth) record(r *truthReplier, msg *mcp.Message) string {
 	var res mcp.ToolCallResponse
 	if json.Unmarshal(msg.Result, &res) != nil {
-		return
+		return ""
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -111,7 +121,7 @@ func (t *truth) record(r *truthReplier, msg *mcp.Message) {
 	}
 	if c == nil {
 		if c = t.byTask[id]; c == nil {
-			return
+			return id
 		}
 	}
 	for _, s := range res.PartialContent {
@@ -127,6 +137,7 @@ func (t *truth) record(r *truthReplier, msg *mcp.Message) {
 	case res.Task == nil && res.Content != nil:
 		c.whole, c.hasWhole = res.Content, true
 	}
+	return id
 }
 
 // result returns the text pieces of the first tool call's result, in
