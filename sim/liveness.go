@@ -94,8 +94,15 @@ func texts(blocks []mcp.ContentBlock) []string {
 //
 // ttlFault says a ttl-expiry fault acted in the run (a ttl rewritten
 // small, the clock jumped): a task may then expire before it completes.
-func judgeCall(c Call, oc CallOutcome, ttlFault bool) []Finding {
-	name := fmt.Sprintf("call %d (%s %s", oc.Call, c.Tool, c.Mode)
+//
+// recovery is the request that recovered a call once the faults stopped:
+// tasks/result (2025-11-25), tasks/get (2026-07-28).
+func judgeCall(c Call, oc CallOutcome, ttlFault bool, recovery string) []Finding {
+	how := string(c.Mode)
+	if c.Delivery != "" {
+		how = c.Delivery
+	}
+	name := fmt.Sprintf("call %d (%s %s", oc.Call, c.Tool, how)
 	if oc.TaskID != "" {
 		name += ", task " + oc.TaskID
 	}
@@ -105,7 +112,7 @@ func judgeCall(c Call, oc CallOutcome, ttlFault bool) []Finding {
 		out = append(out, Finding{RuleResult, name + ": complete result is wrong: " + oc.Detail})
 	}
 	if oc.Recovered == OutcomeWrong {
-		out = append(out, Finding{RuleResult, name + ": tasks/result after the faults stopped is wrong"})
+		out = append(out, Finding{RuleResult, name + ": " + recovery + " after the faults stopped is wrong"})
 	}
 	if oc.Got == oc.Expected || oc.Got == OutcomeWrong {
 		return out
@@ -115,10 +122,10 @@ func judgeCall(c Call, oc CallOutcome, ttlFault bool) []Finding {
 	}
 	switch oc.Recovered {
 	case OutcomeHung:
-		out = append(out, Finding{RuleLiveness, name + ": once the faults stopped, tasks/result did not answer"})
+		out = append(out, Finding{RuleLiveness, name + ": once the faults stopped, " + recovery + " did not answer"})
 	case OutcomeError, OutcomeExpired:
 		if oc.Expected == OutcomeOK && c.TTLMs == 0 && !ttlFault {
-			out = append(out, Finding{RuleLiveness, fmt.Sprintf("%s: once the faults stopped, tasks/result of a task that should complete answered %s", name, oc.Recovered)})
+			out = append(out, Finding{RuleLiveness, fmt.Sprintf("%s: once the faults stopped, %s of a task that should complete answered %s", name, recovery, oc.Recovered)})
 		}
 	}
 	return out

@@ -14,6 +14,7 @@ import (
 	"github.com/tasksim/tasksim/faults"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
+	"github.com/tasksim/tasksim/mcp/rev20260728/tasks"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"
@@ -139,9 +140,15 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err := checkTransport(reg, bound, s.Workload.Transport); err != nil {
 		return nil, err
 	}
+	if err := checkRevisionFaults(reg, bound, s.Workload.Revision); err != nil {
+		return nil, err
+	}
 	var bugs Bugs
 	if opts.Bugs != nil {
 		bugs = *opts.Bugs
+	}
+	if s.Workload.stateless() && opts.Bugs != nil {
+		return nil, fmt.Errorf("a %s run plants no bug yet", Revision20260728)
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.MaxWall)
 	defer cancel()
@@ -152,12 +159,16 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 
 	sim := clock.NewSim(simStart)
 	r := &run{ctx: ctx, sim: sim, bugs: bugs.Client}
-	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs)
+	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs, nodeServes(s.Workload))
 	m := &simulation{run: r, nd: nd, s: s}
 	if err := m.setup(&opts, bound, bugs); err != nil {
 		return nil, err
 	}
-	for _, phase := range []func() error{m.workload, m.recoverCalls, m.probeCall, m.probeAll} {
+	phases := []func() error{m.workload, m.recoverCalls, m.probeCall, m.probeAll}
+	if s.Workload.stateless() {
+		phases = []func() error{m.workload26, m.recoverCalls26, m.probeCall26}
+	}
+	for _, phase := range phases {
 		if err := phase(); err != nil {
 			return nil, m.fail(err, nd, m.sessions, m.pipe, m.w)
 		}
@@ -220,12 +231,17 @@ func (m *simulation) setup(opts *RunOptions, bound []*faults.Bound, bugs Bugs) e
 		Labels: []traces.Label{{Key: "sim", Value: "in-process"}, {Key: "transport", Value: s.Workload.Transport}},
 		Faults: &traces.Schedule{Specs: s.Faults, Note: "decisions are in the fault records"},
 	}
+	if s.Workload.stateless() {
+		// The run's revision and server, in the header (docs/sim.md).
+		header.Protocol = Revision20260728
+		header.Labels = append(header.Labels, traces.Label{Key: "revision", Value: Revision20260728}, traces.Label{Key: "server", Value: s.Workload.Server})
+	}
 	var err error
 	m.w, err = traces.NewWriter(&m.buf, header, &traces.WriterOptions{Now: m.sim.Now, FlushInterval: -1})
 	if err != nil {
 		return err
 	}
-	if s.Workload.Transport == TransportHTTP {
+	if s.Workload.Transport == TransportHTTP && !s.Workload.stateless() {
 		if m.http, err = newHTTPRecord(header, m.nd, m.sim); err != nil {
 			return err
 		}
@@ -264,6 +280,14 @@ func (m *simulation) observe(a faults.Applied) {
 func (m *simulation) setupTransports(bugs Bugs) {
 	if m.s.Workload.Transport != TransportHTTP {
 		m.base = stdio.Pipe(m.nd, nil)
+		return
+	}
+	if m.s.Workload.stateless() {
+		// Every message a POST of its own, to the server behind the
+		// HTTP place; no HTTP record yet, no resumption to probe.
+		tr := streamhttp.Pipe(httpFaults(m.nd, m.httpSet, m.sim))
+		tr.Revision, tr.Clock = mcp.Revision20260728, m.sim
+		m.httpTr, m.base = tr, tr
 		return
 	}
 	hf := httpFaults(m.http.proxy, m.httpSet, m.sim)
@@ -362,15 +386,7 @@ func (m *simulation) call(oc *CallOutcome, c Call) {
 // end. Calls that did not end as expected are recovered with
 // tasks/result, one at a time, so that their messages never meet.
 func (m *simulation) recoverCalls() error {
-	m.set.Stop()
-	m.httpSet.Stop()
-	m.dmu.Lock()
-	m.ds = append([]decision(nil), m.decisions...)
-	m.dmu.Unlock()
-	for _, d := range m.ds {
-		m.restarted = m.restarted || d.verb == faults.Restart
-		m.ttlFault = m.ttlFault || d.verb == faults.Rewrite || d.verb == faults.Advance
-	}
+	m.stopFaults()
 	var recoveries []func()
 	for i := range m.out {
 		if f := m.recovery(i); f != nil {
@@ -505,8 +521,12 @@ func (m *simulation) finish(strict bool) (*Result, error) {
 // liveness judges how each call ended, and the probes.
 func (m *simulation) liveness() []Finding {
 	var live []Finding
+	recovery := mcp.MethodTasksResult
+	if m.s.Workload.stateless() {
+		recovery = tasks.MethodGet
+	}
 	for i, oc := range m.out {
-		live = append(live, judgeCall(m.s.Workload.Calls[i], oc, m.ttlFault)...)
+		live = append(live, judgeCall(m.s.Workload.Calls[i], oc, m.ttlFault, recovery)...)
 	}
 	if m.probeGot != OutcomeOK {
 		live = append(live, Finding{Rule: RuleLiveness, Message: fmt.Sprintf("after the faults stopped, a new session's call ended %s: %s", m.probeGot, m.probeDetail)})
