@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"slices"
 	"sync"
@@ -37,16 +38,21 @@ type node struct {
 }
 
 // serves is what the server of a run serves besides its defaults: the
-// revisions (nil: both) and the pollIntervalMs it suggests (0: its
-// default).
+// revisions (nil: both), the pollIntervalMs it suggests (0: its
+// default) and its requestState key.
 type serves struct {
 	revisions    []mcp.Revision
 	pollInterval time.Duration
+	// stateKeys is the source of the key that seals the requestState of
+	// a multi round-trip request: seeded, so that a seed's run
+	// writes the same requestState, hence the same trace, every time.
+	stateKeys io.Reader
 }
 
-// nodeServes is what the server of a run of w serves.
-func nodeServes(w Workload) serves {
-	var sv serves
+// nodeServes is what the server of a run of schedule s serves.
+func nodeServes(s Schedule) serves {
+	w := s.Workload
+	sv := serves{stateKeys: rand.NewChaCha8(seedKey(s.Seed, 3))}
 	if w.Server == ServerStateless {
 		sv.revisions = []mcp.Revision{mcp.Revision20260728}
 	}
@@ -63,7 +69,7 @@ func newNode(c *clock.Sim, taskIDs, sessionIDs io.Reader, bugs Bugs, sv serves) 
 // make starts a fresh server, with the planted bugs. n.mu must be held
 // once n is shared.
 func (n *node) make() {
-	n.srv = server.New(n.bugs.ServerOptions(&server.Options{Clock: n.clock, Rand: n.taskIDs, Revisions: n.serves.revisions, PollInterval: n.serves.pollInterval}))
+	n.srv = server.New(n.bugs.ServerOptions(&server.Options{Clock: n.clock, Rand: n.taskIDs, StateRand: n.serves.stateKeys, Revisions: n.serves.revisions, PollInterval: n.serves.pollInterval}))
 	n.h = streamhttp.NewHandler(n.bugs.HTTP(n.srv), &streamhttp.Options{Clock: n.clock, Rand: n.sess})
 	n.ep, n.served = n.bugs.Stdio(n.srv), n.bugs.WrapHandler(n.h)
 }

@@ -159,7 +159,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 
 	sim := clock.NewSim(simStart)
 	r := &run{ctx: ctx, sim: sim, bugs: bugs.Client}
-	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs, nodeServes(s.Workload))
+	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs, nodeServes(s))
 	m := &simulation{run: r, nd: nd, s: s}
 	if err := m.setup(&opts, bound, bugs); err != nil {
 		return nil, err

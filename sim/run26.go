@@ -53,7 +53,9 @@ func (m *simulation) workload26() error {
 	ss := m.session(false)
 	t := m.transport(0)
 	var t0 time.Time
+	connected := make(chan struct{}) // closed once t0 is set
 	m.spawn(func() {
+		defer close(connected)
 		m.connectStateless(ss, t)
 		t0 = m.sim.Now()
 	})
@@ -61,7 +63,7 @@ func (m *simulation) workload26() error {
 	for i, c := range m.s.Workload.Calls {
 		m.out[i] = CallOutcome{Call: i, Expected: c.expected()}
 		m.spawn(func() {
-			<-ss.ready
+			<-connected
 			if !m.sleepUntil(t0.Add(time.Duration(c.StartMs) * time.Millisecond)) {
 				return
 			}

@@ -69,7 +69,7 @@ type Summary struct {
 	// RevisionMixed for runs of both (a corpus of kept schedules).
 	Revision string `json:"revision,omitempty"`
 	Runs     int    `json:"runs"`
-	Failures int `json:"failures"`
+	Failures int    `json:"failures"`
 	// Warnings counts runs that broke a SHOULD and no MUST.
 	Warnings int `json:"warnings"`
 	// ByRule counts failed runs per rule.

@@ -134,10 +134,24 @@ func (c Call) validate26() error {
 	return nil
 }
 
+// chunkSkewMs is added to slow_text's interval in a run of 2026-07-28,
+// so that no chunk of a task (nor its end) falls on the instant of a
+// poll or a cancel: polls come every pollIntervalMs after the task's
+// creation, a cancel CancelAfterMs after the call's start, both whole
+// milliseconds, and two timers of one instant fire in the order their
+// goroutines set them, which is the scheduler's (docs/sim.md,
+// "Determinism"). 123 ns: six chunks of it are no millisecond.
+const chunkSkewMs = 0.000123
+
 // args26 are the tool's arguments in a run of 2026-07-28.
 func (c Call) args26() map[string]any {
-	if c.Tool == toolConfirm {
+	switch c.Tool {
+	case toolConfirm:
 		return map[string]any{"filename": simFile}
+	case server.ToolSlowText:
+		a := c.args()
+		a["intervalMs"] = float64(c.IntervalMs) + chunkSkewMs
+		return a
 	}
 	return c.args()
 }
