@@ -401,6 +401,19 @@ func (m *simulation) recoverCalls() error {
 	return m.wait()
 }
 
+// stopFaults stops both places' faults and keeps what they did.
+func (m *simulation) stopFaults() {
+	m.set.Stop()
+	m.httpSet.Stop()
+	m.dmu.Lock()
+	m.ds = append([]decision(nil), m.decisions...)
+	m.dmu.Unlock()
+	for _, d := range m.ds {
+		m.restarted = m.restarted || d.verb == faults.Restart
+		m.ttlFault = m.ttlFault || d.verb == faults.Rewrite || d.verb == faults.Advance
+	}
+}
+
 // recovery marks how faults touched call i and returns its recovery with
 // tasks/result, or nil: it ended as expected, has no task, or its session
 // or the server's state is gone.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/clock"
-	"github.com/tasksim/tasksim/faults"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	"github.com/tasksim/tasksim/mcp/rev20260728/tasks"
@@ -157,19 +156,6 @@ func (m *simulation) recoverCalls26() error {
 		}
 	})
 	return m.wait()
-}
-
-// stopFaults stops both places' faults and keeps what they did.
-func (m *simulation) stopFaults() {
-	m.set.Stop()
-	m.httpSet.Stop()
-	m.dmu.Lock()
-	m.ds = append([]decision(nil), m.decisions...)
-	m.dmu.Unlock()
-	for _, d := range m.ds {
-		m.restarted = m.restarted || d.verb == faults.Restart
-		m.ttlFault = m.ttlFault || d.verb == faults.Rewrite || d.verb == faults.Advance
-	}
 }
 
 // faulted26 reports whether a fault acted before a call that ended at
