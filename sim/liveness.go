@@ -31,15 +31,10 @@ type Finding struct {
 
 // classify says how a call ended.
 func classify(c Call, res *client.CallResult, err error, deadline bool) (string, string) {
-	detail := ""
-	if err != nil {
-		detail = err.Error()
-	}
+	detail, unfinished := classifyUnfinished(err, deadline, res == nil)
 	switch {
-	case deadline:
-		return OutcomeHung, fmt.Sprintf("did not end within %v of simulated time (%v)", callSlack, err)
-	case res == nil:
-		return OutcomeError, detail
+	case unfinished != "":
+		return unfinished, detail
 	case res.Task != nil && res.Task.Status == mcp.StatusCancelled,
 		err != nil && strings.Contains(err.Error(), "cancelled by the client"):
 		return OutcomeCancelled, detail
@@ -57,6 +52,22 @@ func classify(c Call, res *client.CallResult, err error, deadline bool) (string,
 		detail = "incomplete result without an error"
 	}
 	return OutcomeError, detail
+}
+
+// classifyUnfinished says how a call ended that hit its deadline
+// (OutcomeHung) or has no result (OutcomeError), "" otherwise; detail
+// is what it ended with.
+func classifyUnfinished(err error, deadline, noResult bool) (detail, outcome string) {
+	if err != nil {
+		detail = err.Error()
+	}
+	switch {
+	case deadline:
+		return fmt.Sprintf("did not end within %v of simulated time (%v)", callSlack, err), OutcomeHung
+	case noResult:
+		return detail, OutcomeError
+	}
+	return detail, ""
 }
 
 // classifyRecovery says what tasks/result answered once the faults

@@ -166,7 +166,7 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	}
 	phases := []func() error{m.workload, m.recoverCalls, m.probeCall, m.probeAll}
 	if s.Workload.stateless() {
-		phases = []func() error{m.workload26, m.recoverCalls26, m.probeCall26}
+		phases = []func() error{m.workload, m.recoverCalls26, m.probeCall}
 	}
 	for _, phase := range phases {
 		if err := phase(); err != nil {
@@ -339,12 +339,16 @@ func (m *simulation) workload() error {
 	for range m.s.Workload.Sessions {
 		m.session(false)
 	}
+	connect := m.connectNow
+	if m.s.Workload.stateless() {
+		connect = m.connectStateless // run26.go
+	}
 	var t0 time.Time
 	allReady := make(chan struct{})
 	m.spawn(func() {
 		defer close(allReady)
 		for k, ss := range m.sessions {
-			m.connectNow(ss, m.transport(k))
+			connect(ss, m.transport(k))
 		}
 		t0 = m.sim.Now()
 	})
@@ -362,8 +366,8 @@ func (m *simulation) workload() error {
 	return m.wait()
 }
 
-// call makes one call of the workload on its session and says how it
-// ended.
+// call makes one call of the workload on its session (its connection,
+// in a run of 2026-07-28) and says how it ended.
 func (m *simulation) call(oc *CallOutcome, c Call) {
 	ss := m.sessions[c.Session]
 	oc.start = m.sim.Now()
@@ -374,6 +378,14 @@ func (m *simulation) call(oc *CallOutcome, c Call) {
 	}
 	cctx, cancel := m.within(time.Duration(c.durationMs())*time.Millisecond + callSlack)
 	defer cancel()
+	if m.s.Workload.stateless() {
+		res, err := ss.sl.CallTool(cctx, c.options26())
+		oc.Got, oc.Detail = classify26(c, res, err, cctx.Err() != nil && m.ctx.Err() == nil)
+		if res != nil {
+			oc.TaskID = res.TaskID
+		}
+		return
+	}
 	res, err := m.bugs.CallTool(cctx, ss.s, c.options())
 	oc.Got, oc.Detail = classify(c, res, err, cctx.Err() != nil && m.ctx.Err() == nil)
 	if res != nil {
@@ -437,13 +449,18 @@ func (m *simulation) recovery(i int) func() {
 	}
 }
 
-// probeCall has a fresh session make one call once the faults stopped.
+// probeCall has a fresh session (in a run of 2026-07-28 a fresh
+// connection) make one task call once the faults stopped: the server is
+// alive after whatever the faults did.
 func (m *simulation) probeCall() error {
 	t := m.transport(len(m.sessions))
 	probe := m.session(false)
-	m.spawn(func() { m.connectNow(probe, t) })
+	connect, call := m.connectNow, m.probeOnce
+	if m.s.Workload.stateless() {
+		connect, call = m.connectStateless, m.probeOnce26
+	}
+	m.spawn(func() { connect(probe, t) })
 	m.probe = probe
-	probeCall := Call{Tool: "slow_text", Mode: client.ModeTask, Chunks: 2, IntervalMs: 100, FailAfter: -1}
 	m.spawn(func() {
 		<-probe.ready
 		if probe.err != nil {
@@ -452,13 +469,21 @@ func (m *simulation) probeCall() error {
 		}
 		cctx, cancel := m.within(recoverBudget)
 		defer cancel()
-		res, err := probe.s.CallTool(cctx, probeCall.options())
-		m.probeGot, m.probeDetail = classify(probeCall, res, err, cctx.Err() != nil && m.ctx.Err() == nil)
-		if res != nil {
-			m.probeTask = res.TaskID
-		}
+		m.probeGot, m.probeDetail, m.probeTask = call(cctx, probe)
 	})
 	return m.wait()
+}
+
+// probeOnce is the probe call of a run of 2025-11-25: a task-mode
+// slow_text of two chunks.
+func (m *simulation) probeOnce(ctx context.Context, probe *simSession) (got, detail, taskID string) {
+	c := Call{Tool: "slow_text", Mode: client.ModeTask, Chunks: 2, IntervalMs: 100, FailAfter: -1}
+	res, err := probe.s.CallTool(ctx, c.options())
+	got, detail = classify(c, res, err, ctx.Err() != nil && m.ctx.Err() == nil)
+	if res != nil {
+		taskID = res.TaskID
+	}
+	return got, detail, taskID
 }
 
 // probeAll asks what the drawn workload never asks (probes.go), and over

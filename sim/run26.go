@@ -22,12 +22,12 @@ import (
 // a run of 2025-11-25, over the in-memory Streamable HTTP transport
 // behind the HTTP place, or over stdio:
 //
-//	workload26      the calls, on one connection, each from its own instant
+//	workload        the calls, on one connection, each from its own instant
 //	recoverCalls26  the faults stop; a call that did not end as expected
 //	                and has a task is asked with tasks/get until a terminal
 //	                status (the task is durable: 2026-07-28 Tasks, "Task
 //	                Creation"), one at a time
-//	probeCall26     a fresh connection's task call must complete
+//	probeCall       a fresh connection's task call must complete
 //
 // There is no session to lose and nothing to resume: a request whose
 // stream broke is re-issued by the client with a new id (2026-07-28
@@ -46,62 +46,14 @@ func (r *run) connectStateless(ss *simSession, t mcp.Transport) {
 	ss.sl, ss.err = client.New(&client.Options{Clock: r.sim}).ConnectStateless(cctx, t)
 }
 
-// workload26 runs the drawn calls of a run of 2026-07-28 until every one
-// ended.
-func (m *simulation) workload26() error {
-	ss := m.session(false)
-	t := m.transport(0)
-	var t0 time.Time
-	connected := make(chan struct{}) // closed once t0 is set
-	m.spawn(func() {
-		defer close(connected)
-		m.connectStateless(ss, t)
-		t0 = m.sim.Now()
-	})
-	m.out = make([]CallOutcome, len(m.s.Workload.Calls))
-	for i, c := range m.s.Workload.Calls {
-		m.out[i] = CallOutcome{Call: i, Expected: c.expected()}
-		m.spawn(func() {
-			<-connected
-			if !m.sleepUntil(t0.Add(time.Duration(c.StartMs) * time.Millisecond)) {
-				return
-			}
-			m.call26(ss, &m.out[i], c)
-		})
-	}
-	return m.wait()
-}
-
-// call26 makes one call of a run of 2026-07-28 and says how it ended.
-func (m *simulation) call26(ss *simSession, oc *CallOutcome, c Call) {
-	oc.start = m.sim.Now()
-	defer func() { oc.end = m.sim.Now() }()
-	if ss.err != nil {
-		oc.Got, oc.Detail = OutcomeError, "connect: "+ss.err.Error()
-		return
-	}
-	cctx, cancel := m.within(time.Duration(c.durationMs())*time.Millisecond + callSlack)
-	defer cancel()
-	res, err := ss.sl.CallTool(cctx, c.options26())
-	oc.Got, oc.Detail = classify26(c, res, err, cctx.Err() != nil && m.ctx.Err() == nil)
-	if res != nil {
-		oc.TaskID = res.TaskID
-	}
-}
-
 // classify26 says how a call of 2026-07-28 ended. A task that failed
 // with its ttl's JSON-RPC error (the reference server's "Task has
 // expired"), or whose ttl passed on the client's clock, expired.
 func classify26(c Call, res *client.StatelessResult, err error, deadline bool) (string, string) {
-	detail := ""
-	if err != nil {
-		detail = err.Error()
-	}
+	detail, unfinished := classifyUnfinished(err, deadline, res == nil)
 	switch {
-	case deadline:
-		return OutcomeHung, fmt.Sprintf("did not end within %v of simulated time (%v)", callSlack, err)
-	case res == nil:
-		return OutcomeError, detail
+	case unfinished != "":
+		return unfinished, detail
 	case res.Cancelled && (errors.Is(err, client.ErrCancelled) || res.Task != nil && res.Task.Status == tasks.Cancelled):
 		return OutcomeCancelled, detail
 	case errors.Is(err, client.ErrTaskExpired), err != nil && strings.Contains(strings.ToLower(detail), "expired"):
@@ -215,26 +167,14 @@ func (m *simulation) recoverTask(ctx context.Context, sl *client.Stateless, c Ca
 	return OutcomeHung, "the task did not end within 1000 polls"
 }
 
-// probeCall26 has a fresh connection make one task call once the faults
-// stopped: the server is alive after whatever the faults did.
-func (m *simulation) probeCall26() error {
-	t := m.transport(len(m.sessions))
-	probe := m.session(false)
-	m.probe = probe
-	probeCall := Call{Tool: server.ToolSlowText, Delivery: DeliveryPoll, Chunks: 2, IntervalMs: 100, FailAfter: -1}
-	m.spawn(func() {
-		m.connectStateless(probe, t)
-		if probe.err != nil {
-			m.probeGot, m.probeDetail = OutcomeError, "connect: "+probe.err.Error()
-			return
-		}
-		cctx, cancel := m.within(recoverBudget)
-		defer cancel()
-		res, err := probe.sl.CallTool(cctx, probeCall.options26())
-		m.probeGot, m.probeDetail = classify26(probeCall, res, err, cctx.Err() != nil && m.ctx.Err() == nil)
-		if res != nil {
-			m.probeTask = res.TaskID
-		}
-	})
-	return m.wait()
+// probeOnce26 is the probe call of a run of 2026-07-28: a slow_text of
+// two chunks, its task polled.
+func (m *simulation) probeOnce26(ctx context.Context, probe *simSession) (got, detail, taskID string) {
+	c := Call{Tool: server.ToolSlowText, Delivery: DeliveryPoll, Chunks: 2, IntervalMs: 100, FailAfter: -1}
+	res, err := probe.sl.CallTool(ctx, c.options26())
+	got, detail = classify26(c, res, err, ctx.Err() != nil && m.ctx.Err() == nil)
+	if res != nil {
+		taskID = res.TaskID
+	}
+	return got, detail, taskID
 }
