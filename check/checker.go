@@ -37,6 +37,11 @@ type Options struct {
 	// session's HTTP streams into one shows no order of messages on one
 	// of them).
 	Skip map[string]string
+	// Revision is the revision of the records that name none (a trace
+	// header's Protocol, docs/trace-format.md, "Revisions"); "" means
+	// Revision20251125, the revision of every trace written before
+	// records named theirs.
+	Revision string
 }
 
 // Checker judges one history, record by record. It keeps what is open:
@@ -66,6 +71,13 @@ type Checker struct {
 	// has client rules, the client's (views.go).
 	split  bool
 	client *Checker
+
+	// rev26 is the history of the 2026-07-28 records (rev2026.go);
+	// revisions counts the records of each revision that carry a message
+	// or an HTTP head, for the reason a rule of a revision the trace does
+	// not hold is skipped.
+	rev26     *rev26
+	revisions map[string]int
 }
 
 type msgKey struct {
@@ -96,6 +108,8 @@ func New(opts *Options) *Checker {
 		faultedTasks:   map[string]bool{},
 		messages:       map[msgKey]seenMsg{},
 		seed:           maphash.MakeSeed(),
+		rev26:          newRev26(),
+		revisions:      map[string]int{},
 	}
 	if opts != nil {
 		c.opts = *opts
@@ -164,6 +178,36 @@ func (c *Checker) judge(id RuleID, cond bool, msg string, records ...uint64) {
 	}
 }
 
+// revisionOf returns the revision of rec: its own, else the default.
+func (c *Checker) revisionOf(rec traces.Record) string {
+	switch {
+	case rec.Revision != "":
+		return rec.Revision
+	case c.opts.Revision != "":
+		return c.opts.Revision
+	}
+	return Revision20251125
+}
+
+// otherRevision says why rule r saw nothing when the trace holds no
+// record of its revision but some of another: "" otherwise.
+func (c *Checker) otherRevision(r Rule) string {
+	if c.revisions[r.Revision] > 0 {
+		return ""
+	}
+	var held []string
+	for rev, n := range c.revisions {
+		if n > 0 {
+			held = append(held, rev)
+		}
+	}
+	if len(held) == 0 {
+		return ""
+	}
+	slices.Sort(held)
+	return " (a rule of " + r.Revision + "; the trace holds only " + strings.Join(held, ", ") + " records)"
+}
+
 // Verdict ends the history (rules that wait for something that never came
 // are judged now) and returns the verdict, rules in catalog order.
 func (c *Checker) Verdict() *Verdict {
@@ -189,7 +233,7 @@ func (c *Checker) Verdict() *Verdict {
 			out.Status = Pass
 		default:
 			out.Status = Skip
-			out.Why = r.Needs
+			out.Why = r.Needs + c.viewOf(r).otherRevision(r)
 			if out.Excused > 0 {
 				out.Why += " (every observation was made by a fault)"
 			}
@@ -206,8 +250,20 @@ func (c *Checker) Add(rec traces.Record) {
 	c.route(rec)
 }
 
-// add judges one record in c's history.
+// add judges one record in c's history: a record of 2026-07-28 by the
+// rules of that revision (rev2026.go), any other by those of 2025-11-25.
+// Fault records are of no revision: what a fault acted on excuses either.
 func (c *Checker) add(rec traces.Record) {
+	if rec.Kind != traces.KindFault {
+		r := c.revisionOf(rec)
+		if rec.RPC != nil || rec.HTTP != nil {
+			c.revisions[r]++
+		}
+		if r == Revision20260728 {
+			c.add26(rec)
+			return
+		}
+	}
 	switch rec.Kind {
 	case traces.KindFault:
 		c.addFault(rec)
@@ -509,7 +565,8 @@ func (c *Checker) finish() {
 	}
 	c.finishComplete()
 	c.finishModes()
-	c.checkIDEntropy()
+	c.checkIDEntropy(RuleTaskIDEntropy, c.taskIDs)
+	c.checkIDEntropy(RuleS2663IDEntropy, c.rev26.ids)
 }
 
 // ttlOf reads a ttl in milliseconds.

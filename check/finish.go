@@ -68,25 +68,27 @@ func askedTask(s *session, st *stream) bool {
 	return false
 }
 
-// checkIDEntropy: TASK-ID-ENTROPY (Behavior Requirements › Task ID
-// Requirements; Security Considerations: ids must not be guessable). Two
-// ids that differ only by a counter, or ids of fewer than 64 bits of
-// characters, fail.
-func (c *Checker) checkIDEntropy() {
-	if len(c.taskIDs) < 2 {
+// checkIDEntropy judges rule, TASK-ID-ENTROPY (2025-11-25 Behavior
+// Requirements › Task ID Requirements; Security Considerations: ids must
+// not be guessable) or S2663-ID-ENTROPY (Tasks extension, Security
+// Considerations), on ids in the order they were given out. Two ids that
+// differ only by a counter, or ids of fewer than 64 bits of characters,
+// fail.
+func (c *Checker) checkIDEntropy(rule RuleID, ids []taskIDSeen) {
+	if len(ids) < 2 {
 		return
 	}
-	for i, cur := range c.taskIDs {
+	for i, cur := range ids {
 		bits := float64(len(cur.id)) * math.Log2(float64(alphabet(cur.id)))
 		if bits < 64 {
-			c.fail(RuleTaskIDEntropy, "task id "+strconv.Quote(cur.id)+" carries at most "+strconv.Itoa(int(bits))+" bits; want an unguessable id (a UUIDv4 has 122)", cur.rec)
+			c.fail(rule, "task id "+strconv.Quote(cur.id)+" carries at most "+strconv.Itoa(int(bits))+" bits; want an unguessable id (a UUIDv4 has 122)", cur.rec)
 			continue
 		}
-		if i > 0 && sequential(c.taskIDs[i-1].id, cur.id) {
-			c.fail(RuleTaskIDEntropy, "task ids "+strconv.Quote(c.taskIDs[i-1].id)+" and "+strconv.Quote(cur.id)+" are sequential", c.taskIDs[i-1].rec, cur.rec)
+		if i > 0 && sequential(ids[i-1].id, cur.id) {
+			c.fail(rule, "task ids "+strconv.Quote(ids[i-1].id)+" and "+strconv.Quote(cur.id)+" are sequential", ids[i-1].rec, cur.rec)
 			continue
 		}
-		c.ok(RuleTaskIDEntropy)
+		c.ok(rule)
 	}
 }
 

@@ -245,6 +245,115 @@ var failFixtures = []failFixture{
 			}
 			e.insert(23, get...)
 		}},
+	// 2026-07-28: edits of the reference pair's trace (rev2026).
+	{"S2663-RESULT-TYPE", "rev2026", "a tasks/get is answered with resultType task, which only a CreateTaskResult carries",
+		func(t *testing.T, e *editor) {
+			e.sub(8, `"id":2,"result":{"resultType":"complete"`, `"id":2,"result":{"resultType":"task"`)
+		}},
+	{"S2663-RESULT-TYPE-create", "rev2026", "a CreateTaskResult has resultType complete, not task",
+		func(t *testing.T, e *editor) { e.sub(3, `"resultType":"task"`, `"resultType":"complete"`) }},
+	{"S2663-RESULT-TYPE-input", "rev2026", "the multi round-trip answer of a tools/call has resultType input_required but no inputRequests",
+		func(t *testing.T, e *editor) {
+			e.re(174, `"inputRequests":\{"user_name":\{"method":"elicitation/create","params":\{[^}]*"requestedSchema":\{"properties":\{"name":\{"type":"string"\}\},"required":\["name"\],"type":"object"\}\}\}\},`, ``)
+		}},
+	{"S2663-GET-SHAPE", "rev2026", "the tasks/get of the failed task carries no error",
+		func(t *testing.T, e *editor) { e.re(43, `,"error":\{[^}]*\}`, ``) }},
+	{"S2663-GET-SHAPE-completed", "rev2026", "the tasks/get of the task completed with isError carries no result",
+		func(t *testing.T, e *editor) {
+			e.sub(98, `"result":{"resultType":"complete","_meta":{"dev.tasksim`, `"outcome":{"resultType":"complete","_meta":{"dev.tasksim`)
+		}},
+	{"S2663-TERMINAL-FINAL", "rev2026", "a tasks/get sent after the client saw the task completed answers working",
+		func(t *testing.T, e *editor) { e.sub(118, `"status":"completed"`, `"status":"working"`) }},
+	{"S2663-TERMINAL-FINAL-result", "rev2026", "a tasks/get sent after the client saw the task completed answers completed with another result",
+		func(t *testing.T, e *editor) { e.sub(118, `in 0.05s`, `in 9s`) }},
+	{"S2663-TERMINAL-FINAL-listen", "rev2026", "the listen stream carries the task completed, then working",
+		func(t *testing.T, e *editor) { e.swap(162, 163) }},
+	{"S2663-TERMINAL-FINAL-two", "rev2026", "the listen also asks for the first task, seen completed by tasks/get, and its notifications/tasks says failed",
+		func(t *testing.T, e *editor) {
+			id, done := e.rec(156).RPC.TaskID, e.rec(3).RPC.TaskID
+			e.sub(159, `"taskIds":["`+id+`"]`, `"taskIds":["`+id+`","`+done+`"]`)
+			e.sub(161, `"taskIds":["`+id+`"]`, `"taskIds":["`+id+`","`+done+`"]`)
+			var task map[string]any
+			if err := json.Unmarshal([]byte(e.payload(8)), &struct {
+				Result *map[string]any `json:"result"`
+			}{&task}); err != nil {
+				t.Fatal(err)
+			}
+			delete(task, "result")
+			delete(task, "resultType")
+			task["status"] = "failed"
+			task["error"] = map[string]any{"code": -32603, "message": "lost"}
+			task["_meta"] = map[string]any{"io.modelcontextprotocol/subscriptionId": 25}
+			params, _ := json.Marshal(task)
+			msg := `{"jsonrpc":"2.0","method":"notifications/tasks","params":` + string(params) + `}`
+			n := e.rec(163).Clone()
+			n.SSE.Data, n.RPC = msg, traces.DescribeMessage([]byte(msg))
+			e.insert(164, n)
+		}},
+	{"S2663-DURABLE-CREATE", "rev2026", "the first tasks/get after the CreateTaskResult is answered -32602 (not found)",
+		func(t *testing.T, e *editor) {
+			e.set(8, `{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}`)
+		}},
+	{"S2663-NOT-FOUND", "rev2026", "tasks/get of a task id the server never gave out is answered -32603, not -32602",
+		func(t *testing.T, e *editor) { e.sub(123, `"code":-32602`, `"code":-32603`) }},
+	{"S2663-REMOVED-METHODS", "rev2026", "tasks/result is answered with a result, as in 2025-11-25",
+		func(t *testing.T, e *editor) {
+			e.rec(127).HTTP.Status = 200
+			e.set(128, `{"jsonrpc":"2.0","id":903,"result":{"resultType":"complete","content":[{"type":"text","text":"Computed \"x\" in 0.05s"}]}}`)
+		}},
+	{"S2663-ACK-EMPTY", "rev2026", "the acknowledgement of tasks/cancel carries the task's id and status",
+		func(t *testing.T, e *editor) {
+			e.sub(108, `"result":{"resultType":"complete",`, `"result":{"resultType":"complete","taskId":"`+e.rec(105+1).RPC.TaskID+`","status":"working",`)
+		}},
+	{"S2663-INPUT-KEYS", "rev2026", "the second tasks/get in input_required names another request under the same inputRequests key",
+		func(t *testing.T, e *editor) { e.sub(23, `"message":"Delete ?"`, `"message":"Delete everything?"`) }},
+	{"HTTP-HEADER-MISMATCH", "rev2026", "a tasks/get whose Mcp-Name disagrees with its taskId is answered HTTP 200",
+		func(t *testing.T, e *editor) { e.rec(137).HTTP.Status = 200 }},
+	{"HTTP-STATELESS", "rev2026", "a GET of the 2026-07-28 revision is answered 400, not 405",
+		func(t *testing.T, e *editor) { e.rec(141).HTTP.Status = 400 }},
+	{"HTTP-STATELESS-session", "rev2026", "the answer to a 2026-07-28 tools/call mints an Mcp-Session-Id",
+		func(t *testing.T, e *editor) {
+			h := e.rec(2).HTTP
+			h.Header = append(h.Header, traces.HeaderField{Name: "Mcp-Session-Id", Value: "7Q2M5WJ3X2T4"})
+		}},
+	{"S2663-CAPABILITY", "rev2026", "a tasks/get whose capabilities do not declare the tasks extension is answered -32602, not -32021",
+		func(t *testing.T, e *editor) {
+			e.set(169, `{"jsonrpc":"2.0","id":906,"error":{"code":-32602,"message":"Failed to retrieve task: Task not found"}}`)
+		}},
+	{"S2663-CAPABILITY-create", "rev2026", "a tools/call whose capabilities do not declare the tasks extension is answered with a CreateTaskResult",
+		func(t *testing.T, e *editor) {
+			e.set(151, `{"jsonrpc":"2.0","id":23,"result":{"resultType":"task","taskId":"5f0c2a1e-8d3b-4c6e-9a7f-2b1d4e6c8a90","status":"working","createdAt":"2026-11-28T09:05:08.000Z","lastUpdatedAt":"2026-11-28T09:05:08.000Z","ttlMs":300000,"pollIntervalMs":100}}`)
+		}},
+	{"S2663-ID-ENTROPY", "rev2026", "the server numbers its tasks: task-1, task-2",
+		func(t *testing.T, e *editor) {
+			for i, n := range []int{3, 13} {
+				id := regexp.MustCompile(`"taskId":"([^"]*)"`).FindStringSubmatch(e.payload(n))[1]
+				e.replaceEverywhere(id, fmt.Sprintf("task-%d", i+1))
+			}
+		}},
+	{"S2663-LISTEN-TASKS", "rev2026", "the listen asks for (and is agreed) another task, yet gets notifications/tasks of the one it followed",
+		func(t *testing.T, e *editor) {
+			id, other := e.rec(156).RPC.TaskID, e.rec(3).RPC.TaskID
+			e.sub(159, `"taskIds":["`+id+`"]`, `"taskIds":["`+other+`"]`)
+			e.sub(161, `"taskIds":["`+id+`"]`, `"taskIds":["`+other+`"]`)
+		}},
+	{"S2663-LISTEN-TASKS-stream", "rev2026", "a notifications/tasks comes on the stream answering the tools/call that created the task, before its answer",
+		func(t *testing.T, e *editor) {
+			n := e.rec(162).Clone()
+			post := e.rec(156)
+			n.Conn, n.Exchange, n.Stream, n.Offset = post.Conn, post.Exchange, post.Stream, post.Offset
+			n.Kind, n.Raw, n.SSE = traces.KindMessage, []byte(n.SSE.Data), nil
+			e.insert(156, n)
+		}},
+	{"S2663-TASK-FIELDS", "rev2026", "a tasks/get answer names its ttl the 2025-11-25 way, ttl, not ttlMs",
+		func(t *testing.T, e *editor) { e.sub(53, `"ttlMs":300000`, `"ttl":300000`) }},
+	{"S2663-LISTEN-TASKS-progress", "rev2026", "a notifications/progress comes on the listen stream",
+		func(t *testing.T, e *editor) {
+			n := e.rec(162).Clone()
+			msg := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":25},"progressToken":"p1","progress":1}}`
+			n.SSE.Data, n.RPC = msg, traces.DescribeMessage([]byte(msg))
+			e.insert(163, n)
+		}},
 	{"CLIENT-POLL-INTERVAL-retry", "resume-last-event-id", "the client reconnects 7ms after the stream broke; the server set retry 1000ms",
 		func(t *testing.T, e *editor) {
 			d := e.rec(17).Offset - e.rec(15).Offset - 7*time.Millisecond
@@ -268,7 +377,11 @@ func TestGenerateFailFixtures(t *testing.T) {
 		t.Run(ff.name, func(t *testing.T) {
 			e := &editor{t: t, recs: readFixture(t, filepath.Join("testdata", "pass", ff.from+".jsonl"))}
 			ff.edit(t, e)
-			h := traces.Header{FormatVersion: 1, TasksimVersion: "dev", Protocol: "2025-11-25", Labels: []traces.Label{
+			protocol := Revision20251125
+			if len(e.recs) > 0 && e.recs[0].Revision != "" {
+				protocol = e.recs[0].Revision
+			}
+			h := traces.Header{FormatVersion: 1, TasksimVersion: "dev", Protocol: protocol, Labels: []traces.Label{
 				{Key: "violates", Value: ruleOf(ff.name)},
 				{Key: "edit", Value: ff.why},
 				{Key: "from", Value: "testdata/pass/" + ff.from + ".jsonl (generated by fixtures_gen_test.go -update)"},
@@ -396,6 +509,19 @@ func (e *editor) replaceAll(old, new string) {
 	}
 	if n == 0 {
 		e.t.Fatalf("%q is in no message", old)
+	}
+}
+
+// replaceEverywhere replaces old in every message and header value.
+func (e *editor) replaceEverywhere(old, new string) {
+	e.t.Helper()
+	e.replaceAll(old, new)
+	for i := range e.recs {
+		if h := e.recs[i].HTTP; h != nil {
+			for j := range h.Header {
+				h.Header[j].Value = strings.ReplaceAll(h.Header[j].Value, old, new)
+			}
+		}
 	}
 }
 

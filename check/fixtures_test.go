@@ -1,6 +1,7 @@
 package check
 
 import (
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ var passFixtures = map[string][]string{
 	"isolation-session-origin": {"TASK-ISOLATION", "HTTP-ORIGIN", "HTTP-SESSION", "HTTP-SESSION-MISSING"},
 	"stdio-streaming":          {"TASK-STATUS-TRANSITION", "TASK-FIELDS", "S1905-SEQNR", "S1905-COMPLETE", "S2679-SEQ", "S2679-AFTER-TERMINAL", "S2679-NEGOTIATION"},
 	"stdio-partial":            {"TASK-RESULT", "S2679-SEQ", "S2679-CONTENT"},
+	"rev2026":                  {"S2663-RESULT-TYPE", "S2663-GET-SHAPE", "S2663-TERMINAL-FINAL", "S2663-DURABLE-CREATE", "S2663-NOT-FOUND", "S2663-REMOVED-METHODS", "S2663-ACK-EMPTY", "S2663-INPUT-KEYS", "HTTP-HEADER-MISMATCH", "HTTP-STATELESS", "S2663-CAPABILITY", "S2663-ID-ENTROPY", "S2663-LISTEN-TASKS", "S2663-TASK-FIELDS"},
 	"resume-last-event-id":     {"TASK-SURVIVES-REQUEST", "HTTP-RESUME-SAME-STREAM", "HTTP-RESUME-COMPLETE", "CLIENT-RESUME", "CLIENT-POLL-INTERVAL", "HTTP-EVENT-ID-UNIQUE"},
 }
 
@@ -39,18 +41,22 @@ var unobservable = map[string]string{
 
 func checkFixture(t *testing.T, path string) *Verdict {
 	t.Helper()
-	recs := readFixture(t, path)
-	v, err := Check(func(yield func(traces.Record, error) bool) {
+	v, err := Check(recordSeq(readFixture(t, path)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// recordSeq yields recs, in order.
+func recordSeq(recs []traces.Record) iter.Seq2[traces.Record, error] {
+	return func(yield func(traces.Record, error) bool) {
 		for _, r := range recs {
 			if !yield(r, nil) {
 				return
 			}
 		}
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
 	}
-	return v
 }
 
 // failures lists the rules v holds broken: FAIL or WARN.

@@ -1,6 +1,10 @@
 package check
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/tasksim/tasksim/traces"
+)
 
 // Side is what a rule judges.
 type Side string
@@ -40,12 +44,27 @@ type Rule struct {
 	// Needs says what a trace must show for the rule to apply; a rule
 	// whose needs were not met is SKIP with this reason.
 	Needs string `json:"needs"`
+	// Revision is the MCP revision (era) whose records the rule judges:
+	// Revision20251125 or Revision20260728 (docs/trace-format.md,
+	// "Revisions"). A rule never sees a record of another revision.
+	Revision string `json:"revision"`
 }
+
+// The revisions rules judge, as trace records name them
+// (traces.Record.Revision).
+const (
+	Revision20251125 = "2025-11-25"
+	Revision20260728 = "2026-07-28"
+)
 
 const (
 	specCore = "mcp-2025-11-25-transports-progress-tasks.md"
 	spec1905 = "sep-1905-task-result-streaming.md"
 	spec2679 = "sep-2679-task-partial-notifications.md"
+	// specTasks is the tasks extension of 2026-07-28 (SEP-2663); specNotes
+	// the team's notes on the 2026-07-28 core, which cite its sections.
+	specTasks = "ext-tasks-2026-07-28.md"
+	specNotes = "notes-mcp-2026-07-28.md"
 )
 
 // RuleID names a rule of the catalog in code: check's judging takes a
@@ -87,6 +106,22 @@ const (
 	RuleClientPollInterval
 	RuleClientTasksGetInterval
 	RuleClientComplete
+	RuleS2663ResultType
+	RuleS2663GetShape
+	RuleS2663TerminalFinal
+	RuleS2663DurableCreate
+	RuleS2663NotFound
+	RuleS2663RemovedMethods
+	RuleS2663AckEmpty
+	RuleS2663InputKeys
+	RuleHTTPHeaderMismatch
+	RuleHTTPStateless
+	RuleS2663Capability
+	RuleS2663IDEntropy
+	RuleS2663ListenTasks
+	RuleS2663TaskFields
+
+	numRules = iota
 )
 
 // String returns the rule's ID: "TASK-FIELDS".
@@ -96,8 +131,9 @@ func (id RuleID) String() string { return catalog[id].ID }
 // the caller's to change.
 func Catalog() []Rule { return slices.Clone(catalog[:]) }
 
-// catalog is every rule, by RuleID.
-var catalog = [...]Rule{
+// catalog is every rule, by RuleID; revisions fills in each rule's
+// revision.
+var catalog = revisions([numRules]Rule{
 	RuleTaskStatusTransition: {
 		ID: "TASK-STATUS-TRANSITION", Keyword: Must, Side: Server,
 		Summary: "only legal status transitions; terminal is final; tasks begin working",
@@ -290,6 +326,101 @@ var catalog = [...]Rule{
 		Spec:    spec1905 + ", Client Implementation Guide › Handling Streaming Results; Case 3 › Resuming Streaming; Relationship to Existing Tasks Specification",
 		Needs:   "the client's delivered output and the scripted server's own record of the result (tasksim check --client-cmd)",
 	},
+	RuleS2663ResultType: {
+		ID: "S2663-RESULT-TYPE", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "every result carries resultType: task on a CreateTaskResult and nowhere else, complete on tasks/get, tasks/update and tasks/cancel, input_required only with inputRequests",
+		Spec:    specTasks + ", Polymorphic Results; Task Polling › Response; Task Update Requests › Response; Task Cancellation › Response; " + specNotes + ", 1.4 resultType",
+		Needs:   "a result answering a 2026-07-28 request",
+	},
+	RuleS2663GetShape: {
+		ID: "S2663-GET-SHAPE", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "a DetailedTask carries what its status asks: completed its result (isError results too), failed a JSON-RPC error and no result, input_required its inputRequests",
+		Spec:    specTasks + ", Task Polling › Response; Task Status; Error Handling › Task Execution Errors",
+		Needs:   "a tasks/get answer or notifications/tasks in status completed, failed or input_required",
+	},
+	RuleS2663TerminalFinal: {
+		ID: "S2663-TERMINAL-FINAL", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "a terminal status is final: a tasks/get sent after the task was seen terminal, or a later notifications/tasks on the same listen stream, shows the same status with the same result or error; two terminal sightings, in any order, agree",
+		Spec:    specTasks + ", Tasks › Task Status State Diagram; Error Handling › Task Execution Errors",
+		Needs:   "a task seen terminal, then seen again (tasks/get sent after, the same listen stream, or terminal anywhere)",
+	},
+	RuleS2663DurableCreate: {
+		ID: "S2663-DURABLE-CREATE", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "a task is durable once its CreateTaskResult is out: the first tasks/get of it, within its ttlMs, is not answered -32602",
+		Spec:    specTasks + ", Task Creation",
+		Needs:   "a tasks/get of a task the trace saw created",
+	},
+	RuleS2663NotFound: {
+		ID: "S2663-NOT-FOUND", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "a tasks/get of a task id the server never gave out, answered with an error, is answered -32602",
+		Spec:    specTasks + ", Error Handling › Protocol Errors",
+		Needs:   "a tasks/get of a task id the trace never saw given out, answered with an error",
+	},
+	RuleS2663RemovedMethods: {
+		ID: "S2663-REMOVED-METHODS", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "tasks/result and tasks/list, which the revision does not have, are answered -32601",
+		Spec:    specTasks + ", Tasks extension note (three methods: tasks/get, tasks/update, tasks/cancel); Security Considerations (no tasks/list); " + specNotes + ", 1.3 Error codes and HTTP status",
+		Needs:   "a 2026-07-28 tasks/result or tasks/list",
+	},
+	RuleS2663AckEmpty: {
+		ID: "S2663-ACK-EMPTY", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "a tasks/update or tasks/cancel that succeeds is acknowledged with an empty result: nothing but resultType and _meta",
+		Spec:    specTasks + ", Task Update Requests › Response; Task Cancellation › Response",
+		Needs:   "a tasks/update or tasks/cancel answered with a result",
+	},
+	RuleS2663InputKeys: {
+		ID: "S2663-INPUT-KEYS", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "an inputRequests key names one request over the task's life: never two distinct requests, never reused after its answer was taken",
+		Spec:    specTasks + ", Task Update Requests",
+		Needs:   "a task seen in status input_required twice or more",
+	},
+	RuleHTTPHeaderMismatch: {
+		ID: "HTTP-HEADER-MISMATCH", Keyword: Must, Side: Transport, Revision: Revision20260728,
+		Summary: "a request whose Mcp-Method, Mcp-Name or MCP-Protocol-Version header is missing or disagrees with its body is answered HTTP 400 with -32020",
+		Spec:    specNotes + ", 1.2 Required HTTP headers (2026-07-28 Streamable HTTP, Request Metadata); " + specTasks + ", Streamable HTTP: Routing Headers",
+		Needs:   "a 2026-07-28 request whose routing headers disagree with its body",
+	},
+	RuleHTTPStateless: {
+		ID: "HTTP-STATELESS", Keyword: Must, Side: Transport, Revision: Revision20260728,
+		Summary: "no 2026-07-28 answer carries an Mcp-Session-Id; a GET or DELETE of the revision is answered 405",
+		Spec:    specNotes + ", 1.5 SSE on POST responses; no GET stream (2026-07-28 Streamable HTTP, Earlier Streamable HTTP Revisions)",
+		Needs:   "a 2026-07-28 HTTP answer",
+	},
+	RuleS2663Capability: {
+		ID: "S2663-CAPABILITY", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "a request whose capabilities do not declare the tasks extension gets no CreateTaskResult, and its tasks/get, tasks/update, tasks/cancel or listen for task ids gets -32021",
+		Spec:    specTasks + ", Capability Negotiation; Error Handling › Protocol Errors; Task Status Notifications",
+		Needs:   "a 2026-07-28 tools/call, tasks/* or listen for task ids whose capabilities do not declare io.modelcontextprotocol/tasks",
+	},
+	RuleS2663IDEntropy: {
+		ID: "S2663-ID-ENTROPY", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "task ids are unguessable: not sequential, enough random characters",
+		Spec:    specTasks + ", Security Considerations › Task ID unguessability",
+		Needs:   "two task ids or more given out in CreateTaskResults",
+	},
+	RuleS2663ListenTasks: {
+		ID: "S2663-LISTEN-TASKS", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "notifications/tasks come only on a subscriptions/listen stream that asked for that task id (and whose acknowledgement agreed to it); no notifications/progress or notifications/message on a listen stream",
+		Spec:    specTasks + ", Task Status Notifications; " + specNotes + ", 1.7 subscriptions/listen (Subscriptions: the server MUST NOT send types the client did not request)",
+		Needs:   "a notifications/tasks",
+	},
+	RuleS2663TaskFields: {
+		ID: "S2663-TASK-FIELDS", Keyword: Must, Side: Server, Revision: Revision20260728,
+		Summary: "a Task carries taskId, a known status, createdAt and lastUpdatedAt (ISO 8601) and ttlMs (an integer or null); pollIntervalMs, when present, is an integer",
+		Spec:    specTasks + ", Tasks (interface Task); Task Creation",
+		Needs:   "a CreateTaskResult, tasks/get answer or notifications/tasks",
+	},
+})
+
+// revisions gives every rule that names no revision 2025-11-25's: the
+// rules written before the 2026-07-28 revision judge that one.
+func revisions(rules [numRules]Rule) [numRules]Rule {
+	for i := range rules {
+		if rules[i].Revision == "" {
+			rules[i].Revision = Revision20251125
+		}
+	}
+	return rules
 }
 
 // Breach is the status of a broken rule: FAIL for a MUST; WARN for a
@@ -309,4 +440,15 @@ func RuleByID(id string) (Rule, bool) {
 		}
 	}
 	return Rule{}, false
+}
+
+// RevisionOf returns the revision a trace header names for the records
+// that name none (traces.Header.Protocol, docs/trace-format.md,
+// "Revisions"), for Options.Revision: Revision20260728 when it says so,
+// "" (2025-11-25, whose era holds every earlier version) otherwise.
+func RevisionOf(h traces.Header) string {
+	if h.Protocol == Revision20260728 {
+		return Revision20260728
+	}
+	return ""
 }

@@ -11,9 +11,9 @@ const generatedMark = "<!-- generated from check/rules.go: do not edit below -->
 
 func renderCatalog() string {
 	var b strings.Builder
-	b.WriteString("\n| ID | keyword | side | rule | spec | needs |\n|---|---|---|---|---|---|\n")
+	b.WriteString("\n| ID | revision | keyword | side | rule | spec | needs |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range Catalog() {
-		b.WriteString("| `" + r.ID + "` | " + string(r.Keyword) + " | " + string(r.Side) + " | " + r.Summary + " | " + r.Spec + " | " + r.Needs + " |\n")
+		b.WriteString("| `" + r.ID + "` | " + r.Revision + " | " + string(r.Keyword) + " | " + string(r.Side) + " | " + r.Summary + " | " + r.Spec + " | " + r.Needs + " |\n")
 	}
 	return b.String()
 }
@@ -56,6 +56,9 @@ func TestCatalogIDsStable(t *testing.T) {
 		seen[r.ID] = true
 		if r.Summary == "" || r.Spec == "" || r.Side == "" || r.Needs == "" {
 			t.Errorf("rule %s lacks a field: %+v", r.ID, r)
+		}
+		if r.Revision != Revision20251125 && r.Revision != Revision20260728 {
+			t.Errorf("rule %s has revision %q, want %s or %s", r.ID, r.Revision, Revision20251125, Revision20260728)
 		}
 		if r.Keyword != Must && r.Keyword != Should {
 			t.Errorf("rule %s has keyword %q, want MUST or SHOULD", r.ID, r.Keyword)

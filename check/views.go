@@ -106,6 +106,8 @@ func (c *Checker) clone() *Checker {
 		messages:       make(map[msgKey]seenMsg, len(c.messages)),
 		seed:           c.seed,
 		split:          c.split,
+		rev26:          c.rev26.clone(),
+		revisions:      maps.Clone(c.revisions),
 	}
 	for id, r := range c.results {
 		cp := *r

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -46,6 +47,7 @@ func Conn(inner mcp.Conn, set *Set, opts *ConnOptions) mcp.Conn {
 		c.opts = *opts
 	}
 	c.opts.Clock = clock.Or(c.opts.Clock)
+	c.eras.Conn = mcp.RevisionOfConn(inner)
 	return mcp.Decorate(inner, mcp.ConnFuncs{Read: c.read, Write: c.write, Close: c.close})
 }
 
@@ -53,6 +55,7 @@ type faultConn struct {
 	inner mcp.Conn
 	set   *Set
 	opts  ConnOptions
+	eras  rev.Eras // the revision of each message (Msg.Revision)
 
 	// Read side: one reader at a time.
 	nRead    int
@@ -166,7 +169,7 @@ func (c *faultConn) read(ctx context.Context, inner mcp.Conn) (*mcp.Message, err
 		if err != nil {
 			return msg, nil
 		}
-		acts := c.set.Decide(c.msg(StreamStdout, c.nRead, traces.DirServerToClient, raw))
+		acts := c.set.Decide(c.msg(StreamStdout, c.nRead, traces.DirServerToClient, msg, raw))
 		msg, fate, err := c.effects(ctx, msg, acts)
 		if err != nil {
 			return nil, err
@@ -215,7 +218,7 @@ func (c *faultConn) write(ctx context.Context, inner mcp.Conn, msg *mcp.Message)
 	c.nWrite++
 	n := c.nWrite
 	c.mu.Unlock()
-	acts := c.set.Decide(c.msg(StreamStdin, n, traces.DirClientToServer, raw))
+	acts := c.set.Decide(c.msg(StreamStdin, n, traces.DirClientToServer, msg, raw))
 	msg, fate, err := c.effects(ctx, msg, acts)
 	if err != nil {
 		return err
@@ -258,10 +261,12 @@ func (c *faultConn) write(ctx context.Context, inner mcp.Conn, msg *mcp.Message)
 	return nil
 }
 
-// msg describes a message of stream kind (StreamStdin, StreamStdout) at
-// position n of its direction, or of its logical stream with Split.
-func (c *faultConn) msg(kind string, n int, dir traces.Direction, raw []byte) *Msg {
+// msg describes msg, raw its JSON, a message of stream kind (StreamStdin,
+// StreamStdout) at position n of its direction, or of its logical stream
+// with Split.
+func (c *faultConn) msg(kind string, n int, dir traces.Direction, msg *mcp.Message, raw []byte) *Msg {
 	m := NewMsg(PlaceConn, kind, kind, n, dir, raw)
+	m.Revision = c.eras.FromMessage(dir == traces.DirClientToServer, msg)
 	if c.opts.Split == nil {
 		return m
 	}

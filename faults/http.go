@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/tasksim/tasksim/clock"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -152,6 +153,7 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	req := NewMsg(PlaceHTTP, StreamRequest, "request:"+sess.name, n, traces.DirClientToServer, body)
+	req.Revision = rev.RequestRevision(r.Header, req.Method(), paramsOf(req.RPC, body))
 	if h.opts.SplitRequests != nil {
 		key := sess.name + "/" + h.opts.SplitRequests(req.RPC)
 		h.mu.Lock()
@@ -184,7 +186,7 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	}
 
-	fw := &faultWriter{h: h, w: w, sess: sess, reqMethod: req.ReqMethod}
+	fw := &faultWriter{h: h, w: w, sess: sess, reqMethod: req.ReqMethod, revision: req.Revision}
 	switch r.Method {
 	case http.MethodPost:
 		fw.stream = StreamPost

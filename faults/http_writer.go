@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/sse"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -30,6 +31,7 @@ type faultWriter struct {
 	w         http.ResponseWriter
 	sess      *session
 	reqMethod string
+	revision  mcp.Revision // the request's, of every message of its answer
 	stream    string
 	streamID  string
 	ctx       context.Context
@@ -195,7 +197,7 @@ func (f *faultWriter) block(b []byte, _ bool) error {
 		raw = []byte(ev.Data)
 	}
 	m := NewMsg(PlaceHTTP, f.stream, f.streamID, f.n, traces.DirServerToClient, raw)
-	m.SSE, m.EventID, m.ReqMethod = true, ev.ID, f.reqMethod
+	m.SSE, m.EventID, m.ReqMethod, m.Revision = true, ev.ID, f.reqMethod, f.revision
 	o, err := f.h.opts.carryOut(f.ctx, f.h.set.Decide(m))
 	if err != nil {
 		return err
@@ -298,7 +300,7 @@ func (f *faultWriter) finishJSON() {
 		return
 	}
 	m := NewMsg(PlaceHTTP, f.stream, f.streamID, 1, traces.DirServerToClient, f.body)
-	m.ReqMethod = f.reqMethod
+	m.ReqMethod, m.Revision = f.reqMethod, f.revision
 	o, err := f.h.opts.carryOut(f.ctx, f.h.set.Decide(m))
 	if err != nil {
 		f.cutNow()

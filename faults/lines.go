@@ -8,6 +8,8 @@ import (
 	"io"
 
 	"github.com/tasksim/tasksim/clock"
+	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -41,6 +43,9 @@ func Lines(ctx context.Context, dst io.Writer, src io.Reader, set *Set, stream s
 	l.o.Clock = clock.Or(l.o.Clock)
 	if stream == StreamStdout {
 		l.dir = traces.DirServerToClient
+	}
+	if l.o.Eras == nil {
+		l.o.Eras = new(rev.Eras)
 	}
 	br := bufio.NewReaderSize(src, 64<<10)
 	for {
@@ -168,6 +173,9 @@ func (l *lineCopier) end(line []byte, rerr error) (done bool, err error) {
 func (l *lineCopier) message(line, msg []byte) error {
 	l.n++
 	m := NewMsg(PlaceStdio, l.stream, l.stream, l.n, l.dir, msg)
+	if m.RPC != nil {
+		m.Revision = l.o.Eras.FromLine(l.dir == traces.DirClientToServer, mcp.ParseKind(m.RPC.Type), m.RPC.Method, m.RPC.ID, msg)
+	}
 	out, err := l.o.carryOut(l.ctx, l.set.Decide(m))
 	if err != nil {
 		return err

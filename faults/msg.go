@@ -1,8 +1,10 @@
 package faults
 
 import (
+	"encoding/json"
 	"strconv"
 
+	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -56,6 +58,16 @@ type Msg struct {
 	// ReqMethod is, for a response or an event of a request's stream, the
 	// method of that request; for a request, its own method.
 	ReqMethod string
+	// Revision is the protocol revision (era) the message belongs to, by
+	// the rules of package rev20260728 (ClaimedRevision, Eras): over HTTP,
+	// its request's, which the request's _meta claims (2026-07-28 by its
+	// per-request protocolVersion, 2025-11-25 for initialize) or else its
+	// head says (MCP-Protocol-Version, or a session's Mcp-Session-Id:
+	// 2025-11-25); over stdio and through a Conn, the line's or message's
+	// own claim, else its request's, else the connection's (through a
+	// Conn, the one it reports, mcp.RevisionOfConn). Zero when none of
+	// these says.
+	Revision mcp.Revision
 }
 
 // NewMsg returns a Msg for raw, described.
@@ -68,6 +80,22 @@ func NewMsg(place, stream, streamID string, n int, dir traces.Direction, raw []b
 		m.ReqMethod = m.RPC.Method
 	}
 	return m
+}
+
+// paramsOf returns the params of raw when rpc describes it as a request or
+// a notification (by them a client's message claims a revision,
+// rev20260728.ClaimedRevision), else nil.
+func paramsOf(rpc *traces.RPCFields, raw []byte) json.RawMessage {
+	if rpc == nil || rpc.Method == "" {
+		return nil
+	}
+	var m struct {
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m.Params
 }
 
 // Method is the JSON-RPC method the message carries, or of the request it

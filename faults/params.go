@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/tasksim/tasksim/mcp"
 )
 
 // Params reads a spec's parameters with types, remembering the first error
@@ -86,4 +89,23 @@ func (p *Params) Choice(key, def string, choices ...string) string {
 	}
 	p.fail(key, v, fmt.Sprintf("want one of %v", choices))
 	return def
+}
+
+// Revision returns key's value as a protocol revision tasksim knows, or the
+// zero Revision when key is not given.
+func (p *Params) Revision(key string) mcp.Revision {
+	v, ok := p.spec.Get(key)
+	if !ok {
+		return ""
+	}
+	r, err := mcp.ParseRevision(v)
+	if err != nil {
+		names := make([]string, 0, 2)
+		for _, k := range mcp.Revisions() {
+			names = append(names, string(k))
+		}
+		p.fail(key, v, "unknown protocol revision (want "+strings.Join(names, " or ")+")")
+		return ""
+	}
+	return r
 }

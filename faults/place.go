@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/clock"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 )
 
 // PlaceOptions are what the HTTP middleware and the stdio line filter need
@@ -19,6 +20,14 @@ type PlaceOptions struct {
 	// Advance moves the simulated clock (ttl-expiry:advance=D); nil
 	// ignores the fault.
 	Advance func(time.Duration)
+	// Eras follows the revision of each line of one stdio connection
+	// (Msg.Revision); the HTTP middleware, whose requests say their own,
+	// does not use it. Give the two Lines calls of a connection the same
+	// one, so that a server's line has the revision of the request it
+	// answers, or of the connection; nil gives each call its own: the
+	// client's lines still say theirs, but the server's have none, as
+	// their call sees no request.
+	Eras *rev.Eras
 }
 
 // outcome is what a message's decisions come to once their side effects

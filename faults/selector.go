@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -19,17 +20,20 @@ import (
 //	seqnr=N          a SEP-1905 segment number the message carries
 //	seq=N            a SEP-2679 partial's seq
 //	nth=N            the message's position in its stream, from 1
+//	revision=R       the protocol revision the message belongs to
+//	                 (2025-11-25, 2026-07-28: Msg.Revision)
 //	p=P              act with probability P, drawn from the seed and the message
 //	count=N          act at most N times in the run
 type Selector struct {
 	Stream, Method, ID, Task string
+	Revision                 mcp.Revision
 	SeqNr, Seq, Nth          int64 // -1: any
 	P                        float64
 	Count                    int64 // 0: no limit
 }
 
 // selectorKeys are the shared parameter names.
-var selectorKeys = []string{"stream", "method", "id", "task", "seqnr", "seq", "nth", "p", "count"}
+var selectorKeys = []string{"stream", "method", "id", "task", "seqnr", "seq", "nth", "revision", "p", "count"}
 
 func isSelectorKey(k string) bool {
 	for _, s := range selectorKeys {
@@ -42,15 +46,16 @@ func isSelectorKey(k string) bool {
 
 func parseSelector(p *Params) Selector {
 	return Selector{
-		Stream: p.Choice("stream", "", StreamRequest, StreamPost, StreamGet, StreamStdin, StreamStdout),
-		Method: p.String("method", ""),
-		ID:     p.String("id", ""),
-		Task:   p.String("task", ""),
-		SeqNr:  p.Int("seqnr", -1, 1, math.MaxInt64),
-		Seq:    p.Int("seq", -1, 0, math.MaxInt64),
-		Nth:    p.Int("nth", -1, 1, math.MaxInt32),
-		P:      p.Prob("p", 1),
-		Count:  p.Int("count", 0, 1, math.MaxInt32),
+		Stream:   p.Choice("stream", "", StreamRequest, StreamPost, StreamGet, StreamStdin, StreamStdout),
+		Method:   p.String("method", ""),
+		ID:       p.String("id", ""),
+		Task:     p.String("task", ""),
+		SeqNr:    p.Int("seqnr", -1, 1, math.MaxInt64),
+		Seq:      p.Int("seq", -1, 0, math.MaxInt64),
+		Nth:      p.Int("nth", -1, 1, math.MaxInt32),
+		Revision: p.Revision("revision"),
+		P:        p.Prob("p", 1),
+		Count:    p.Int("count", 0, 1, math.MaxInt32),
 	}
 }
 
@@ -60,9 +65,13 @@ func (s *Selector) matches(m *Msg) bool {
 	return s.matchesPlace(m) && s.matchesRPC(m.RPC)
 }
 
-// matchesPlace looks at where m is: its stream, method and position.
+// matchesPlace looks at where m is: its stream, method, position and
+// revision.
 func (s *Selector) matchesPlace(m *Msg) bool {
 	if s.Stream != "" && s.Stream != m.Stream {
+		return false
+	}
+	if s.Revision != "" && s.Revision != m.Revision {
 		return false
 	}
 	if s.Method != "" && s.Method != m.Method() && s.Method != m.ReqMethod {

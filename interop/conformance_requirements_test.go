@@ -47,6 +47,9 @@ var requirementsScenarios = map[string]requirementsScenario{
 	"dns-rebinding-protection":    {2, nil},
 	"json-schema-2020-12":         {8, nil},
 	"http-header-validation":      {14, nil},
+	// test_custom_headers marks region x-mcp-header: its Mcp-Param-Region
+	// is checked against the body (SEP-2243 custom headers).
+	"http-custom-header-server-validation": {10, nil},
 
 	"input-required-result-basic-elicitation":       {3, nil},
 	"input-required-result-basic-sampling":          {3, nil},
@@ -94,7 +97,6 @@ var requirementsLeftOut = map[string]string{
 	"completion-complete":                    "tools-only server: no prompts or resources to complete (-32601)",
 	"caching":                                "tools-only server: its tools/list hints pass, the prompts and resources lists are -32601",
 	"input-required-result-non-tool-request": "tools-only server: multi round-trip input on prompts/get",
-	"http-custom-header-server-validation":   "not yet: no tool annotates x-mcp-header and the server does not check Mcp-Param-* headers",
 }
 
 // scenarioDir matches a result directory of the suite: server-<scenario>-<timestamp>.

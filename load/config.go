@@ -136,7 +136,7 @@ func (c Config) Validate() error {
 		}
 		seen[m.Name] = true
 		if !m.revisionOK(c.Revision) {
-			return fmt.Errorf("mode %s does not exist in %s (2025-11-25: poll, sse, partial, immediate; 2026-07-28: poll, listen)", m.Name, c.Revision)
+			return fmt.Errorf("mode %s does not exist in %s (%s; MODE@REVISION names another revision's mode)", m.Name, c.Revision, modesByRevision)
 		}
 	}
 	return nil

@@ -176,12 +176,17 @@ var htmlTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
-body { font-family: system-ui, -apple-system, "Segoe UI", Arial, sans-serif; margin: 1.5em auto; max-width: 70em; padding: 0 1em; color: #222; }
+body { font-family: system-ui, -apple-system, "Segoe UI", Arial, sans-serif; margin: 1.5em auto; max-width: 76em; padding: 0 1em; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; font-variant-numeric: tabular-nums; max-width: 100%; font-size: 0.92em; }
 th, td { padding: 0.25em 0.45em; border-bottom: 1px solid #eee; text-align: right; white-space: nowrap; }
 th { white-space: normal; vertical-align: bottom; }
 table.kv td { white-space: normal; overflow-wrap: anywhere; }
+.summary { overflow-x: auto; }
+.summary table { font-size: 0.88em; }
+.summary th, .summary td { padding: 0.25em 0.3em; }
+.summary td { white-space: normal; }
+.summary td:first-child, table.kv td:first-child { white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 table.kv td { text-align: left; }
 .legend, figcaption, .empty { color: #666; font-size: 0.9em; }
@@ -195,12 +200,12 @@ pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; }
 <body>
 <h1>{{.Title}}</h1>
 {{.Intro}}<h2>Summary</h2>
-<table>
+<div class="summary"><table>
 <thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{range .Rows}}
 <tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}
 </tbody>
-</table>
+</table></div>
 <p class="legend">{{.Legend}}</p>
 {{range .Notes}}<p>{{.}}</p>
 {{end}}{{range .Lines}}<p>{{.}}</p>

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"regexp"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -206,6 +207,14 @@ func barChart(r *Result, title, ylabel string, value func(*ModeResult) float64) 
 	}
 	p.NominalX(names...)
 	p.X.Tick.Label.Font = font.From(plotFont, 9)
+	// Names wider than their bar's slot (many modes, or a mode named with
+	// its revision, poll:1s@2026-07-28) are set at an angle, ending under
+	// their bar, so that they do not run into each other.
+	slot := barDataWidth / vg.Length(len(names))
+	if slices.ContainsFunc(names, func(n string) bool { return p.X.Tick.Label.Width(n) > slot }) {
+		p.X.Tick.Label.Rotation = math.Pi / 6
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YTop
+	}
 	// Half a slot beside the first and last bar, so their names are not
 	// cut at the frame; a tenth above the tallest bar, so it does not
 	// touch it.
@@ -230,6 +239,22 @@ var (
 // so that no legend covers a line.
 const legendWidth = 3.4 * vg.Centimeter
 
+// barDataWidth is about the width of a bar chart's data area: its
+// plot's, less the y axis and margins.
+const barDataWidth = plotWidth/2 - 2*vg.Centimeter
+
+// legendStrip is the width of the strip that holds l: legendWidth, or
+// what its longest name needs when that is more (a mode named with its
+// revision, poll:1s@2026-07-28, is), so that no name is clipped.
+func legendStrip(l *plot.Legend, c draw.Canvas) vg.Length {
+	need := l.Rectangle(c).Size().X + l.XOffs + 2*l.Padding
+	if need <= legendWidth {
+		return legendWidth
+	}
+	// One em more: a browser's text runs a little wider than measured.
+	return need + l.TextStyle.Font.Size
+}
+
 // svgMargin is left around a plot's edge.
 const svgMargin = vg.Length(3) // points
 
@@ -244,13 +269,14 @@ func svgText(p *plot.Plot, l *plot.Legend, w, h vg.Length) (string, error) {
 	// the edge, where the line box of their font pokes out by a pixel.
 	dc := draw.Crop(draw.New(c), svgMargin, -svgMargin, svgMargin, -svgMargin)
 	if l != nil {
-		p.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
 		l.TextStyle.Font = font.From(plotFont, 9)
 		l.Top, l.Left = true, true
 		l.Padding = vg.Points(3)
 		l.XOffs = vg.Points(4)
 		l.YOffs = -p.Title.TextStyle.Font.Size - p.Title.Padding - vg.Points(4)
-		l.Draw(draw.Crop(dc, w-2*svgMargin-legendWidth, 0, 0, 0))
+		strip := legendStrip(l, dc)
+		p.Draw(draw.Crop(dc, 0, -strip, 0, 0))
+		l.Draw(draw.Crop(dc, w-2*svgMargin-strip, 0, 0, 0))
 	} else {
 		p.Draw(dc)
 	}

@@ -41,7 +41,11 @@ const PollServer = "server"
 // ModeSpec is one mode of a run, named as on the command line: "poll:1s",
 // "poll:100ms", "poll" or "poll:server" (the interval the server
 // suggests), "sse", "partial" or "immediate" (2025-11-25), "listen"
-// (2026-07-28). It marshals as its name.
+// (2026-07-28). A name may end in @REVISION: the mode's tasks then speak
+// that revision whatever the run's, so that one run can set polling of
+// both revisions side by side ("poll:1s,poll:1s@2026-07-28"; tasksim demo
+// does). Names without it are those of the run's revision, as before. It
+// marshals as its name.
 type ModeSpec struct {
 	// Name identifies the mode in results, hlog tags and thresholds.
 	Name string
@@ -50,10 +54,40 @@ type ModeSpec struct {
 	// PollInterval is the poll mode's interval; 0 means the server's
 	// pollInterval.
 	PollInterval time.Duration
+	// Revision is the revision named after @, which the mode's tasks
+	// speak whatever the run's; "" means the run's (ModeSpec.revision).
+	Revision mcp.Revision
 }
 
-// ParseMode reads one mode: KIND or poll:INTERVAL.
+// ParseMode reads one mode: KIND or poll:INTERVAL, either followed by
+// @REVISION.
 func ParseMode(s string) (ModeSpec, error) {
+	s = strings.TrimSpace(s)
+	base, revName, qualified := strings.Cut(s, "@")
+	m, err := parseKind(base)
+	if err != nil || !qualified {
+		return m, err
+	}
+	r, err := mcp.ParseRevision(strings.TrimSpace(revName))
+	if err != nil {
+		return ModeSpec{}, fmt.Errorf("mode %q: %v", s, err)
+	}
+	if !m.existsIn(r) {
+		return ModeSpec{}, fmt.Errorf("mode %q: %s does not exist in %s (%s)", s, m.Kind, r, modesByRevision)
+	}
+	if m.Kind == KindListen {
+		return m, nil // listen is 2026-07-28's alone: its name says so already
+	}
+	m.Name += "@" + string(r)
+	m.Revision = r
+	return m, nil
+}
+
+// modesByRevision says which modes each revision has, for errors.
+const modesByRevision = "2025-11-25: poll, sse, partial, immediate; 2026-07-28: poll, listen"
+
+// parseKind reads a mode without its revision: KIND or poll:INTERVAL.
+func parseKind(s string) (ModeSpec, error) {
 	s = strings.TrimSpace(s)
 	kind, arg, hasArg := strings.Cut(s, ":")
 	switch kind {
@@ -79,7 +113,7 @@ func ParseMode(s string) (ModeSpec, error) {
 			return ModeSpec{Name: KindSSE, Kind: KindSSE}, nil
 		}
 	}
-	return ModeSpec{}, fmt.Errorf("unknown mode %q (want poll:INTERVAL, poll:server, sse, partial, immediate or listen)", s)
+	return ModeSpec{}, fmt.Errorf("unknown mode %q (want poll:INTERVAL, poll:server, sse, partial, immediate or listen, optionally @REVISION)", s)
 }
 
 // ParseModes reads a comma-separated list of modes; a mode may appear once.
@@ -135,19 +169,28 @@ func (m ModeSpec) callMode() client.Mode {
 	return client.ModeImmediate
 }
 
-// revisionOK says whether m exists in a run of revision: a 2026-07-28
-// run has polling and listen; a 2025-11-25 run has every mode, listen
-// speaking 2026-07-28 beside the others (ModeSpec.revision).
-func (m ModeSpec) revisionOK(revision mcp.Revision) bool {
-	return !revision.IsStateless() || m.Kind == KindPoll || m.Kind == KindListen
+// revisionOK says whether m exists in a run of revision: in the
+// revision its tasks speak there (ModeSpec.revision).
+func (m ModeSpec) revisionOK(revision mcp.Revision) bool { return m.existsIn(m.revision(revision)) }
+
+// existsIn says whether the mode's kind exists in revision r: 2026-07-28
+// has polling and listen; 2025-11-25 every mode but listen.
+func (m ModeSpec) existsIn(r mcp.Revision) bool {
+	if r.IsStateless() {
+		return m.Kind == KindPoll || m.Kind == KindListen
+	}
+	return m.Kind != KindListen
 }
 
-// revision is the revision m's tasks speak in a run of revision: listen
-// exists only in 2026-07-28, so a run of the other revision can set the
-// revision's push beside its own modes (tasksim demo does) on the same
-// dual-era server.
+// revision is the revision m's tasks speak in a run of revision: the one
+// its name gives after @, else 2026-07-28 for listen, which exists only
+// there, else the run's. A run can thus set the other revision's modes
+// beside its own (tasksim demo does) on the same dual-era server.
 func (m ModeSpec) revision(run mcp.Revision) mcp.Revision {
-	if m.Kind == KindListen {
+	switch {
+	case m.Revision != "":
+		return m.Revision
+	case m.Kind == KindListen:
 		return mcp.Revision20260728
 	}
 	return run

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tasksim/tasksim/mcp"
 )
 
 func TestParseMode(t *testing.T) {
@@ -20,6 +22,12 @@ func TestParseMode(t *testing.T) {
 		{"streaming", ModeSpec{Name: "sse", Kind: KindSSE}},
 		{" partial ", ModeSpec{Name: "partial", Kind: KindPartial}},
 		{"immediate", ModeSpec{Name: "immediate", Kind: KindImmediate}},
+		// @REVISION: the mode's tasks speak that revision whatever the
+		// run's; listen's name needs none.
+		{"poll:1000ms@2026-07-28", ModeSpec{Name: "poll:1s@2026-07-28", Kind: KindPoll, PollInterval: time.Second, Revision: mcp.Revision20260728}},
+		{"poll:server@2026-07-28", ModeSpec{Name: "poll:server@2026-07-28", Kind: KindPoll, Revision: mcp.Revision20260728}},
+		{"sse@2025-11-25", ModeSpec{Name: "sse@2025-11-25", Kind: KindSSE, Revision: mcp.Revision20251125}},
+		{"listen@2026-07-28", ModeSpec{Name: "listen", Kind: KindListen}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.in, func(t *testing.T) {
@@ -29,7 +37,8 @@ func TestParseMode(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "warp", "poll:", "poll:0s", "poll:-1s", "sse:1s", "poll:soon"} {
+	for _, bad := range []string{"", "warp", "poll:", "poll:0s", "poll:-1s", "sse:1s", "poll:soon",
+		"sse@2026-07-28", "partial@2026-07-28", "listen@2025-11-25", "poll:1s@1999-01-01", "poll:1s@", "@2026-07-28"} {
 		if _, err := ParseMode(bad); err == nil {
 			t.Errorf("ParseMode(%q): no error", bad)
 		}

@@ -71,14 +71,15 @@ func TestRunStatelessModes(t *testing.T) {
 	}
 }
 
-// A 2025-11-25 run may hold listen beside its own modes (tasksim demo
-// does): listen speaks 2026-07-28 to the same dual-era server.
+// A 2025-11-25 run may hold 2026-07-28 modes beside its own (tasksim demo
+// does): listen, and polling named with @2026-07-28, speak 2026-07-28 to
+// the same dual-era server.
 func TestRunMixedEras(t *testing.T) {
 	url := referenceServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cfg := Config{
-		Modes: mustModes(t, "poll:100ms,listen"), Rate: 20, Tasks: 5, Sessions: 1, Seed: 7,
+		Modes: mustModes(t, "poll:100ms,poll:100ms@2026-07-28,listen"), Rate: 20, Tasks: 5, Sessions: 1, Seed: 7,
 		MaxLag: Duration(time.Hour),
 		Shape:  Shape{Chunks: FixedInt(2), ChunkSize: FixedInt(16), Interval: mustDurationDist(t, "20ms..40ms")},
 	}
@@ -92,6 +93,11 @@ func TestRunMixedEras(t *testing.T) {
 	}
 	if listen.Revision != mcp.Revision20260728 || listen.Completed != 5 || listen.Requests.Mean != 2 {
 		t.Errorf("listen: %+v", listen)
+	}
+	poll26 := res.Mode("poll:100ms@2026-07-28")
+	if poll26 == nil || poll26.Revision != mcp.Revision20260728 || poll26.Kind != KindPoll || poll26.PollIntervalMs != 100 ||
+		poll26.Completed != 5 || poll26.GetRoundTrip == nil {
+		t.Errorf("poll:100ms@2026-07-28: %+v, want 5 tasks polled with tasks/get in 2026-07-28", poll26)
 	}
 }
 
@@ -110,6 +116,8 @@ func TestStatelessModesConfig(t *testing.T) {
 		{"poll:1s,poll:server,listen", mcp.Revision20260728, ""},
 		{"poll:1s,sse,partial,immediate,listen", mcp.Revision20251125, ""},
 		{"poll:1s,sse", mcp.Revision20260728, "mode sse does not exist in 2026-07-28"},
+		{"poll:1s,poll:1s@2026-07-28,listen", mcp.Revision20251125, ""},
+		{"poll:1s,sse@2025-11-25", mcp.Revision20260728, ""},
 		{"partial", mcp.Revision20260728, "mode partial does not exist"},
 		{"poll:1s", "2024-11-05", "revision \"2024-11-05\""},
 	} {

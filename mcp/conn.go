@@ -76,3 +76,28 @@ func (s WireStats) Add(o WireStats) WireStats {
 type StatsReporter interface {
 	Stats() WireStats
 }
+
+// RevisionReporter is implemented by a Conn that knows the protocol
+// revision it speaks: a Streamable HTTP client Conn always (its
+// transport's Revision), a stdio client Conn when its transport was told.
+// A decorating Conn forwards it (see Decorate).
+type RevisionReporter interface {
+	// Revision returns the revision the Conn speaks, or the zero Revision
+	// when it does not say.
+	Revision() Revision
+}
+
+// RevisionOfConn returns the revision c speaks, as the first Conn of its
+// chain of decorators that implements RevisionReporter says (ConnAs). The
+// zero Revision, when none does or it does not say, means that the Conn
+// carries either era, told apart per message: a stdio pipe to a dual-era
+// server, where a request that carries the per-request _meta is of
+// 2026-07-28 and initialize opens a 2025-11-25 session (2026-07-28
+// Versioning, "Backward Compatibility with Initialization-Based
+// Versions"; package mcp/rev20260728, ClaimedRevision and Eras).
+func RevisionOfConn(c Conn) Revision {
+	if r, ok := ConnAs[RevisionReporter](c); ok {
+		return r.Revision()
+	}
+	return ""
+}

@@ -4,9 +4,9 @@ import "context"
 
 // A decorating Conn (recording, fault injection) wraps another and changes
 // some of what passes through. It forwards the optional interfaces of the
-// Conn it wraps (StatsReporter, RequestObserver, and any added later)
-// through Unwrap: users find them with [ConnAs], never with a plain type
-// assertion, so a decorator need not know them.
+// Conn it wraps (StatsReporter, RequestObserver, RevisionReporter, and any
+// added later) through Unwrap: users find them with [ConnAs], never with a
+// plain type assertion, so a decorator need not know them.
 //
 //	client ──▶ Decorate(recording) ──▶ Decorate(faults) ──▶ transport Conn
 //	ConnAs[StatsReporter](outer) ─Unwrap─Unwrap─────────────▶ found here

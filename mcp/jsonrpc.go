@@ -125,6 +125,19 @@ func (k Kind) String() string {
 	return "invalid"
 }
 
+// ParseKind returns the Kind whose String is s ("request",
+// "notification", "response"), KindInvalid for any other s: the
+// inverse of String, for a message described as text (a trace record's
+// type).
+func ParseKind(s string) Kind {
+	for _, k := range []Kind{KindRequest, KindNotification, KindResponse} {
+		if k.String() == s {
+			return k
+		}
+	}
+	return KindInvalid
+}
+
 // Message is one JSON-RPC 2.0 message: a request (Method and ID), a
 // notification (Method, no ID) or a response (ID and Result or Error).
 // Params and Result are kept as raw JSON so that nothing the peer sent is

@@ -6,6 +6,21 @@ import (
 	"unicode/utf8"
 )
 
+// ObjectMembers returns the members of raw as json.Unmarshal into a
+// map[string]json.RawMessage returns them, or nil when raw is not a JSON
+// object (null, another value, invalid JSON, nothing). A valid UTF-8 object
+// is read in one pass (objectMembers); the values share one copy of raw.
+func ObjectMembers(raw json.RawMessage) map[string]json.RawMessage {
+	if i := skipSpace(raw, 0); i < len(raw) && raw[i] == '{' && json.Valid(raw) && utf8.Valid(raw) {
+		return objectMembers(raw[i:])
+	}
+	var members map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &members) != nil {
+		return nil
+	}
+	return members
+}
+
 // objectMembers returns the members of the JSON object data as a map of
 // raw values, as json.Unmarshal into a map[string]json.RawMessage would
 // (the last of duplicate names wins), in one pass over data instead of

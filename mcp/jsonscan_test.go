@@ -27,6 +27,13 @@ func FuzzObjectMembers(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		var all map[string]json.RawMessage
+		if json.Unmarshal(data, &all) != nil {
+			all = nil
+		}
+		if diff := cmp.Diff(all, ObjectMembers(data)); diff != "" {
+			t.Fatalf("ObjectMembers(%q) (-encoding/json +ObjectMembers):\n%s", data, diff)
+		}
 		if !json.Valid(data) || !utf8.Valid(data) { // DecodeMessage checks both first
 			return
 		}

@@ -20,7 +20,9 @@ import "context"
 // The transport checks what its binding adds (over Streamable HTTP the
 // routing headers, 2026-07-28 Streamable HTTP, "Server Validation"); the
 // endpoint checks the rest: the _meta fields, the protocol version, the
-// method, the capabilities.
+// method, the capabilities. A transport that read the params already may
+// hand them over in the context (rev20260728.WithRequest), so that they
+// are not read twice.
 type StatelessEndpoint interface {
 	Endpoint
 	// Revisions lists the revisions the endpoint serves, newest first. It

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -45,7 +46,8 @@ type ConnOptions struct {
 // method, id, task id, status, seqNr, seq, isComplete, error code) are
 // traces.DescribeMessage's, filled in by the trace writer; its Revision
 // is the MCP revision the message belongs to (a request's claim, else the
-// revision of the request an answer answers, else the connection's:
+// revision of the request an answer answers, else the connection's, which
+// inner reports when it knows it, mcp.RevisionOfConn:
 // docs/trace-format.md, "Revisions"). Its time is
 // the pipeline's clock when the message passed. Every record has the
 // connection id, stream and side of opts.
@@ -66,6 +68,7 @@ func Conn(inner mcp.Conn, p *Pipeline, opts *ConnOptions) mcp.Conn {
 	if rc.opts.Stream == "" {
 		rc.opts.Stream = DefaultConnStream
 	}
+	rc.eras.Conn = mcp.RevisionOfConn(inner)
 	rc.add(traces.Record{Kind: traces.KindConnOpen, Note: rc.opts.Note}, nil)
 	return mcp.Decorate(inner, mcp.ConnFuncs{Read: rc.read, Write: rc.write, Close: rc.close})
 }
@@ -74,7 +77,7 @@ type recConn struct {
 	p    *Pipeline
 	opts ConnOptions
 
-	eras connEras // the revision of each message
+	eras rev.Eras // the revision of each message
 
 	mu     sync.Mutex
 	closed bool // Close was called
@@ -99,12 +102,7 @@ func (c *recConn) message(msg *mcp.Message, dir traces.Direction) {
 		c.add(traces.Record{Stream: c.opts.Stream, Dir: dir, Kind: traces.KindAnnotation, Note: "message not encodable: " + err.Error()}, nil)
 		return
 	}
-	r := traces.Record{Dir: dir, Kind: traces.KindMessage, Raw: raw}
-	if dir == traces.DirClientToServer {
-		r.Revision = c.eras.fromClient(viewOf(msg))
-	} else {
-		r.Revision = c.eras.fromServer(viewOf(msg))
-	}
+	r := traces.Record{Dir: dir, Kind: traces.KindMessage, Raw: raw, Revision: string(c.eras.FromMessage(dir == traces.DirClientToServer, msg))}
 	c.add(r, msg)
 }
 

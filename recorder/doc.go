@@ -52,7 +52,10 @@
 // per-request _meta, 2025-11-25 for initialize), else of its head
 // (MCP-Protocol-Version, or 2025-11-25 for a session's Mcp-Session-Id);
 // recorder.Conn and the stdio recorder follow it per message
-// (docs/trace-format.md, "Revisions"). The routing headers of 2026-07-28
+// (docs/trace-format.md, "Revisions"). The rules are package
+// rev20260728's (ClaimedRevision, HeadRevision, Eras), which the fault
+// layer shares; recorder.Conn takes the connection's revision from the
+// Conn it wraps when that one says (mcp.RevisionOfConn). The routing headers of 2026-07-28
 // (MCP-Protocol-Version, Mcp-Method, Mcp-Name) are in the request head
 // like every other header.
 //

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tasksim/tasksim/internal/httplimit"
 	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -64,7 +65,7 @@ func (p *Proxy) newExchange(r *http.Request) *exchange {
 		conn:       p.connID(r.RemoteAddr),
 		reqStream:  "req:" + ids,
 		respStream: strings.ToLower(r.Method) + ":" + ids,
-		rev:        headRevision(r.Header),
+		rev:        string(rev.HeadRevision(r.Header)),
 	}
 	ex.body.max = p.opts.MaxBody
 	return ex
@@ -102,8 +103,8 @@ func (ex *exchange) claim(dir traces.Direction, raw []byte) {
 	if err != nil {
 		return
 	}
-	if r, ok := claimedRevision(msg.Method, msg.Params); ok {
-		ex.rev = r
+	if r, ok := rev.ClaimedRevision(msg.Method, msg.Params); ok {
+		ex.rev = string(r)
 	}
 }
 

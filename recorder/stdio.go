@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/traces"
 )
@@ -167,7 +168,7 @@ func pumpStdin(stdin io.Reader, childIn io.WriteCloser, rec *stdioRecorder) {
 type stdioRecorder struct {
 	p      *Pipeline
 	opened chan struct{} // closed once the conn-open is added
-	eras   connEras      // the revision of each message
+	eras   rev.Eras      // the revision of each message
 
 	mu     sync.Mutex
 	closed bool
@@ -200,24 +201,7 @@ func (r *stdioRecorder) put(rec traces.Record) {
 // "Revisions"). Only a client's request or notification is decoded, for
 // its params' _meta.
 func (r *stdioRecorder) revision(dir traces.Direction, p *traces.RPCFields, line []byte) string {
-	v := view{method: p.Method, id: p.ID}
-	switch p.Type {
-	case "request":
-		v.kind = mcp.KindRequest
-	case "notification":
-		v.kind = mcp.KindNotification
-	case "response":
-		v.kind = mcp.KindResponse
-	}
-	if dir == traces.DirServerToClient {
-		return r.eras.fromServer(v)
-	}
-	if v.method != "" {
-		if msg, err := mcp.DecodeMessage(line); err == nil {
-			v.params = msg.Params
-		}
-	}
-	return r.eras.fromClient(v)
+	return string(r.eras.FromLine(dir == traces.DirClientToServer, mcp.ParseKind(p.Type), p.Method, p.ID, line))
 }
 
 func (r *stdioRecorder) close() {

@@ -33,16 +33,18 @@ func judge(trace []byte) (*check.Verdict, error) {
 // whatever the merge showed, so that the verdict does not depend on the
 // scheduler; stdio runs (one stream) judge them. S1905-COMPLETE keeps
 // judging, but never takes two messages of the merge for the server's
-// order (check.Options.Merged). Any other trace gets no options.
+// order (check.Options.Merged). Every trace gets its send order
+// (check.SendOrderOf) and the revision of its records that name none
+// (check.RevisionOf).
 func CheckOptions(h traces.Header) *check.Options {
 	if label(h, "sim") != "in-process" || label(h, "transport") != TransportHTTP {
-		return &check.Options{SendOrder: check.SendOrderOf(h)}
+		return &check.Options{SendOrder: check.SendOrderOf(h), Revision: check.RevisionOf(h)}
 	}
 	skip := make(map[string]string, len(orderRules))
 	for _, id := range orderRules {
 		skip[id] = "the order of messages on each HTTP stream, which an in-process run merges into one per session (runs over stdio judge this rule)"
 	}
-	return &check.Options{Skip: skip, Merged: true, SendOrder: check.SendOrderOf(h)}
+	return &check.Options{Skip: skip, Merged: true, SendOrder: check.SendOrderOf(h), Revision: check.RevisionOf(h)}
 }
 
 // orderRules judge the order of messages on one stream.

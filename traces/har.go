@@ -45,6 +45,8 @@ type harEntry struct {
 	Timings         harTimings  `json:"timings"`
 	Connection      string      `json:"connection,omitempty"`
 	Exchange        uint64      `json:"_exchange"`
+	Revision        string      `json:"_revision,omitempty"`
+	ResultType      string      `json:"_resultType,omitempty"`
 	Streams         []string    `json:"_streams,omitempty"`
 	SSEEvents       []harSSE    `json:"_sseEvents,omitempty"`
 	Error           string      `json:"_error,omitempty"`
@@ -106,13 +108,14 @@ type harTimings struct {
 // harSSE is one SSE event of a response; Time is milliseconds since the
 // entry started.
 type harSSE struct {
-	Time    float64 `json:"time"`
-	ID      *string `json:"id,omitempty"`
-	Event   string  `json:"event,omitempty"`
-	Data    string  `json:"data"`
-	RetryMS *int64  `json:"retry,omitempty"`
-	Method  string  `json:"_method,omitempty"`
-	TaskID  string  `json:"_taskId,omitempty"`
+	Time       float64 `json:"time"`
+	ID         *string `json:"id,omitempty"`
+	Event      string  `json:"event,omitempty"`
+	Data       string  `json:"data"`
+	RetryMS    *int64  `json:"retry,omitempty"`
+	Method     string  `json:"_method,omitempty"`
+	TaskID     string  `json:"_taskId,omitempty"`
+	ResultType string  `json:"_resultType,omitempty"`
 }
 
 // exchange gathers the records of one HTTP exchange.
@@ -127,14 +130,18 @@ type exchange struct {
 	streams            []string
 	errNote            string
 	hasReqBody, hasEnd bool
+	// revision is the MCP revision of the exchange's first record that
+	// names one; resultType that of the answer to its request.
+	revision, resultType string
 }
 
 // WriteHAR writes the HTTP exchanges of src as a HAR 1.2 log: one entry
 // per exchange with a request head, in the order of the requests. Bodies
 // are the body chunks as recorded, else the JSON-RPC messages recorded
 // from them, else (for an SSE response) the events' bytes: the event
-// stream. "_sseEvents" lists the events with their times. A trace without
-// HTTP exchanges is ErrNoHTTP.
+// stream. "_sseEvents" lists the events with their times; "_revision"
+// is the exchange's MCP revision, "_resultType" that of the answer to its
+// request (MCP 2026-07-28). A trace without HTTP exchanges is ErrNoHTTP.
 func WriteHAR(w io.Writer, h Header, src Source) error {
 	byID := map[uint64]*exchange{}
 	var order []*exchange
@@ -181,6 +188,12 @@ func (x *exchange) add(rec Record) {
 	}
 	if x.conn == 0 {
 		x.conn = rec.Conn
+	}
+	if x.revision == "" {
+		x.revision = rec.Revision
+	}
+	if rpc := rec.RPC; x.resultType == "" && rec.Dir == DirServerToClient && rpc != nil && rpc.Type == "response" {
+		x.resultType = rpc.ResultType
 	}
 	if !x.addRequest(rec) {
 		x.addResponse(rec)
@@ -240,6 +253,8 @@ func (x *exchange) entry(base string) harEntry {
 	e := harEntry{
 		StartedDateTime: x.req.Wall.UTC().Format(wallLayout),
 		Exchange:        x.id,
+		Revision:        x.revision,
+		ResultType:      x.resultType,
 		Streams:         x.streams,
 		Error:           x.errNote,
 		Timings:         harTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1},
@@ -339,7 +354,7 @@ func (x *exchange) sseEvents() []harSSE {
 			s.Data = string(ev.Raw)
 		}
 		if ev.RPC != nil {
-			s.Method, s.TaskID = ev.RPC.Method, ev.RPC.TaskID
+			s.Method, s.TaskID, s.ResultType = ev.RPC.Method, ev.RPC.TaskID, ev.RPC.ResultType
 		}
 		out = append(out, s)
 	}

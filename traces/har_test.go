@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -110,5 +111,96 @@ func TestHARWithoutHTTP(t *testing.T) {
 	err := WriteHAR(&bytes.Buffer{}, Header{}, &sliceSource{recs})
 	if !errors.Is(err, ErrNoHTTP) || !strings.Contains(err.Error(), "no HTTP exchanges") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestHARRevision: each entry carries its exchange's MCP revision and the
+// resultType of the answer to its request in custom fields, an SSE
+// event its resultType too, and a 2026-07-28 request its routing headers
+// as recorded. Through a written and read trace, so the typed fields come
+// from the file.
+func TestHARRevision(t *testing.T) {
+	const modern, legacy = "2026-07-28", "2025-11-25"
+	var recs []Record
+	add := func(ms int, r Record) {
+		r.Conn = 1
+		r.Offset = time.Duration(ms) * time.Millisecond
+		r.Wall = t0.Add(r.Offset)
+		recs = append(recs, r)
+	}
+	post := func(x uint64, rev string, h ...HeaderField) Record {
+		return Record{Exchange: x, Stream: fmt.Sprintf("req:%d", x), Dir: DirClientToServer, Kind: KindRequestHead, Revision: rev,
+			HTTP: &HTTPHead{Method: "POST", URL: "/mcp", Proto: "HTTP/1.1", Header: h}}
+	}
+	answer := func(x uint64, ct string) Record {
+		return Record{Exchange: x, Stream: fmt.Sprintf("post:%d", x), Dir: DirServerToClient, Kind: KindResponseHead,
+			HTTP: &HTTPHead{Proto: "HTTP/1.1", Status: 200, Header: []HeaderField{{"Content-Type", ct}}}}
+	}
+	msg := func(x uint64, dir Direction, rev, raw string) Record {
+		stream := fmt.Sprintf("req:%d", x)
+		if dir == DirServerToClient {
+			stream = fmt.Sprintf("post:%d", x)
+		}
+		return Record{Exchange: x, Stream: stream, Dir: dir, Kind: KindMessage, Raw: []byte(raw), Revision: rev}
+	}
+	// A 2026-07-28 task call answered in JSON.
+	add(1, post(1, modern, HeaderField{"Mcp-Method", "tools/call"}, HeaderField{"Mcp-Name", "slow_compute"}, HeaderField{"Mcp-Protocol-Version", modern}))
+	add(2, msg(1, DirClientToServer, modern, msgCall2026))
+	add(3, answer(1, "application/json"))
+	add(4, msg(1, DirServerToClient, modern, msgCreated2026))
+	// A 2025-11-25 call whose head names no revision: its message does.
+	add(5, post(2, ""))
+	add(6, msg(2, DirClientToServer, legacy, msgCall))
+	add(7, answer(2, "application/json"))
+	// A 2026-07-28 call answered on an SSE stream with an
+	// InputRequiredResult.
+	add(8, post(3, modern, HeaderField{"Mcp-Method", "tools/call"}))
+	add(9, msg(3, DirClientToServer, modern, msgCall2026))
+	add(10, answer(3, "text/event-stream"))
+	add(11, Record{Exchange: 3, Stream: "post:3", Dir: DirServerToClient, Kind: KindSSEEvent, Revision: modern,
+		Raw: []byte("data: " + msgInputReq + "\n\n"), SSE: &SSEFields{Data: msgInputReq}})
+	h, got, err := readAll(t, writeTrace(t, sampleHeader(), recs, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteHAR(&out, h, &sliceSource{got}); err != nil {
+		t.Fatal(err)
+	}
+	var har struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					Headers []harNV `json:"headers"`
+				} `json:"request"`
+				Revision   string `json:"_revision"`
+				ResultType string `json:"_resultType"`
+				SSEEvents  []struct {
+					ResultType string `json:"_resultType"`
+				} `json:"_sseEvents"`
+			} `json:"entries"`
+		} `json:"log"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &har); err != nil {
+		t.Fatal(err)
+	}
+	type entry struct{ Revision, ResultType, Events string }
+	var es []entry
+	for _, e := range har.Log.Entries {
+		var events []string
+		for _, ev := range e.SSEEvents {
+			events = append(events, ev.ResultType)
+		}
+		es = append(es, entry{e.Revision, e.ResultType, strings.Join(events, ",")})
+	}
+	wantEntries := []entry{{modern, "task", ""}, {legacy, "", ""}, {modern, "input_required", "input_required"}}
+	if diff := cmp.Diff(wantEntries, es); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+	if len(har.Log.Entries) > 0 {
+		wantHeaders := []harNV{{"Mcp-Method", "tools/call"}, {"Mcp-Name", "slow_compute"}, {"Mcp-Protocol-Version", modern}}
+		if diff := cmp.Diff(wantHeaders, har.Log.Entries[0].Request.Headers); diff != "" {
+			t.Errorf("routing headers (-want +got):\n%s", diff)
+		}
 	}
 }

@@ -13,13 +13,16 @@ import (
 	"github.com/tasksim/tasksim/load"
 )
 
-// Demo workload: five ways of getting a task's result in two protocol
+// Demo workload: six ways of getting a task's result in two protocol
 // revisions, on the same schedule, against the reference server (which
 // serves both on one endpoint): 2025-11-25 polling and the two streaming
-// drafts, and 2026-07-28's push (listen speaks 2026-07-28 in a 2025-11-25
-// run, load.ModeSpec).
+// drafts, and 2026-07-28's polling and push (a 2025-11-25 run, where
+// poll:1s@2026-07-28 and listen speak 2026-07-28, load.ModeSpec).
 const (
-	demoModes = "poll:1s,poll:100ms,sse,partial,listen"
+	demoModes = "poll:1s,poll:100ms,sse,partial," + demoPoll2026 + ",listen"
+	// demoPoll2026 is 2026-07-28's polling at 2025-11-25's 1 s: the same
+	// discovery delay, fewer requests (tasks/get inlines the result).
+	demoPoll2026 = "poll:1s@2026-07-28"
 	// demoModesServer are the modes of demo --server: 2025-11-25's.
 	demoModesServer = "poll:1s,poll:100ms,sse,partial"
 	demoRate        = 20
@@ -43,12 +46,13 @@ var demoLesson = struct {
 	modes            [][2]string
 	watch            string
 }{
-	lead:       "What this compares: five ways for a client to get a long-running tool call's result, in two protocol revisions, on one server and one schedule.",
+	lead:       "What this compares: six ways for a client to get a long-running tool call's result, in two protocol revisions, on one server and one schedule.",
 	leadServer: "What this compares: four ways for a client to get a long-running tool call's result, on one server and one schedule.",
 	modes: [][2]string{
 		{"poll:1s, poll:100ms", "MCP Tasks (2025-11-25): the call returns a task; the client polls tasks/get every 1 s or every 100 ms, then fetches tasks/result"},
 		{"sse", "SEP-1905 streaming: the server sends the result as numbered segments (seqNr) on the call's own SSE stream, the last one complete"},
 		{"partial", "SEP-2679 partials: the server pushes notifications/tasks/partial (seq) as content is made; tasks/result fetches the whole"},
+		{demoPoll2026, "MCP 2026-07-28 with the tasks extension: the same polling of tasks/get every 1 s, whose answer inlines the result (no tasks/result)"},
 		{"listen", "MCP 2026-07-28 with the tasks extension: the client opens subscriptions/listen naming the task, and the server pushes notifications/tasks, the last one with the result inlined"},
 	},
 	watch: "Watch discovery delay, from the task's completion on the server to the result in the client's hand: " +
@@ -56,14 +60,14 @@ var demoLesson = struct {
 }
 
 // demoLessonFor is the lesson's lead and modes for a demo with or
-// without listen (demo --server leaves it out).
-func demoLessonFor(listen bool) (string, [][2]string) {
-	if listen {
+// without 2026-07-28 (demo --server leaves it out).
+func demoLessonFor(rev2026 bool) (string, [][2]string) {
+	if rev2026 {
 		return demoLesson.lead, demoLesson.modes
 	}
 	var modes [][2]string
 	for _, m := range demoLesson.modes {
-		if m[0] != load.KindListen {
+		if m[0] != load.KindListen && m[0] != demoPoll2026 {
 			modes = append(modes, m)
 		}
 	}
@@ -71,8 +75,8 @@ func demoLessonFor(listen bool) (string, [][2]string) {
 }
 
 // demoIntro is the lesson as text, before the table.
-func demoIntro(listen bool) string {
-	lead, modes := demoLessonFor(listen)
+func demoIntro(rev2026 bool) string {
+	lead, modes := demoLessonFor(rev2026)
 	var b strings.Builder
 	b.WriteString(lead + "\n")
 	for _, m := range modes {
@@ -83,8 +87,8 @@ func demoIntro(listen bool) string {
 }
 
 // demoHTMLIntro is the lesson as the HTML report's opening.
-func demoHTMLIntro(listen bool) template.HTML {
-	lead, modes := demoLessonFor(listen)
+func demoHTMLIntro(rev2026 bool) template.HTML {
+	lead, modes := demoLessonFor(rev2026)
 	var b strings.Builder
 	fmt.Fprintf(&b, "<p class=\"intro\">%s</p>\n<table class=\"kv\">\n", template.HTMLEscapeString(lead))
 	for _, m := range modes {
@@ -102,12 +106,13 @@ func NewCmdDemo(st *State) *cobra.Command {
 		Use:   "demo",
 		Short: "Compare polling, SEP-1905 streaming, SEP-2679 partials and 2026-07-28 push on the reference server, then faults in the simulator (about 25 s once built)",
 		Long: `Start the reference server (one child process on 127.0.0.1, shared by every
-mode; --in-process: inside this process) and compare five ways of getting a
+mode; --in-process: inside this process) and compare six ways of getting a
 task's result on the same schedule, interleaved on that one server: in MCP
 2025-11-25, polling tasks/get every second and every 100 ms, SEP-1905
 streaming (sse) and SEP-2679 partial notifications; in MCP 2026-07-28,
-push through subscriptions/listen (listen; left out with --server, which
-keeps to 2025-11-25). Each mode gets 20 tasks/s for 20 s; each task
+polling tasks/get every second (poll:1s@2026-07-28) and push through
+subscriptions/listen (listen; both left out with --server, which keeps to
+2025-11-25). Each mode gets 20 tasks/s for 20 s; each task
 is 10 chunks, one every 50-150 ms (0.5-1.5 s in all). It first prints what
 is compared and why discovery delay is the number to watch. Then the table:
 how long until the first content and the whole result, how late the client
@@ -129,10 +134,10 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 			if o.Server != "" {
 				target = redactURL(o.Server, nil)
 				// A server of 2025-11-25 alone would fail the whole run on
-				// listen's connection: the demo of any server stays the
-				// one era it is sure to speak.
+				// the 2026-07-28 modes' connections: the demo of any server
+				// stays the one era it is sure to speak.
 				o.Modes, o.Intro, o.HTMLIntro = demoModesServer, demoIntro(false), demoHTMLIntro(false)
-				fmt.Fprintf(st.Stderr, "demo: listen (2026-07-28) is left out with --server; tasksim load --server URL --mode %s,listen compares it on a server that speaks both revisions\n", demoModesServer)
+				fmt.Fprintf(st.Stderr, "demo: %s and listen (2026-07-28) are left out with --server; tasksim load --server URL --mode %s compares them on a server that speaks both revisions\n", demoPoll2026, demoModes)
 			} else if o.Tool != "" || o.Args != "" {
 				return usagef("--tool and --args need --server (the reference server's tool is slow_text)")
 			}
@@ -182,7 +187,8 @@ It is tasksim load with fixed flags; see tasksim load --help to vary them.`,
 // interval P and tasks of mean duration D, the client learns of a result
 // P/2 after it is ready on average, and makes 2 + D/P requests (the call,
 // the polls, tasks/result), plus half a poll on average for the poll that
-// finds the task done: 2.5 + D/P.
+// finds the task done: 2.5 + D/P. In 2026-07-28 the poll that finds the
+// task done carries its result: 1.5 + D/P.
 func demoSummary(w io.Writer, r *load.Result) error {
 	d := r.Config.Shape.MeanDuration()
 	ew := &summaryWriter{w: w}
@@ -192,9 +198,12 @@ func demoSummary(w io.Writer, r *load.Result) error {
 			continue
 		}
 		if m.Kind == load.KindPoll && m.PollIntervalMs > 0 {
-			p := m.PollIntervalMs
-			fmt.Fprintf(ew, "%s: results found %s after they were ready (theory P/2 = %s), %.2f requests per task (theory 2.5 + D/P = %.2f)\n",
-				m.Name, load.FormatMs(m.Discovery.Mean), load.FormatMs(p/2), m.Requests.Mean, 2.5+float64(d.Milliseconds())/p)
+			p, fixed := m.PollIntervalMs, 2.5
+			if m.Revision.IsStateless() {
+				fixed = 1.5
+			}
+			fmt.Fprintf(ew, "%s: results found %s after they were ready (theory P/2 = %s), %.2f requests per task (theory %g + D/P = %.2f)\n",
+				m.Name, load.FormatMs(m.Discovery.Mean), load.FormatMs(p/2), m.Requests.Mean, fixed, fixed+float64(d.Milliseconds())/p)
 			continue
 		}
 		fmt.Fprintf(ew, "%s: results found %s after they were ready, first content after %s, %.2f requests per task\n",

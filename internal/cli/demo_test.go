@@ -47,12 +47,18 @@ func TestDemoReportInChromium(t *testing.T) {
 	var got struct {
 		Title, H1, Intro, Text  string
 		ScrollWidth, Width      int
+		TableWidth, TableBox    int
+		Clipped                 []string
 		Notes, Recovered, Heads int
 	}
 	headless.Probe(t, chromium, page, `{
   title: document.title, h1: document.querySelector("h1").textContent,
   intro: Array.from(document.querySelectorAll("h1 ~ .intro, h1 ~ table.kv")).slice(0, 3).map(function (e) { return e.textContent; }).join("\n"),
   text: document.body.innerText, scrollWidth: document.documentElement.scrollWidth, width: window.innerWidth,
+  tableWidth: document.querySelector(".summary").scrollWidth, tableBox: document.querySelector(".summary").clientWidth,
+  clipped: Array.from(document.querySelectorAll("figure svg text")).filter(function (t) {
+    return t.getBoundingClientRect().right > t.ownerSVGElement.getBoundingClientRect().right + 1;
+  }).map(function (t) { return t.textContent; }),
   notes: document.querySelectorAll(".tl-note").length,
   recovered: Array.from(document.querySelectorAll(".tl-note")).filter(function (n) { return n.textContent.indexOf("recovered") >= 0; }).length,
   heads: document.querySelectorAll(".tl-colhead").length
@@ -67,6 +73,15 @@ func TestDemoReportInChromium(t *testing.T) {
 	}
 	if got.ScrollWidth > got.Width || got.Width != headless.Width {
 		t.Errorf("page %d px wide in a %d px window (want a %d px window, no horizontal scroll)", got.ScrollWidth, got.Width, headless.Width)
+	}
+	// The summary of both revisions' six modes, with the columns of
+	// 2026-07-28 polling, fits the window: it scrolls by itself only in a
+	// narrower one.
+	if got.TableWidth > got.TableBox {
+		t.Errorf("summary table %d px wide in a %d px box: it scrolls in a %d px window", got.TableWidth, got.TableBox, headless.Width)
+	}
+	if len(got.Clipped) > 0 {
+		t.Errorf("plot text past its plot's right edge, clipped: %q", got.Clipped)
 	}
 	if got.Notes == 0 || got.Recovered == 0 {
 		t.Errorf("%d call notes, %d recovered: the picked run should show a recovered call", got.Notes, got.Recovered)

@@ -110,6 +110,9 @@ Modes (--mode, comma-separated), --revision 2025-11-25 (the default):
   listen      push: subscriptions/listen with the task's id, the end from
               notifications/tasks (tasks/get only if the listen fails);
               listen speaks 2026-07-28 in a 2025-11-25 run too
+MODE@REVISION runs a mode of that revision in a run of the other:
+poll:1s,poll:1s@2026-07-28 polls in both side by side on a server that
+speaks both (as tasksim demo does).
 The table of a run with 2026-07-28 modes adds how tasks/get was paced, one
 tasks/get's round trip (p50) and the discovery delay's p50.
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -46,14 +47,7 @@ func TestLoadRun(t *testing.T) {
 	if !strings.Contains(stderr, "threshold sse.ttr.p50>=30ms: ok") || !strings.Contains(stderr, "threshold poll:100ms.requests.mean>=3: ok") {
 		t.Errorf("stderr:\n%s", stderr)
 	}
-	b, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readLoadJSON(t, jsonFile)
 	for _, m := range res.Modes {
 		if m.Started != 8 || m.Completed != 8 {
 			t.Errorf("%s: %d started, %d completed, want 8 and 8 (%v)", m.Name, m.Started, m.Completed, m.Errors)
@@ -144,12 +138,24 @@ func TestDemoInProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a few seconds of load")
 	}
-	report := filepath.Join(t.TempDir(), "demo.html")
-	code, stdout, stderr := run(t, "", "demo", "--in-process", "--duration", "1s", "--rate", "10", "--html", report, "--sim-seeds", "4")
+	report, jsonFile := filepath.Join(t.TempDir(), "demo.html"), filepath.Join(t.TempDir(), "demo.json")
+	code, stdout, stderr := run(t, "", "demo", "--in-process", "--duration", "1s", "--rate", "10", "--html", report, "--json", jsonFile, "--sim-seeds", "4")
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"poll:1s", "poll:100ms", "sse", "partial", "listen", "theory P/2 = 500ms", "report: " + report,
+	// Both revisions: 2025-11-25's four modes under their names as ever,
+	// 2026-07-28's polling and push.
+	res := readLoadJSON(t, jsonFile)
+	var modes []string
+	for _, m := range res.Modes {
+		modes = append(modes, m.Name+" "+m.Kind+" "+string(m.Revision))
+	}
+	if want := []string{"poll:1s poll 2025-11-25", "poll:100ms poll 2025-11-25", "sse sse 2025-11-25", "partial partial 2025-11-25",
+		"poll:1s@2026-07-28 poll 2026-07-28", "listen listen 2026-07-28"}; !slices.Equal(modes, want) {
+		t.Errorf("modes %q, want %q", modes, want)
+	}
+	for _, want := range []string{"poll:1s", "poll:100ms", "sse", "partial", "poll:1s@2026-07-28", "listen", "theory P/2 = 500ms",
+		"(theory 2.5 + D/P", "(theory 1.5 + D/P", "report: " + report,
 		"Faults: tasksim sim --seeds 4", "4 runs, ", "faults applied: ", "SIM-LIVENESS                  4", "timeline of seed "} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, stdout)
@@ -186,14 +192,7 @@ func TestLoadChildServers(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	b, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readLoadJSON(t, jsonFile)
 	for _, m := range res.Modes {
 		if m.Completed != 3 || m.ServerCPU == nil || m.ServerCPU.Shared {
 			t.Errorf("%s: %d completed, server CPU %+v: want 3, measured for its own server", m.Name, m.Completed, m.ServerCPU)
@@ -353,14 +352,7 @@ func TestLoadRevision2026(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
 	}
-	b, err := os.ReadFile(jsonFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res load.Result
-	if err := json.Unmarshal(b, &res); err != nil {
-		t.Fatal(err)
-	}
+	res := readLoadJSON(t, jsonFile)
 	if res.Config.Revision != "2026-07-28" {
 		t.Errorf("config revision %q", res.Config.Revision)
 	}
@@ -384,11 +376,26 @@ func TestLoadRevision2026(t *testing.T) {
 }
 
 // demo --server keeps to 2025-11-25's modes, which any server of that
-// revision speaks, and says listen was left out.
+// revision speaks, and says 2026-07-28's were left out.
 func TestDemoServerLeavesOutListen(t *testing.T) {
 	url := referenceServer(t)
 	code, stdout, stderr := run(t, "", "demo", "--server", url, "--duration", "500ms", "--rate", "4", "--html", "", "--sim-seeds", "0")
-	if code != ExitOK || !strings.Contains(stderr, "listen (2026-07-28) is left out with --server") || strings.Contains(stdout, "listen") || !strings.Contains(stdout, "partial") {
+	if code != ExitOK || !strings.Contains(stderr, "poll:1s@2026-07-28 and listen (2026-07-28) are left out with --server") ||
+		strings.Contains(stdout, "listen") || strings.Contains(stdout, "2026-07-28") || !strings.Contains(stdout, "partial") {
 		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
+}
+
+// readLoadJSON reads the result a load or demo run wrote with --json.
+func readLoadJSON(t *testing.T, file string) load.Result {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res load.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -59,14 +59,7 @@ func TestLoadOwnTool(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	b, err := os.ReadFile(res)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r load.Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	r := readLoadJSON(t, res)
 	m := r.Mode("poll:20ms")
 	if r.Config.Tool != "sleep" || m.Completed != 6 {
 		t.Fatalf("tool %q, %d completed, want sleep and 6 (%v)", r.Config.Tool, m.Completed, m.Errors)

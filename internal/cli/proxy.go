@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tasksim/tasksim/faults"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"
 	"github.com/tasksim/tasksim/traces"
@@ -318,9 +319,12 @@ func proxyStdio(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set
 	// The trace holds the lines as the server saw them.
 	lctx, stopLines := context.WithCancel(ctx)
 	defer stopLines()
+	// Both directions follow one connection's revisions: a server's line
+	// has the revision of the request it answers (revision=...).
+	lopts := &faults.PlaceOptions{Eras: new(rev.Eras)}
 	inR, inW := io.Pipe()
 	go func() {
-		err := faults.Lines(lctx, inW, st.Stdin, set, faults.StreamStdin, nil)
+		err := faults.Lines(lctx, inW, st.Stdin, set, faults.StreamStdin, lopts)
 		inW.CloseWithError(err)
 	}()
 	// The server's output is queued, not piped: a stalled or cut stream
@@ -329,7 +333,7 @@ func proxyStdio(ctx context.Context, st *State, o *ProxyOptions, set *faults.Set
 	outDone := make(chan struct{})
 	go func() {
 		defer close(outDone)
-		_ = faults.Lines(lctx, st.Stdout, out, set, faults.StreamStdout, nil)
+		_ = faults.Lines(lctx, st.Stdout, out, set, faults.StreamStdout, lopts)
 		out.discard()
 	}()
 	code, runErr := recorder.RunStdioPipeline(ctx, cmd, inR, out, st.Stderr, pipe)

@@ -72,14 +72,20 @@ type ServeOptions struct {
 type ServeBudgets struct {
 	MaxTasks, MaxSessions, MaxSessionRequests, MaxResumes int
 	MaxTaskOps                                            int
-	TaskBytes, SessionBytes, ServerBytes                  int64
-	StreamBytes, SessionReplayBytes, ReplayBytes          int64
-	StreamRetention                                       time.Duration
+	// MaxListens and MaxListenTasks bound the 2026-07-28
+	// subscriptions/listen streams (server.Options.MaxSubscriptions,
+	// MaxListenTaskIDs).
+	MaxListens, MaxListenTasks                   int
+	TaskBytes, SessionBytes, ServerBytes         int64
+	StreamBytes, SessionReplayBytes, ReplayBytes int64
+	StreamRetention                              time.Duration
 }
 
 func (b *ServeBudgets) flags(f *pflag.FlagSet) {
 	f.IntVar(&b.MaxTasks, "max-tasks", server.DefaultMaxTasks, "tasks stored at once, all sessions, live or finished (-32603 above)")
 	f.IntVar(&b.MaxTaskOps, "max-task-ops-per-second", server.DefaultMaxTaskOpsPerSecond, "task operations (tools/call, tasks/*) per session and second (-32603 above)")
+	f.IntVar(&b.MaxListens, "max-listens", server.DefaultMaxSubscriptions, "2026-07-28 subscriptions/listen streams open at once (-32603 above)")
+	f.IntVar(&b.MaxListenTasks, "max-listen-tasks", server.DefaultMaxListenTaskIDs, "distinct task ids one subscriptions/listen may watch (-32602 above)")
 	f.Int64Var(&b.TaskBytes, "max-task-bytes", server.DefaultMaxTaskBytes, "result bytes one task may hold (-32602 for arguments asking more)")
 	f.Int64Var(&b.SessionBytes, "max-session-bytes", server.DefaultMaxSessionBytes, "result bytes the tasks of one session may hold (-32603 above)")
 	f.Int64Var(&b.ServerBytes, "max-server-bytes", server.DefaultMaxServerBytes, "result bytes all tasks may hold (-32603 above)")
@@ -94,9 +100,10 @@ func (b *ServeBudgets) flags(f *pflag.FlagSet) {
 
 func (b *ServeBudgets) check() error {
 	if b.MaxTasks <= 0 || b.MaxTaskOps <= 0 || b.MaxSessions <= 0 || b.MaxSessionRequests <= 0 || b.MaxResumes <= 0 ||
+		b.MaxListens <= 0 || b.MaxListenTasks <= 0 ||
 		b.TaskBytes <= 0 || b.SessionBytes <= 0 || b.ServerBytes <= 0 || b.StreamBytes <= 0 || b.SessionReplayBytes <= 0 ||
 		b.ReplayBytes <= 0 || b.StreamRetention == 0 {
-		return usagef("--max-tasks, --max-task-ops-per-second, --max-*-bytes, --max-sessions, --max-session-requests, --max-resumes-per-minute and --stream-retention must be positive")
+		return usagef("--max-tasks, --max-task-ops-per-second, --max-listens, --max-listen-tasks, --max-*-bytes, --max-sessions, --max-session-requests, --max-resumes-per-minute and --stream-retention must be positive")
 	}
 	return nil
 }
@@ -263,6 +270,8 @@ func runServe(ctx context.Context, st *State, o *ServeOptions) (err error) {
 		MaxTaskBytes:          o.Budgets.TaskBytes,
 		MaxSessionBytes:       o.Budgets.SessionBytes,
 		MaxServerBytes:        o.Budgets.ServerBytes,
+		MaxSubscriptions:      o.Budgets.MaxListens,
+		MaxListenTaskIDs:      o.Budgets.MaxListenTasks,
 		Logger:                log,
 		Revisions:             revs,
 		StatelessTasks:        policy,

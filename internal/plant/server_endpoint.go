@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 )
 
 // hooks are what a decorator does to one session of an mcp.Endpoint: handle
@@ -198,4 +199,13 @@ func (e statelessBeside) Revisions() []mcp.Revision { return e.stateless.Revisio
 
 func (e statelessBeside) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Replier) {
 	e.stateless.HandleStateless(ctx, msg, r)
+}
+
+// ParamHeaders implements rev20260728.ToolHeaders: the unplanted server's
+// x-mcp-header arguments, whose Mcp-Param headers the transport checks.
+func (e statelessBeside) ParamHeaders(tool string) []rev.ParamHeader {
+	if th, ok := e.stateless.(rev.ToolHeaders); ok {
+		return th.ParamHeaders(tool)
+	}
+	return nil
 }

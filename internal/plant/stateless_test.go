@@ -77,6 +77,9 @@ func TestPlantedServerKeepsStatelessEra(t *testing.T) {
 	if _, ok := b.Stdio(server.New(nil)).(mcp.StatelessEndpoint); !ok {
 		t.Error("over stdio the planted server lost the stateless era")
 	}
+	if th, ok := b.Stdio(server.New(nil)).(rev.ToolHeaders); !ok || len(th.ParamHeaders(server.ToolCustomHeaders)) == 0 {
+		t.Errorf("the planted server does not give its tools' x-mcp-header arguments, whose Mcp-Param headers go unchecked")
+	}
 	s := refserver.StartHTTP(t, b.RefServer(nil))
 
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",` +

@@ -165,12 +165,16 @@ func (s *HTTP) Err() error {
 }
 
 // Close ends every session and stream, waits up to 5 s for requests in
-// progress, and stops the server. It is safe to call more than once.
+// progress, and stops the server. An open subscriptions/listen (2026-07-28)
+// is answered with its result before its stream closes (Subscriptions,
+// "Graceful Closure"): the listens end first, then the handler, which
+// writes the answers they queued. It is safe to call more than once.
 func (s *HTTP) Close() error {
 	s.closeOnce.Do(func() {
-		s.handler.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 		defer cancel()
+		_ = s.Server.EndListens(ctx)
+		s.handler.Close()
 		if err := s.hs.Shutdown(ctx); err != nil {
 			_ = s.hs.Close()
 		}

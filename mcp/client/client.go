@@ -36,10 +36,16 @@ func withTimeout(parent context.Context, c clock.Clock, d time.Duration) (contex
 
 // Connect opens a connection with t and runs the initialization: the
 // initialize request, then notifications/initialized. ctx bounds the
-// handshake; the session lives until Close.
+// handshake; the session lives until Close. A connection that says it
+// speaks a revision without sessions (mcp.RevisionOfConn: 2026-07-28) is
+// an error matching ErrRevisionMismatch.
 func (c *Client) Connect(ctx context.Context, t mcp.Transport) (*Session, error) {
 	conn, err := t.Connect(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRevision(conn, mcp.Revision.HasSessions, "it has no sessions: use ConnectStateless"); err != nil {
+		conn.Close()
 		return nil, err
 	}
 	s := &Session{

@@ -23,7 +23,22 @@ var (
 	// notifications/cancelled. A cancelled task ends the call without it
 	// (its status says cancelled).
 	ErrCancelled = errors.New("cancelled by the client")
+	// ErrRevisionMismatch is matched by the error of Connect given a
+	// connection that speaks a revision without sessions, and of
+	// ConnectStateless given one that speaks a revision with them
+	// (mcp.RevisionOfConn).
+	ErrRevisionMismatch = errors.New("the connection speaks another protocol revision")
 )
+
+// checkRevision fails, with ErrRevisionMismatch, when conn says it speaks
+// a revision that ok refuses; a connection that says none may carry
+// either era.
+func checkRevision(conn mcp.Conn, ok func(mcp.Revision) bool, use string) error {
+	if r := mcp.RevisionOfConn(conn); r != "" && !ok(r) {
+		return fmt.Errorf("client: %w: %s (%s)", ErrRevisionMismatch, r, use)
+	}
+	return nil
+}
 
 // TaskError is a -32602 answer to a request about a task: an unknown,
 // deleted or expired task (2025-11-25 Tasks, "Protocol Errors"). During a

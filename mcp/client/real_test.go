@@ -80,9 +80,13 @@ func TestModePlainTaskRequired(t *testing.T) {
 }
 
 // SEP-1905 scenario 1 from the client's side, and tasks/result of the
-// task created for tracking returns the same result ("Case 1").
+// task created for tracking returns the same result ("Case 1"). On the
+// bubble's clock: the result is ready only if the tool's goroutine ends
+// before the server's immediate window (20 ms) runs out, and on the wall
+// clock a loaded machine may run the window's timer first, which makes
+// the server fall back to task mode (scenario 8).
 func TestModeImmediate(t *testing.T) {
-	forEachTransport(t, func(t *testing.T, dial dialer) {
+	forEachBubbleTransport(t, func(t *testing.T, dial dialer) {
 		sess := dial(t, nil, nil)
 		ctx := testContext(t)
 		res, err := sess.CallTool(ctx, client.CallOptions{Name: server.ToolInstant, Args: map[string]string{"text": "now"}, Mode: client.ModeImmediate})
@@ -314,9 +318,11 @@ func TestModePartialUndeclared(t *testing.T) {
 }
 
 // The task's ttl runs out while the client polls: the call ends
-// incomplete with ErrTaskExpired (SEP-1905 scenario 9, task mode).
+// incomplete with ErrTaskExpired (SEP-1905 scenario 9, task mode). The
+// 50 ms ttl, the 10 ms polls and the hour-long tool are on the bubble's
+// clock, whatever the machine's speed.
 func TestModePollTaskExpires(t *testing.T) {
-	forEachTransport(t, func(t *testing.T, dial dialer) {
+	forEachBubbleTransport(t, func(t *testing.T, dial dialer) {
 		sess := dial(t, nil, &client.Options{NoPartial: true})
 		res, err := sess.CallTool(testContext(t), client.CallOptions{Name: server.ToolSleep, Args: map[string]any{"durationMs": 60000},
 			Mode: client.ModePoll, TTL: 50 * time.Millisecond, PollInterval: 10 * time.Millisecond})
@@ -334,14 +340,23 @@ func TestModePollTaskExpires(t *testing.T) {
 }
 
 // The ttl runs out while streaming: the reference server ends the stream
-// with isComplete and isError, and the task failed.
+// with isComplete and isError, and the task failed (SEP-1905, "TTL
+// Expiration During Streaming"). On the bubble's clock. The server
+// deletes the task when its ttl runs out, and a streaming call whose
+// stream is silent for the task's pollInterval (500 ms) asks tasks/get:
+// on the wall clock, a loaded machine that delivered the final response
+// later than that after the last chunk made the call end with the
+// tasks/get's "expired" error instead.
 func TestModeStreamingTaskExpires(t *testing.T) {
-	forEachTransport(t, func(t *testing.T, dial dialer) {
+	forEachBubbleTransport(t, func(t *testing.T, dial dialer) {
 		sess := dial(t, nil, nil)
 		args := map[string]any{"chunks": 1000, "chunkSize": 8, "intervalMs": 10}
 		res, err := sess.CallTool(testContext(t), client.CallOptions{Name: server.ToolSlowText, Args: args, Mode: client.ModeStreaming, TTL: 60 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if took := res.End.Sub(res.Start); took != 60*time.Millisecond {
+			t.Errorf("the stream ended %v after the call (bubble time), want the ttl's 60ms", took)
 		}
 		if !res.IsError || res.Task == nil || res.Task.Status != mcp.StatusFailed {
 			t.Fatalf("isError %v task %+v", res.IsError, res.Task)

@@ -74,10 +74,16 @@ type statelessAnswer struct {
 // ConnectStateless opens a connection with t for the stateless era. It
 // sends nothing: there is no handshake (use Discover to ask the server
 // what it speaks). Over Streamable HTTP, t must speak the stateless
-// revision (streamhttp.ClientTransport.Revision).
+// revision (streamhttp.ClientTransport.Revision): a connection that says
+// it speaks another (mcp.RevisionOfConn) is an error matching
+// ErrRevisionMismatch.
 func (c *Client) ConnectStateless(ctx context.Context, t mcp.Transport) (*Stateless, error) {
 	conn, err := t.Connect(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkRevision(conn, mcp.Revision.IsStateless, "it is not stateless: use Connect, or set streamhttp.ClientTransport.Revision"); err != nil {
+		conn.Close()
 		return nil, err
 	}
 	s := &Stateless{client: c, opts: c.opts, conn: conn, waiters: map[mcp.ID]chan statelessAnswer{}, boxes: map[mcp.ID]*listenBox{}, done: make(chan struct{})}
@@ -317,7 +323,12 @@ func (s *Stateless) cancelNotice(id mcp.ID) {
 const maxToolPages = 100
 
 // ListTools lists the server's tools (tools/list in the stateless era),
-// following nextCursor over at most maxToolPages pages.
+// following nextCursor over at most maxToolPages pages. A tool whose
+// x-mcp-header annotations break the rules is left out: over Streamable
+// HTTP a client MUST exclude it, so that one malformed definition does not
+// keep the others from use (2026-07-28 Streamable HTTP, "Schema
+// Extension"); over stdio it could be kept, but a tool list should not
+// depend on the transport.
 func (s *Stateless) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	var all []mcp.Tool
 	cursor := ""
@@ -334,7 +345,11 @@ func (s *Stateless) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 		if err := decodeResult(mcp.MethodToolsList, m, &res); err != nil {
 			return nil, err
 		}
-		all = append(all, res.Tools...)
+		for _, t := range res.Tools {
+			if _, err := rev.ParamHeaders(t.InputSchema); err == nil {
+				all = append(all, t)
+			}
+		}
 		if cursor = res.NextCursor; cursor == "" {
 			return all, nil
 		}

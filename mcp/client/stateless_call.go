@@ -132,6 +132,8 @@ type statelessCall struct {
 	// may show them again until the update is taken (eventually
 	// consistent).
 	answered map[string]bool
+	// relisted says the tools were listed after a -32020 (relist).
+	relisted bool
 }
 
 // CallTool calls a tool in the stateless era and follows the answer to
@@ -204,6 +206,9 @@ func (c *statelessCall) run(ctx, outer context.Context, cancelled <-chan struct{
 			}
 			return err
 		}
+		if c.relist(ctx, m) {
+			continue
+		}
 		if created, err = c.answered1(m, &params); err != nil {
 			return err
 		}
@@ -212,6 +217,23 @@ func (c *statelessCall) run(ctx, outer context.Context, cancelled <-chan struct{
 		return c.follow(ctx, outer, cancelled, created)
 	}
 	return nil
+}
+
+// relist answers a first -32020 to the tools/call: the server checks
+// Mcp-Param headers the transport sets only for tools it saw listed, so
+// the client lists the tools and sends the call again, once (2026-07-28
+// Streamable HTTP, "Client Behavior": on HeaderMismatch the client SHOULD
+// call tools/list, then retry). The server refused the call before it
+// ran, so the retry runs nothing twice. It reports whether to retry.
+func (c *statelessCall) relist(ctx context.Context, m *mcp.Message) bool {
+	if m.Error == nil || m.Error.Code != rev.CodeHeaderMismatch || c.relisted {
+		return false
+	}
+	c.relisted = true
+	if _, err := c.s.ListTools(ctx); err != nil {
+		return false
+	}
+	return true
 }
 
 func isClosed(ch <-chan struct{}) bool {

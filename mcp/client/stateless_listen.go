@@ -195,13 +195,16 @@ func (c *statelessCall) listen(ctx context.Context, cancelled <-chan struct{}, t
 				return true, false, err
 			}
 		}
+		graceful := false
 		if fallback == "" && over {
-			fallback = listenEnded(answer, lerr)
+			fallback, graceful = listenEnded(answer, lerr)
 		}
 		if fallback != "" {
 			c.res.ListenFallback = fallback
-			c.rec.add(Event{Kind: EventError, TaskID: taskID, Method: rev.MethodSubscriptionsListen,
-				Err: fmt.Errorf("polling tasks/get instead: %s", fallback)})
+			if !graceful {
+				c.rec.add(Event{Kind: EventError, TaskID: taskID, Method: rev.MethodSubscriptionsListen,
+					Err: fmt.Errorf("polling tasks/get instead: %s", fallback)})
+			}
 			return false, true, nil
 		}
 	}
@@ -218,15 +221,25 @@ func (c *statelessCall) awaitEnd(finished <-chan struct{}) {
 	}
 }
 
-// listenEnded says how a listen ended before the task's end.
-func listenEnded(a statelessAnswer, err error) string {
+// listenEnded says how a listen ended before the task's end, and whether
+// the server ended it gracefully: with the listen's result, which a
+// server sends when it ends a subscription, at its shutdown for one
+// (Subscriptions, "Graceful Closure"). That is no failure: the call polls
+// on, as for a listen cut or refused, but records no error. A result of
+// an unknown resultType is invalid (2026-07-28 Overview, "ResultType").
+func listenEnded(a statelessAnswer, err error) (why string, graceful bool) {
 	switch {
 	case err != nil:
-		return err.Error()
+		return err.Error(), false
 	case a.lost != nil:
-		return fmt.Sprintf("%s: %v", rev.MethodSubscriptionsListen, a.lost)
-	case a.msg != nil && a.msg.Error != nil:
-		return fmt.Sprintf("%s: %v", rev.MethodSubscriptionsListen, a.msg.Error)
+		return fmt.Sprintf("%s: %v", rev.MethodSubscriptionsListen, a.lost), false
+	case a.msg == nil:
+		return fmt.Sprintf("%s: the stream ended without an answer", rev.MethodSubscriptionsListen), false
+	case a.msg.Error != nil:
+		return fmt.Sprintf("%s: %v", rev.MethodSubscriptionsListen, a.msg.Error), false
 	}
-	return "the server ended the listen before the task's end"
+	if _, err := rev.ResultTypeOf(a.msg.Result); err != nil {
+		return fmt.Sprintf("%s: invalid result: %v", rev.MethodSubscriptionsListen, err), false
+	}
+	return "the server ended the listen before the task's end", true
 }

@@ -1,7 +1,10 @@
 package client_test
 
 import (
+	"context"
 	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/mcp/rev20260728/tasks"
 	"github.com/tasksim/tasksim/mcp/server"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // The push path of the stateless era against the reference server, over
@@ -134,4 +138,81 @@ func TestStatelessListenCancel(t *testing.T) {
 			t.Errorf("%d tasks/cancel sent, want 1", n)
 		}
 	})
+}
+
+// A listen the server ends gracefully before the task's end (here
+// Server.EndListens, as at its shutdown) is no failure: the call polls
+// tasks/get on to the result, says why it polled, and records no error.
+// Over a real HTTP server; the order of events is fixed by the test (the
+// listen is open before it ends, and ends before the tool may finish), so
+// no verdict depends on timing.
+func TestStatelessListenEndedGracefully(t *testing.T) {
+	gate := make(chan struct{})
+	tool := &server.Tool{
+		Tool: mcp.Tool{Name: "job", InputSchema: json.RawMessage(`{"type":"object"}`),
+			Execution: &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}},
+		Prepare: func(json.RawMessage) (server.RunFunc, error) {
+			return func(ctx context.Context, _ *server.Call) (*mcp.CallToolResult, error) {
+				select {
+				case <-gate:
+					return &mcp.CallToolResult{Content: []mcp.ContentBlock{mcp.TextBlock("done")}}, nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}, nil
+		},
+	}
+	srv := server.New(&server.Options{Tools: []*server.Tool{tool}, PollInterval: 5 * time.Millisecond})
+	h := streamhttp.NewHandler(srv, &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)})
+	hs := httptest.NewServer(h)
+	defer func() {
+		h.Close()
+		hs.Close()
+		srv.Close()
+	}()
+	pushed := make(chan struct{}, 1)
+	tr := mcp.DecorateTransport(&streamhttp.ClientTransport{URL: hs.URL + streamhttp.DefaultPath, Revision: mcp.Revision20260728},
+		readHook(func(m *mcp.Message) {
+			if m.Method == tasks.NotificationStatus {
+				select {
+				case pushed <- struct{}{}:
+				default:
+				}
+			}
+		}))
+	ctx := testContext(t)
+	conn, err := client.New(nil).ConnectStateless(ctx, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	type outcome struct {
+		res *client.StatelessResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := conn.CallTool(ctx, client.StatelessCallOptions{Name: "job", Listen: true})
+		done <- outcome{res, err}
+	}()
+	select {
+	case <-pushed: // the listen is open and has told the task's first state
+	case out := <-done:
+		t.Fatalf("the call ended before its listen was open: %+v, %v", out.res, out.err)
+	}
+	if err := srv.EndListens(ctx); err != nil {
+		t.Fatal(err)
+	}
+	close(gate)
+	out := <-done
+	res, err := out.res, out.err
+	if err != nil || !res.Complete || texts(res.Content) != "done" || res.Polls < 1 || res.Listens != 1 ||
+		!strings.Contains(res.ListenFallback, "ended the listen") {
+		t.Fatalf("err %v, result %+v: want the result by polling after the listen's end", err, res)
+	}
+	for _, e := range res.Timeline {
+		if e.Kind == client.EventError {
+			t.Errorf("timeline has an error %+v: a listen ended gracefully is none", e)
+		}
+	}
 }

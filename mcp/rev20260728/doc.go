@@ -5,7 +5,10 @@
 // with its acknowledgement and the notifications it carries
 // ([ListenParams], [SubscriptionFilter]), multi round-trip requests
 // ([InputRequiredResult], [InputResponses]), the Streamable HTTP routing
-// headers ([CheckHeaders], [EncodeHeaderValue]) and the error codes
+// headers ([CheckHeaders], [EncodeHeaderValue]), the Mcp-Param headers of
+// x-mcp-header tool arguments ([ParamHeaders], [CheckParamHeaders],
+// [SetParamHeaders]), a request read once for all of these ([ReadRequest])
+// and the error codes
 // -32020, -32021 and -32022 with their data.
 //
 // The texts are the specification at
@@ -22,8 +25,8 @@
 //
 // A stateless request, as a server reads it:
 //
-//	POST body ──► mcp.DecodeMessage ──► DecodeRequestMeta(params) ──► -32602 when a required field is missing
-//	headers ────► CheckHeaders(h, method, params, version, rules) ──► -32020 on a missing or mismatched header
+//	POST body ──► mcp.DecodeMessage ──► ReadRequest(msg): HasMeta, Meta ──► -32602 when a required field is missing
+//	headers ────► Request.CheckHeaders(h, rules, tools) ─────────────► -32020 on a missing or mismatched header (Mcp-Param-* too)
 //	version ────► mcp.RevisionOf ───────────────────────────────────► -32022 (UnsupportedProtocolVersion) when unknown
 //
 // and a result, as a client reads it: ResultTypeOf(result, extensions...)

@@ -147,6 +147,12 @@ func (e *HeaderError) RPCError() *mcp.Error { return HeaderMismatch("%s", e.Erro
 // params member the rule names. A header given twice is malformed. The
 // error is a *HeaderError; it does not look at Mcp-Param headers.
 func CheckHeaders(h http.Header, method string, params json.RawMessage, version string, rules NameRules) error {
+	return checkHeaders(h, method, paramsMembers(params), version, rules)
+}
+
+// checkHeaders is CheckHeaders of params whose members are members (nil
+// when params is not an object).
+func checkHeaders(h http.Header, method string, members map[string]json.RawMessage, version string, rules NameRules) error {
 	if err := checkHeader(h, HeaderProtocolVersion, version, false); err != nil {
 		return err
 	}
@@ -157,7 +163,7 @@ func CheckHeaders(h http.Header, method string, params json.RawMessage, version 
 	if !ok {
 		return nil
 	}
-	body, err := nameMember(params, member)
+	body, err := nameMember(members, member)
 	if err != nil {
 		return &HeaderError{Header: HeaderName, Reason: err.Error()}
 	}
@@ -190,10 +196,10 @@ func checkHeader(h http.Header, name, body string, encoded bool) error {
 	return nil
 }
 
-// nameMember returns the string member of params a Mcp-Name rule names.
-func nameMember(params json.RawMessage, member string) (string, error) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(nonEmpty(params), &members); err != nil || members == nil {
+// nameMember returns the string member of params (whose members are
+// members, nil when params is not an object) a Mcp-Name rule names.
+func nameMember(members map[string]json.RawMessage, member string) (string, error) {
+	if members == nil {
 		return "", errors.New("body has no params object")
 	}
 	var s string
@@ -215,7 +221,7 @@ func SetHeaders(h http.Header, method string, params json.RawMessage, version st
 	if !ok {
 		return nil
 	}
-	v, err := nameMember(params, member)
+	v, err := nameMember(paramsMembers(params), member)
 	if err != nil {
 		return fmt.Errorf("%s: %w", HeaderName, err)
 	}

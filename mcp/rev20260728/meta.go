@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/tasksim/tasksim/mcp"
 )
@@ -109,53 +111,120 @@ func (e *MetaError) RPCError() *mcp.Error {
 // field in that order that is wrong. Whether the version is one the server
 // supports is not its question (that is -32022, UnsupportedProtocolVersion).
 func DecodeRequestMeta(params json.RawMessage) (RequestMeta, error) {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(nonEmpty(params), &members); err != nil || members == nil {
-		return RequestMeta{}, &MetaError{Key: "_meta", Reason: "is missing: params is not an object"}
+	return metaOf(paramsMembers(params))
+}
+
+// paramsMembers returns the members of params, or nil when params is not
+// a JSON object.
+func paramsMembers(params json.RawMessage) map[string]json.RawMessage {
+	return mcp.ObjectMembers(params)
+}
+
+// metaOf is DecodeRequestMeta of params whose members are members (nil
+// when params is not an object).
+func metaOf(members map[string]json.RawMessage) (RequestMeta, error) {
+	fields, raw, err := metaObject(members)
+	if err != nil {
+		return RequestMeta{}, err
+	}
+	return metaFrom(fields, raw)
+}
+
+// metaObject returns the members of the _meta object of params whose
+// members are members, and the object as written.
+func metaObject(members map[string]json.RawMessage) (fields map[string]json.RawMessage, raw json.RawMessage, err error) {
+	if members == nil {
+		return nil, nil, &MetaError{Key: "_meta", Reason: "is missing: params is not an object"}
 	}
 	raw, ok := members["_meta"]
 	if !ok || isNull(raw) {
-		return RequestMeta{}, &MetaError{Key: "_meta", Reason: "is missing"}
+		return nil, nil, &MetaError{Key: "_meta", Reason: "is missing"}
 	}
-	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		return RequestMeta{}, &MetaError{Key: "_meta", Reason: "must be an object"}
+		return nil, nil, &MetaError{Key: "_meta", Reason: "must be an object"}
 	}
-	if err := checkMetaFields(fields); err != nil {
+	return fields, raw, nil
+}
+
+// metaFrom checks the members of a _meta object (raw as written) and
+// returns the RequestMeta they make.
+func metaFrom(fields map[string]json.RawMessage, raw json.RawMessage) (RequestMeta, error) {
+	m, err := checkMetaFields(fields)
+	if err != nil {
 		return RequestMeta{}, err
 	}
-	var m RequestMeta
+	if !hasKeyAlias(fields) {
+		// The checks decoded every field the struct has: m is what
+		// decoding raw into it gives, without reading raw twice more.
+		return m, nil
+	}
+	m = RequestMeta{}
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return RequestMeta{}, &MetaError{Key: "_meta", Reason: "is malformed: " + err.Error()}
 	}
 	return m, nil
 }
 
-func checkMetaFields(fields map[string]json.RawMessage) error {
-	var version string
+// hasKeyAlias reports whether a key of fields differs from one of
+// requestMetaKeys only in case: encoding/json would decode it into that
+// field, in the order of the object, so only json.Unmarshal says what the
+// field ends as.
+func hasKeyAlias(fields map[string]json.RawMessage) bool {
+	for k := range fields {
+		for _, known := range requestMetaKeys {
+			if k != known && strings.EqualFold(k, known) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkMetaFields checks the per-request fields and returns the RequestMeta
+// they make, Extra holding the other members.
+func checkMetaFields(fields map[string]json.RawMessage) (RequestMeta, error) {
+	var m RequestMeta
 	switch raw, ok := fields[MetaProtocolVersion]; {
 	case !ok || isNull(raw):
-		return &MetaError{Key: MetaProtocolVersion, Reason: "is missing"}
-	case json.Unmarshal(raw, &version) != nil:
-		return &MetaError{Key: MetaProtocolVersion, Reason: "must be a string"}
-	case version == "":
-		return &MetaError{Key: MetaProtocolVersion, Reason: "must not be empty"}
+		return m, &MetaError{Key: MetaProtocolVersion, Reason: "is missing"}
+	case json.Unmarshal(raw, &m.ProtocolVersion) != nil:
+		return m, &MetaError{Key: MetaProtocolVersion, Reason: "must be a string"}
+	case m.ProtocolVersion == "":
+		return m, &MetaError{Key: MetaProtocolVersion, Reason: "must not be empty"}
 	}
+	m.ClientCapabilities = new(ClientCapabilities)
 	switch raw, ok := fields[MetaClientCapabilities]; {
 	case !ok || isNull(raw):
-		return &MetaError{Key: MetaClientCapabilities, Reason: "is missing"}
-	case !isObject(raw) || json.Unmarshal(raw, new(ClientCapabilities)) != nil:
-		return &MetaError{Key: MetaClientCapabilities, Reason: "must be a ClientCapabilities object"}
+		return m, &MetaError{Key: MetaClientCapabilities, Reason: "is missing"}
+	case !isObject(raw) || json.Unmarshal(raw, m.ClientCapabilities) != nil:
+		return m, &MetaError{Key: MetaClientCapabilities, Reason: "must be a ClientCapabilities object"}
 	}
+	return m, optionalMetaFields(&m, fields)
+}
+
+// optionalMetaFields checks and sets the fields of m a request may leave
+// out, Extra holding the members no field names.
+func optionalMetaFields(m *RequestMeta, fields map[string]json.RawMessage) error {
 	if raw, ok := fields[MetaClientInfo]; ok {
-		var info mcp.Implementation
-		if !isObject(raw) || json.Unmarshal(raw, &info) != nil || info.Name == "" || info.Version == "" {
+		m.ClientInfo = new(mcp.Implementation)
+		if !isObject(raw) || json.Unmarshal(raw, m.ClientInfo) != nil || m.ClientInfo.Name == "" || m.ClientInfo.Version == "" {
 			return &MetaError{Key: MetaClientInfo, Reason: "must be an Implementation with a name and a version"}
 		}
 	}
 	if raw, ok := fields[MetaLogLevel]; ok {
-		if json.Unmarshal(raw, new(string)) != nil {
+		if json.Unmarshal(raw, &m.LogLevel) != nil {
 			return &MetaError{Key: MetaLogLevel, Reason: "must be a string"}
+		}
+	}
+	if raw, ok := fields[MetaProgressToken]; ok {
+		m.ProgressToken = slices.Clone(raw)
+	}
+	for k, v := range fields {
+		if !slices.Contains(requestMetaKeys, k) {
+			if m.Extra == nil {
+				m.Extra = map[string]json.RawMessage{}
+			}
+			m.Extra[k] = v
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package rev20260728_test
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,4 +122,39 @@ func TestMetaKeepsOtherKeys(t *testing.T) {
 			}
 		})
 	}
+}
+
+// metaSeeds are _meta objects that DecodeRequestMeta accepts, some with
+// null members, extra keys and keys that differ from the reserved ones in
+// case only.
+var metaSeeds = []string{
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`,
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"sampling":{}},` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/logLevel":"info","progressToken":7,"traceparent":"00-ab"}`,
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":null,"io.modelcontextprotocol/logLevel":null}`,
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"ProgressToken":"x","progressToken":"y"}`,
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"y","PROGRESSTOKEN":"x"}`,
+	`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"x":{"a":[1,2]},"x":2}`,
+}
+
+// FuzzDecodeRequestMetaAsStruct holds DecodeRequestMeta, which builds the
+// RequestMeta from the fields its checks decoded, to what decoding the
+// _meta into the struct gives, whenever it accepts the _meta.
+func FuzzDecodeRequestMetaAsStruct(f *testing.F) {
+	for _, s := range metaSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, meta string) {
+		got, err := rev.DecodeRequestMeta(json.RawMessage(`{"_meta":` + meta + `}`))
+		if err != nil {
+			return
+		}
+		var want rev.RequestMeta
+		if err := json.Unmarshal([]byte(meta), &want); err != nil {
+			t.Fatalf("DecodeRequestMeta accepted %s, which does not decode: %v", meta, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\nDecodeRequestMeta %#v\nas the struct      %#v", meta, got, want)
+		}
+	})
 }

@@ -40,6 +40,8 @@ const (
 	ToolMissingCapability  = "test_missing_capability"
 	ToolStreamingElicit    = "test_streaming_elicitation"
 	ToolLoggingDiagnostics = "test_logging_tool"
+
+	ToolCustomHeaders = "test_custom_headers"
 )
 
 // Fixture contents the scenarios check.
@@ -63,6 +65,18 @@ const JSONSchema2020 = `{"$schema":"https://json-schema.org/draft/2020-12/schema
 	`"if":{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]},` +
 	`"then":{"required":["phone"]},"else":{"required":["email"]},"additionalProperties":false}`
 
+// CustomHeadersSchema is test_custom_headers' inputSchema: three
+// arguments mirrored into Mcp-Param headers (region, a string; priority, an
+// integer; verbose, a boolean) and one that is not (query), as the
+// http-custom-header-server-validation scenario looks for them: a tool
+// whose properties carry x-mcp-header, a string one among them (2026-07-28
+// Streamable HTTP, "Custom Headers from Tool Parameters").
+const CustomHeadersSchema = `{"type":"object","properties":{` +
+	`"region":{"type":"string","description":"mirrored in Mcp-Param-Region","x-mcp-header":"Region"},` +
+	`"priority":{"type":"integer","description":"mirrored in Mcp-Param-Priority","x-mcp-header":"Priority"},` +
+	`"verbose":{"type":"boolean","description":"mirrored in Mcp-Param-Verbose","x-mcp-header":"Verbose"},` +
+	`"query":{"type":"string","description":"not mirrored"}},"required":["region","query"]}`
+
 // RevisionConformanceTools returns the fixtures the official conformance
 // suite's scenarios for the 2026-07-28 requirements call, beside the tasks
 // ones (TasksConformanceTools). They are served to 2026-07-28 requests
@@ -76,6 +90,7 @@ const JSONSchema2020 = `{"$schema":"https://json-schema.org/draft/2020-12/schema
 //	test_missing_capability                  needs sampling: -32021 when it is not declared
 //	test_streaming_elicitation               asks by InputRequiredResult, never by a request on the stream
 //	test_logging_tool                        answers; logs nothing (the era has no logging here)
+//	test_custom_headers                      x-mcp-header arguments (CustomHeadersSchema); echoes the arguments
 func RevisionConformanceTools() []*Tool {
 	era := []mcp.Revision{mcp.Revision20260728}
 	noArgs := json.RawMessage(`{"type":"object","properties":{}}`)
@@ -156,6 +171,14 @@ func RevisionConformanceTools() []*Tool {
 			greetUser, askName("user_name", "What is your name?")),
 		tool(ToolLoggingDiagnostics, "Answers at once; sends no notifications/message (conformance fixture).", noArgs,
 			blocks(mcp.TextBlock("Logging tool ran; no log level was requested, so nothing was logged.")), nil),
+		{
+			Tool: mcp.Tool{Name: ToolCustomHeaders, InputSchema: json.RawMessage(CustomHeadersSchema),
+				Description: "Its region, priority and verbose arguments travel in Mcp-Param headers too, which the transport checks; echoes the arguments (conformance fixture)."},
+			Prepare: func(args json.RawMessage) (RunFunc, error) {
+				return blocks(mcp.TextBlock("arguments: " + string(args))), nil
+			},
+			Revisions: era,
+		},
 	}
 }
 

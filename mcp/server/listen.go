@@ -22,7 +22,7 @@ import (
 //	                                ─▶ ack {taskIds: the known ones}
 //	                                   current state of each agreed task, then one per change
 //	every agreed task ended (terminal, or deleted) ─▶ result {resultType: complete}  (graceful)
-//	Server.Close ─────────────────────────────────▶ result {resultType: complete}  (graceful)
+//	Server.EndListens or Close ───────────────────▶ result {resultType: complete}  (graceful)
 //	client closes the stream / notifications/cancelled ─▶ nothing more is sent
 //
 // The server supports none of the core's notification kinds (its tools
@@ -33,12 +33,15 @@ import (
 // listeners are the open subscriptions of the server, bounded by
 // Options.MaxSubscriptions.
 type listeners struct {
-	mu     sync.Mutex
-	all    map[*subscription]struct{}
-	closed bool
+	mu      sync.Mutex
+	all     map[*subscription]struct{}
+	closed  bool
+	drained chan struct{} // closed once closed is set and all is empty
 }
 
-func newListeners() *listeners { return &listeners{all: map[*subscription]struct{}{}} }
+func newListeners() *listeners {
+	return &listeners{all: map[*subscription]struct{}{}, drained: make(chan struct{})}
+}
 
 // add registers sub, unless max are open or the server is closing: then
 // the listen is refused, not queued.
@@ -57,8 +60,14 @@ func (l *listeners) add(sub *subscription, max int) *mcp.Error {
 
 func (l *listeners) remove(sub *subscription) {
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.all[sub]; !ok {
+		return
+	}
 	delete(l.all, sub)
-	l.mu.Unlock()
+	if l.closed && len(l.all) == 0 {
+		close(l.drained)
+	}
 }
 
 func (l *listeners) count() int {
@@ -72,6 +81,9 @@ func (l *listeners) count() int {
 // "Graceful Closure").
 func (l *listeners) close() {
 	l.mu.Lock()
+	if !l.closed && len(l.all) == 0 {
+		close(l.drained)
+	}
 	l.closed = true
 	all := make([]*subscription, 0, len(l.all))
 	for sub := range l.all {
@@ -80,6 +92,24 @@ func (l *listeners) close() {
 	l.mu.Unlock()
 	for _, sub := range all {
 		sub.shutdown()
+	}
+}
+
+// EndListens ends every open subscriptions/listen gracefully: each is
+// answered with the listen's result, which the server SHOULD send before
+// it closes the stream (Subscriptions, "Graceful Closure"), and a listen
+// that arrives afterwards gets -32603 "server shutting down". It returns
+// once every open listen has handed its result to its transport's
+// Replier, or when ctx ends (ctx's error). A transport that closes after
+// EndListens can thus deliver those results rather than cut the streams;
+// Close ends the rest of the server.
+func (s *Server) EndListens(ctx context.Context) error {
+	s.subs.close()
+	select {
+	case <-s.subs.drained:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tasksim/tasksim/internal/ratelimit"
 	"github.com/tasksim/tasksim/mcp"
+	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 )
 
 // Server is the reference server. It implements mcp.Endpoint: hand it to a
@@ -22,6 +23,9 @@ type Server struct {
 	budget *budget
 	states *stateSealer // the requestState of multi round-trip requests
 	subs   *listeners   // the stateless era's subscriptions/listen streams
+	// params are the x-mcp-header arguments of the stateless era's tools,
+	// by tool name (ParamHeaders).
+	params map[string][]rev.ParamHeader
 
 	mu       sync.Mutex
 	sessions map[*session]struct{}
@@ -46,6 +50,7 @@ func New(opts *Options) *Server {
 		s.tools[t.Name] = t
 		s.order = append(s.order, t)
 	}
+	s.params = paramHeadersOf(s.order)
 	return s
 }
 

@@ -76,7 +76,9 @@ func (s *Server) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Re
 	if msg.Kind() != mcp.KindRequest || r == nil {
 		return
 	}
-	if msg.Method == mcp.MethodInitialize && !rev.HasRequestMeta(msg.Params) {
+	// The transport may have read the params already (rev.WithRequest).
+	q := rev.RequestOf(ctx, msg)
+	if msg.Method == mcp.MethodInitialize && !q.HasMeta() {
 		// An initialize sent the 2025-11-25 way is here only when the
 		// session era is not served: a modern-only server SHOULD name the
 		// versions it supports in the error it answers initialize with
@@ -89,8 +91,8 @@ func (s *Server) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Re
 		replyError(ctx, r, msg.ID, rev.UnsupportedProtocolVersion(p.ProtocolVersion, s.supportedVersions()))
 		return
 	}
-	meta, err := rev.DecodeRequestMeta(msg.Params)
-	if err != nil {
+	meta := q.Meta
+	if err := q.MetaErr; err != nil {
 		replyError(ctx, r, msg.ID, metaError(err))
 		return
 	}
@@ -119,6 +121,29 @@ func (s *Server) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Re
 		replyError(ctx, r, msg.ID, mcp.Errorf(mcp.CodeMethodNotFound, "Method not found: %s", msg.Method))
 	}
 }
+
+// paramHeadersOf returns the x-mcp-header arguments of each tool served
+// to the stateless era that declares some. A tool whose annotations break
+// the rules is left out: clients leave it out of their lists (2026-07-28
+// Streamable HTTP, "Schema Extension"), so no call of it has headers to
+// check.
+func paramHeadersOf(tools []*Tool) map[string][]rev.ParamHeader {
+	out := map[string][]rev.ParamHeader{}
+	for _, t := range tools {
+		if !t.servedTo(mcp.Revision20260728) {
+			continue
+		}
+		if params, err := rev.ParamHeaders(t.InputSchema); err == nil && len(params) > 0 {
+			out[t.Name] = params
+		}
+	}
+	return out
+}
+
+// ParamHeaders implements rev.ToolHeaders: the arguments of tool the
+// 2026-07-28 tools/list marks with x-mcp-header, whose Mcp-Param headers
+// a Streamable HTTP transport checks against the body.
+func (s *Server) ParamHeaders(tool string) []rev.ParamHeader { return s.params[tool] }
 
 // metaError is the -32602 error of a malformed _meta.
 func metaError(err error) *mcp.Error {
@@ -263,4 +288,7 @@ func callResult(res *mcp.CallToolResult, meta *rev.ResultMeta) *rev.CallToolResu
 	}
 }
 
-var _ mcp.StatelessEndpoint = (*Server)(nil)
+var (
+	_ mcp.StatelessEndpoint = (*Server)(nil)
+	_ rev.ToolHeaders       = (*Server)(nil)
+)

@@ -26,6 +26,13 @@ type IOTransport struct {
 	Writer io.WriteCloser
 	// MaxLine caps one message line in bytes; 0 means DefaultMaxLine.
 	MaxLine int
+	// Revision is the protocol revision the client speaks over the
+	// connection, reported by the Conn (mcp.RevisionOfConn) to the layers
+	// that record or fault it. The transport carries the lines of either
+	// era alike; the zero value says nothing, and each message then says
+	// its own (a dual-era server tells them apart the same way). An
+	// unknown revision is an error of Connect.
+	Revision mcp.Revision
 }
 
 // Connect implements mcp.Transport. It may be called once.
@@ -36,7 +43,11 @@ func (t *IOTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 	if t.Reader == nil || t.Writer == nil {
 		return nil, errors.New("stdio: IOTransport needs a Reader and a Writer")
 	}
+	if err := checkRevision(t.Revision); err != nil {
+		return nil, err
+	}
 	c := newClientConn(t.Reader, t.Writer, t.MaxLine)
+	c.revision = t.Revision
 	c.onClose = func() error {
 		err := t.Writer.Close()
 		if rc, ok := t.Reader.(io.Closer); ok {
@@ -46,6 +57,14 @@ func (t *IOTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 	}
 	c.start()
 	return c, nil
+}
+
+// checkRevision accepts the zero revision and the known ones.
+func checkRevision(r mcp.Revision) error {
+	if r != "" && !r.IsKnown() {
+		return fmt.Errorf("stdio: %w %q", mcp.ErrUnknownRevision, r)
+	}
+	return nil
 }
 
 // ErrClosed is returned by Read and Write after Close.
@@ -84,8 +103,10 @@ type clientConn struct {
 	eof     func(error) error
 	onClose func() error
 	wsem    chan struct{} // one writer at a time, with a ctx
-	once    sync.Once
-	buf     []byte
+	// revision is the revision the client said it speaks; zero: unsaid.
+	revision mcp.Revision
+	once     sync.Once
+	buf      []byte
 
 	msgsIn, msgsOut, bytesIn, bytesOut atomic.Int64
 }
@@ -258,6 +279,10 @@ func (c *clientConn) Stats() mcp.WireStats {
 		BytesReceived:    c.bytesIn.Load(),
 	}
 }
+
+// Revision implements mcp.RevisionReporter: what the transport was told
+// (IOTransport.Revision, CommandTransport.Revision); zero when it was not.
+func (c *clientConn) Revision() mcp.Revision { return c.revision }
 
 // Close implements mcp.Conn. It is idempotent; a pending Read returns
 // ErrClosed.

@@ -48,6 +48,9 @@ type CommandTransport struct {
 	GracePeriod time.Duration
 	// MaxLine caps one message line in bytes; 0 means DefaultMaxLine.
 	MaxLine int
+	// Revision is the protocol revision the client speaks, as
+	// IOTransport.Revision: reported by the Conn, zero when unsaid.
+	Revision mcp.Revision
 	// Clock times GracePeriod; nil means the wall clock. On a clock.Sim,
 	// Close kills a child that outlives its stdin once simulated time
 	// passes GracePeriod. (exec's own one-second WaitDelay, for a
@@ -63,6 +66,9 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 	}
 	if t.Command == "" {
 		return nil, errors.New("stdio: no server command")
+	}
+	if err := checkRevision(t.Revision); err != nil {
+		return nil, err
 	}
 	cmd := exec.Command(t.Command, t.Args...)
 	child.Isolate(cmd)
@@ -111,6 +117,7 @@ func (t *CommandTransport) Connect(ctx context.Context) (mcp.Conn, error) {
 
 	clk := clock.Or(t.Clock)
 	c := newClientConn(outR, stdin, t.MaxLine)
+	c.revision = t.Revision
 	var killed bool
 	var mu sync.Mutex
 	c.eof = func(readErr error) error {

@@ -49,6 +49,7 @@ type clientConn struct {
 
 	stats    clientCounters
 	observer atomic.Pointer[func(RequestInfo)]
+	params   paramBook // the stateless era's x-mcp-header arguments (client_params.go)
 }
 
 // clientItem is what Read returns next: a message or a *StreamError.
@@ -116,10 +117,20 @@ func (c *clientConn) ObserveRequests(f func(RequestInfo)) {
 	c.observer.Store(&f)
 }
 
+// Revision implements mcp.RevisionReporter: the transport's Revision, the
+// zero value being the session era, 2025-11-25.
+func (c *clientConn) Revision() mcp.Revision {
+	if c.t.Revision == "" {
+		return mcp.Revision20251125
+	}
+	return c.t.Revision
+}
+
 // deliver queues msg for Read, noting the negotiated protocol version when
 // msg answers initialize. It reports false when the Conn closed first.
 func (c *clientConn) deliver(msg *mcp.Message) bool {
 	c.noteInitialize(msg)
+	c.params.noteAnswer(msg)
 	select {
 	case c.in <- clientItem{msg: msg}:
 		return true

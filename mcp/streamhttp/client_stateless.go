@@ -16,7 +16,7 @@ import (
 // whose Revision is stateless sends every message as a POST of its own,
 // with no session and no standalone stream:
 //
-//	Write ─POST (MCP-Protocol-Version, Mcp-Method, Mcp-Name)─▶ application/json | text/event-stream
+//	Write ─POST (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*)─▶ application/json | text/event-stream
 //	  4xx with a JSON-RPC error body ─▶ that error is the answer (-32020, -32021, -32022, -32602)
 //	  the stream ends before its response ─▶ *mcp.StreamError (no resumption: re-issue with a new id)
 //	  ctx of Write ends while the stream is open ─▶ the stream is closed: that cancels the request
@@ -64,6 +64,8 @@ func (c *clientConn) writeStateless(ctx context.Context, msg *mcp.Message, body 
 			end()
 			return fmt.Errorf("streamhttp: %s: %w", msg.Method, err)
 		}
+		c.params.setHeaders(req.Header, msg)
+		c.params.noteRequest(msg)
 	}
 	req.Header["Accept"] = postAccept
 	req.Header["Content-Type"] = jsonContentType

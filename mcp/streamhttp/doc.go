@@ -91,8 +91,12 @@
 // stateless revision beside sessions (era.go decides per POST: initialize
 // and a live MCP-Session-Id are the session era; per-request _meta, or an
 // MCP-Protocol-Version naming 2026-07-28, the stateless one). A stateless
-// request is checked (_meta: -32602; routing headers: -32020; both 400),
-// handed to HandleStateless with a context that ends when its client goes
+// request is read once where its era is chosen (rev20260728.ReadRequest),
+// checked (_meta: -32602; routing headers, and the Mcp-Param headers of a
+// tools/call whose tool marks arguments x-mcp-header when the endpoint is
+// a rev20260728.ToolHeaders: -32020; both 400), handed to HandleStateless
+// with the read request in its context (rev20260728.WithRequest) and a
+// context that ends when its client goes
 // away, and answered as JSON or as an SSE stream without event ids; it
 // makes no session and no stream store. GET and DELETE of a stateless
 // client get 405.

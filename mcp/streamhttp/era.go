@@ -19,6 +19,8 @@ type eras struct {
 	// sessions and statelessToo say whether the endpoint serves the
 	// session era and a stateless one.
 	sessions, statelessToo bool
+	// tools is stateless as a rev.ToolHeaders, or nil.
+	tools rev.ToolHeaders
 	// nameRules are the Mcp-Name rules of the stateless requests: the
 	// core's and the tasks extension's (2026-07-28 Streamable HTTP,
 	// "Standard Request Headers"; Tasks, "Streamable HTTP: Routing
@@ -32,8 +34,10 @@ func newEras(ep mcp.Endpoint) eras {
 		return eras{sessions: true}
 	}
 	revs := se.Revisions()
+	tools, _ := ep.(rev.ToolHeaders)
 	return eras{
 		stateless:    se,
+		tools:        tools,
 		sessions:     slices.ContainsFunc(revs, mcp.Revision.HasSessions),
 		statelessToo: slices.ContainsFunc(revs, mcp.Revision.IsStateless),
 		nameRules:    rev.CoreNameRules().With(tasks.NameRules()),
@@ -69,28 +73,31 @@ func newEras(ep mcp.Endpoint) eras {
 //  7. anything else: session era, as before.
 //
 // Steps 1–4 cost the 2025-11-25 path nothing it did not pay already: the
-// body of a request of a live session is not scanned.
-func (h *Handler) isStateless(r *http.Request, msg *mcp.Message) bool {
+// body of a request of a live session is not scanned. The params, when
+// steps 3 or 5 read them, are read once (rev.ReadRequest) and returned
+// with the verdict, for serveStateless to use rather than read them again;
+// q is nil when they were not read.
+func (h *Handler) isStateless(r *http.Request, msg *mcp.Message) (stateless bool, q *rev.Request) {
 	switch {
 	case h.eras.stateless == nil:
-		return false
+		return false, nil
 	case !h.eras.sessions:
-		return true
+		return true, nil
 	case msg.Kind() == mcp.KindRequest && msg.Method == mcp.MethodInitialize:
-		return sentModern(r, msg)
+		q = rev.ReadRequest(msg)
+		return sentModern(r, q), q
 	case h.liveSession(r):
-		return false
-	case rev.HasRequestMeta(msg.Params):
-		return true
+		return false, nil
 	}
-	return namesStatelessVersion(r.Header[headerProtocol])
+	q = rev.ReadRequest(msg)
+	return q.HasMeta() || namesStatelessVersion(r.Header[headerProtocol]), q
 }
 
-// sentModern reports whether msg is sent the way of a stateless revision:
+// sentModern reports whether q is sent the way of a stateless revision:
 // its params carry the per-request _meta, or its MCP-Protocol-Version
 // names a stateless revision. No 2025-11-25 client sends either.
-func sentModern(r *http.Request, msg *mcp.Message) bool {
-	return rev.HasRequestMeta(msg.Params) || namesStatelessVersion(r.Header[headerProtocol])
+func sentModern(r *http.Request, q *rev.Request) bool {
+	return q.HasMeta() || namesStatelessVersion(r.Header[headerProtocol])
 }
 
 // liveSession reports whether the request's Mcp-Session-Id names a live

@@ -36,8 +36,8 @@ func (h *Handler) servePOST(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if h.isStateless(r, msg) {
-		h.serveStateless(w, r, msg)
+	if stateless, q := h.isStateless(r, msg); stateless {
+		h.serveStateless(w, r, msg, q)
 		return
 	}
 	kind := msg.Kind()

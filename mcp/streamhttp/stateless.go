@@ -25,7 +25,10 @@ import (
 // answerStateless). The request's context ends when the client goes away
 // ("Closing the SSE response stream MUST be treated by the server as
 // cancellation") or the handler closes.
-func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *mcp.Message) {
+//
+// q is msg as rev.ReadRequest read it where the era was chosen, or nil if
+// it was not read there.
+func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *mcp.Message, q *rev.Request) {
 	ep := h.eras.stateless
 	h.mu.RLock()
 	closed := h.closed
@@ -43,8 +46,11 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *mc
 	// serves no session era; it carries no _meta and no routing headers,
 	// and the endpoint answers it with the versions it serves. One sent
 	// the 2026-07-28 way is checked as any request of that revision.
-	if msg.Method != mcp.MethodInitialize || sentModern(r, msg) {
-		if e := h.checkStateless(r, msg); e != nil {
+	if q == nil {
+		q = rev.ReadRequest(msg)
+	}
+	if msg.Method != mcp.MethodInitialize || sentModern(r, q) {
+		if e := h.checkStateless(r, q); e != nil {
 			writeRPCError(w, http.StatusBadRequest, msg.ID, e)
 			return
 		}
@@ -54,7 +60,7 @@ func (h *Handler) serveStateless(w http.ResponseWriter, r *http.Request, msg *mc
 	stop := context.AfterFunc(h.ctx, cancel)
 	defer stop()
 	p := newStatelessReplier(h.opts.MaxStreamBytes)
-	ep.HandleStateless(ctx, msg, p)
+	ep.HandleStateless(rev.WithRequest(ctx, q), msg, p)
 	if !h.answerStateless(ctx, w, p) && h.ctx.Err() != nil && r.Context().Err() == nil {
 		// The handler closed before the endpoint answered, and the
 		// client still waits: say so, rather than a 200 with no body.
@@ -72,18 +78,18 @@ func writeShuttingDown(w http.ResponseWriter, id mcp.ID) {
 // the per-request _meta fields, which the MCP-Protocol-Version header must
 // match (2026-07-28 Overview, "Per-request protocol fields": -32602, on
 // HTTP 400), then the routing headers against the body (2026-07-28
-// Streamable HTTP, "Server Validation": -32020, 400).
-func (h *Handler) checkStateless(r *http.Request, msg *mcp.Message) *mcp.Error {
-	meta, err := rev.DecodeRequestMeta(msg.Params)
-	if err != nil {
+// Streamable HTTP, "Server Validation": -32020, 400), the Mcp-Param
+// headers of a tools/call included when the endpoint's tools declare
+// x-mcp-header arguments ("Server Behavior for Custom Headers").
+func (h *Handler) checkStateless(r *http.Request, q *rev.Request) *mcp.Error {
+	if err := q.MetaErr; err != nil {
 		var me *rev.MetaError
 		if errors.As(err, &me) {
 			return me.RPCError()
 		}
 		return mcp.Errorf(mcp.CodeInvalidParams, "invalid params: %v", err)
 	}
-	err = rev.CheckHeaders(r.Header, msg.Method, msg.Params, meta.ProtocolVersion, h.eras.nameRules)
-	if err != nil {
+	if err := q.CheckHeaders(r.Header, h.eras.nameRules, h.eras.tools); err != nil {
 		var he *rev.HeaderError
 		if errors.As(err, &he) {
 			return he.RPCError()

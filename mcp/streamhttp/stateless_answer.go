@@ -172,6 +172,16 @@ func (h *Handler) streamStateless(ctx context.Context, w http.ResponseWriter, p 
 		case <-keepAlive:
 			head, b = pingComment, statelessBatch{}
 		case <-ctx.Done():
+			if h.ctx.Err() != nil {
+				// The handler closed while the client still reads: what
+				// the endpoint queued before is written, so that an
+				// answer it gave on its way down (a subscriptions/listen
+				// ended gracefully, Server.EndListens) reaches the client
+				// rather than a cut stream.
+				if b = p.take(); len(b.msgs) > 0 && !b.overflow {
+					writeStateless(w, rc, nil, b.msgs)
+				}
+			}
 			return
 		}
 	}

@@ -1,9 +1,11 @@
 package streamhttp_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"github.com/tasksim/tasksim/mcp/rev20260728/tasks"
 	"github.com/tasksim/tasksim/mcp/server"
 	"github.com/tasksim/tasksim/mcp/sse"
+	"github.com/tasksim/tasksim/mcp/streamhttp"
 )
 
 // These tests open subscriptions/listen streams (2026-07-28
@@ -292,6 +295,71 @@ func TestListenServerShutdown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		_, s, _, l := listenToJob(t)
 		s.srv.Close()
+		l.result()
+	})
+}
+
+// A transport that closes after Server.EndListens delivers the results
+// the listens queued on their way down: the stream ends with the result,
+// not cut, however the closing handler and the queued answer race; and a
+// listen that arrives afterwards is refused.
+func TestListenEndedThenHandlerCloses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		_, s, c, l := listenToJob(t)
+		if err := s.srv.EndListens(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		s.h.Close()
+		l.result()
+		a := s.do(http.MethodPost, request(rev.MethodSubscriptionsListen, `"notifications":{"taskIds":["`+c.TaskID+`"]}`, metaTasks()),
+			headers(rev.MethodSubscriptionsListen, ""))
+		wantError(t, a, http.StatusServiceUnavailable, mcp.CodeInternalError, "shutting down")
+	})
+}
+
+// heldEndpoint is the reference server whose stateless requests are
+// answered by the test: each gets one notification, then its Replier
+// goes to held.
+type heldEndpoint struct {
+	*server.Server
+	held chan mcp.Replier
+}
+
+func (e *heldEndpoint) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Replier) {
+	n, _ := mcp.NewNotification(rev.NotificationSubscriptionsAcknowledged, map[string]any{})
+	_ = r.Reply(ctx, n, false)
+	e.held <- r
+}
+
+// An answer the endpoint queued before the handler closed is written
+// before the stream ends, even when the handler's closing and the answer
+// reach the stream's writer at once (its select would pick either): a
+// listen ended by Server.EndListens gets its result although the handler
+// closes right after.
+func TestStatelessAnswerQueuedBeforeCloseIsWritten(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ep := &heldEndpoint{Server: server.New(nil), held: make(chan mcp.Replier, 1)}
+		h := streamhttp.NewHandler(ep, &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)})
+		defer ep.Close()
+		s := &statelessServer{t: t, srv: ep.Server, h: h, url: "http://" + streamhttp.MemoryHost + streamhttp.DefaultPath,
+			client: &http.Client{Transport: streamhttp.NewMemoryTransport(h)}}
+		l := s.listen(`{}`, metaTasks())
+		l.next()
+		r := <-ep.held
+		// A second notification the client does not read yet: the
+		// stream's writer is busy writing it while the final answer is
+		// queued and the handler closes, and finds both at once after.
+		n, _ := mcp.NewNotification(rev.NotificationSubscriptionsAcknowledged, map[string]any{})
+		if err := r.Reply(t.Context(), n, false); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		final, _ := mcp.NewResult(mcp.IntID(7), &rev.ListenResult{ResultType: rev.ResultComplete, Meta: rev.ResultMeta{SubscriptionID: mcp.IntID(7)}})
+		if err := r.Reply(t.Context(), final, true); err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+		l.next()
 		l.result()
 	})
 }

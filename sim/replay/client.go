@@ -71,6 +71,7 @@ type clientServer struct {
 
 func newClientServer(s *script, speed Speed) *clientServer {
 	cs := &clientServer{speed: speed, ids: newIDMap(), queue: map[string][]*servedExchange{}, used: map[*servedExchange]bool{}}
+	cs.ids.echoed = true
 	byEx := map[uint64]*servedExchange{}
 	for _, st := range s.steps {
 		if st.kind == stepRequest {

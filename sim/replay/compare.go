@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	rev "github.com/tasksim/tasksim/mcp/rev20260728"
 	"github.com/tasksim/tasksim/traces"
 )
 
@@ -112,17 +112,27 @@ func messageBytes(rec traces.Record) []byte {
 }
 
 // idMap maps what a replay declares variable, recorded value to live
-// value: task ids, session ids, SSE event ids. Safe for concurrent use.
+// value: task ids, session ids, SSE event ids, and in MCP 2026-07-28
+// request states and input request keys. Safe for concurrent use.
 type idMap struct {
 	mu      sync.Mutex
 	task    map[string]string
 	session map[string]string
 	event   map[string]string
 	request map[string]string // JSON-RPC request ids (a client replay)
+	state   map[string]string // MCP 2026-07-28 requestState values
+	input   map[string]string // MCP 2026-07-28 inputRequests keys
+	// echoed says the messages compared are a live client's (a client
+	// replay), which must echo the recorded requestState it was served
+	// unchanged (2026-07-28 Multi Round-Trip Requests, "Client
+	// Requirements": the state is opaque, the client MUST NOT change
+	// it): there a requestState compares exactly.
+	echoed bool
 }
 
 func newIDMap() *idMap {
-	return &idMap{task: map[string]string{}, session: map[string]string{}, event: map[string]string{}, request: map[string]string{}}
+	return &idMap{task: map[string]string{}, session: map[string]string{}, event: map[string]string{},
+		request: map[string]string{}, state: map[string]string{}, input: map[string]string{}}
 }
 
 func (m *idMap) bind(table map[string]string, rec, live string) {
@@ -140,43 +150,14 @@ func (m *idMap) lookup(table map[string]string, rec string) (string, bool) {
 	return v, ok
 }
 
-// rewriteTasks replaces every JSON string in body that is a recorded task
-// id by its live id, leaving every other byte as it was.
-func (m *idMap) rewriteTasks(body []byte) []byte {
+// rebind binds a recorded value to the live value seen last: a
+// requestState or an inputRequests key is valid for the retry or
+// tasks/update that follows the answer carrying it, whatever the server
+// minted for it before.
+func (m *idMap) rebind(table map[string]string, rec, live string) {
 	m.mu.Lock()
-	pairs := make([][2]string, 0, len(m.task))
-	for rec, live := range m.task {
-		if rec != live {
-			pairs = append(pairs, [2]string{rec, live})
-		}
-	}
-	m.mu.Unlock()
-	// Longest first, so that an id that is a prefix of another cannot
-	// take its place.
-	slices.SortFunc(pairs, func(a, b [2]string) int { return len(b[0]) - len(a[0]) })
-	for _, p := range pairs {
-		rq, _ := json.Marshal(p[0])
-		lq, _ := json.Marshal(p[1])
-		body = bytes.ReplaceAll(body, rq, lq)
-	}
-	return body
-}
-
-// headerTask maps the task id an Mcp-Name header carries (MCP
-// 2026-07-28: tasks/get, tasks/update and tasks/cancel name their task
-// there, ext-tasks "Mcp-Name"), as sent (plain or Base64-encoded), to the
-// live id, encoded as a client must (2026-07-28 Streamable HTTP, "Value
-// Encoding"). The body's params.taskId is mapped by rewriteTasks; the
-// server checks that the two agree. Any other value is kept as sent.
-func (m *idMap) headerTask(v string) string {
-	rec, err := rev.DecodeHeaderValue(v)
-	if err != nil {
-		return v
-	}
-	if live, ok := m.lookup(m.task, rec); ok && live != rec {
-		return rev.EncodeHeaderValue(live)
-	}
-	return v
+	defer m.mu.Unlock()
+	table[rec] = live
 }
 
 // variableKeys are members whose values differ from run to run by
@@ -232,6 +213,9 @@ func decodeAny(b []byte) (any, error) {
 func (m *idMap) compareValue(path, key string, rec, live any) *difference {
 	switch r := rec.(type) {
 	case map[string]any:
+		if key == "inputRequests" {
+			return m.compareInputRequests(path, r, live)
+		}
 		return m.compareObject(path, r, live)
 	case []any:
 		return m.compareArray(path, key, r, live)
@@ -276,6 +260,65 @@ func (m *idMap) compareObject(path string, r map[string]any, live any) *differen
 	return nil
 }
 
+// compareInputRequests compares an inputRequests map (MCP 2026-07-28:
+// an InputRequiredResult's, a DetailedTask's) whose keys the server
+// chooses (Multi Round-Trip Requests, "InputRequests"; Tasks, "Task
+// Update Requests"): a server may mint them per run. Each recorded key
+// pairs with a live one: the same key if the live side has it, else one
+// whose request is the same, else the first left, in name order; the
+// requests must then agree, and the recorded key binds the live one, so
+// that the inputResponses of the retry or tasks/update that answers them
+// send the live key. A key on one side only is a difference.
+func (m *idMap) compareInputRequests(path string, r map[string]any, live any) *difference {
+	l, ok := live.(map[string]any)
+	if !ok {
+		return &difference{path, fmt.Sprintf("recorded an object, live %s", typeName(live))}
+	}
+	used := map[string]bool{}
+	for _, k := range slices.Sorted(maps.Keys(r)) {
+		lk := pairInputKey(k, r, l, used)
+		p := path + "." + k
+		if lk == "" {
+			return &difference{p, "recorded " + short(r[k]) + ", live has no request left to pair with " + k}
+		}
+		used[lk] = true
+		if d := m.compareValue(p, k, r[k], l[lk]); d != nil {
+			return d
+		}
+		m.rebind(m.input, k, lk)
+	}
+	for _, lk := range slices.Sorted(maps.Keys(l)) {
+		if !used[lk] {
+			return &difference{path + "." + lk, "live " + short(l[lk]) + ", recorded has no request to pair with " + lk}
+		}
+	}
+	return nil
+}
+
+// pairInputKey returns the live key that recorded key k pairs with: k
+// itself, else the first unused live key (in name order, not a recorded
+// key) whose request has the same JSON, else the first unused one; ""
+// when none is left.
+func pairInputKey(k string, r, l map[string]any, used map[string]bool) string {
+	if _, ok := l[k]; ok && !used[k] {
+		return k
+	}
+	want, _ := json.Marshal(r[k]) // decoded JSON: it encodes, members sorted
+	first := ""
+	for _, lk := range slices.Sorted(maps.Keys(l)) {
+		if _, recorded := r[lk]; used[lk] || recorded {
+			continue
+		}
+		if got, _ := json.Marshal(l[lk]); bytes.Equal(got, want) {
+			return lk
+		}
+		if first == "" {
+			first = lk
+		}
+	}
+	return first
+}
+
 // compareArray compares two arrays element by element, then their
 // lengths.
 func (m *idMap) compareArray(path, key string, r []any, live any) *difference {
@@ -306,6 +349,14 @@ func (m *idMap) compareString(path, key, r string, live any) *difference {
 		return nil
 	}
 	if key == "status" && nonTerminal[r] && nonTerminal[l] {
+		return nil
+	}
+	if key == "requestState" && !m.echoed {
+		// Opaque, and sealed by the server that minted it (2026-07-28
+		// Multi Round-Trip Requests, "Server Requirements" 4): any string
+		// on both sides; the live one replaces the recorded one in the
+		// retry that echoes it.
+		m.rebind(m.state, r, l)
 		return nil
 	}
 	if variableKeys[key] && r != l {

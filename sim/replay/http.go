@@ -150,7 +150,7 @@ func (c *httpConn) send(ctx context.Context, st step) error {
 	if rec, err := url.Parse(h.URL); err == nil {
 		target.RawQuery = rec.RawQuery
 	}
-	body := c.ids.rewriteTasks(st.body)
+	body := c.ids.rewriteRequest(st.body)
 	rctx, cancel := context.WithCancel(ctx)
 	req, err := http.NewRequestWithContext(rctx, h.Method, target.String(), bytes.NewReader(body))
 	if err != nil {

@@ -173,6 +173,13 @@ func TestCompareJSON(t *testing.T) {
 		{"extra member", `{"a":1}`, `{"a":1,"c":2}`, "$.c"},
 		{"array length", `{"a":[1,2]}`, `{"a":[1]}`, "$.a"},
 		{"type", `{"a":"1"}`, `{"a":1}`, "$.a"},
+		{"requestState: any string", `{"requestState":"s1"}`, `{"requestState":"other"}`, ""},
+		{"requestState: a string", `{"requestState":"s1"}`, `{"requestState":1}`, "$.requestState"},
+		{"input keys pair", `{"inputRequests":{"k1":{"method":"m"}}}`, `{"inputRequests":{"z9":{"method":"m"}}}`, ""},
+		{"input keys pair by request", `{"inputRequests":{"a":{"m":"x"},"b":{"m":"y"}}}`, `{"inputRequests":{"p":{"m":"y"},"q":{"m":"x"}}}`, ""},
+		{"input requests differ", `{"inputRequests":{"a":{"m":"x"}}}`, `{"inputRequests":{"a":{"m":"y"}}}`, "$.inputRequests.a.m"},
+		{"input request extra", `{"inputRequests":{"a":{}}}`, `{"inputRequests":{"a":{},"b":{}}}`, "$.inputRequests.b"},
+		{"input request missing", `{"inputRequests":{"a":{},"b":{}}}`, `{"inputRequests":{"c":{}}}`, "$.inputRequests.b"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -186,17 +193,6 @@ func TestCompareJSON(t *testing.T) {
 				t.Errorf("differ at %s (%s), want %s", d.path, d.reason, tc.path)
 			}
 		})
-	}
-}
-
-func TestRewriteTasks(t *testing.T) {
-	m := newIDMap()
-	m.bind(m.task, "t1", "live-1")
-	m.bind(m.task, "t10", "live-10")
-	got := string(m.rewriteTasks([]byte(`{"params":{"taskId":"t10","other":"t1","keep":"t100"}}`)))
-	want := `{"params":{"taskId":"live-10","other":"live-1","keep":"t100"}}`
-	if got != want {
-		t.Errorf("got %s, want %s", got, want)
 	}
 }
 

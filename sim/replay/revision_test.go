@@ -18,62 +18,91 @@ import (
 	"github.com/tasksim/tasksim/traces"
 )
 
-// record2026 records, through the recording proxy in front of a reference
-// server, a 2026-07-28 task: a tools/call of sleep for an hour that the
-// server runs as a task, then tasks/get of it (working, whenever it is
-// asked), its task id in the body and in Mcp-Name. It returns the trace's
-// path and the recorded task id.
-func record2026(t *testing.T) (string, string) {
+// recording2026 records, through the recording proxy in front of a
+// reference server, the 2026-07-28 requests a test sends.
+type recording2026 struct {
+	t     *testing.T
+	path  string
+	w     *traces.Writer
+	p     *recorder.Proxy
+	front *httptest.Server
+	mcp   string // the endpoint's path
+}
+
+// startRecording2026 records in front of upstream, a fresh reference
+// server when "".
+func startRecording2026(t *testing.T, upstream string) *recording2026 {
 	t.Helper()
-	s := refserver.StartHTTP(t, &refserver.Options{})
+	if upstream == "" {
+		upstream = refserver.StartHTTP(t, &refserver.Options{}).URL
+	}
 	path := filepath.Join(t.TempDir(), "run.trace")
 	w, err := traces.Create(path, traces.Header{Command: []string{"test"}, Protocol: rev.ProtocolVersion}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := url.Parse(s.URL)
+	u, _ := url.Parse(upstream)
 	p, err := recorder.NewProxy(u, w, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	front := httptest.NewServer(p)
+	return &recording2026{t: t, path: path, w: w, p: p, front: httptest.NewServer(p), mcp: u.Path}
+}
+
+// send sends one request, with the per-request _meta of a client that
+// declares elicitation and the tasks extension, and returns its result.
+func (r *recording2026) send(id, method, fields string) json.RawMessage {
+	t := r.t
+	t.Helper()
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},` +
-		`"io.modelcontextprotocol/clientCapabilities":{"extensions":{"` + tasks.ExtensionID + `":{}}}}`
-	send := func(id, method, fields string) json.RawMessage {
-		t.Helper()
-		params := json.RawMessage(`{` + fields + `,` + meta + `}`)
-		req, _ := http.NewRequest(http.MethodPost, front.URL+u.Path,
-			strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"`+method+`","params":`+string(params)+`}`))
-		if err := rev.SetHeaders(req.Header, method, params, rev.ProtocolVersion, rev.CoreNameRules().With(tasks.NameRules())); err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		m, err := mcp.DecodeMessage(raw)
-		if err != nil || m.Error != nil {
-			t.Fatalf("%s: %s %v", method, raw, err)
-		}
-		return m.Result
+		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"` + tasks.ExtensionID + `":{}}}}`
+	params := json.RawMessage(`{` + fields + `,` + meta + `}`)
+	req, _ := http.NewRequest(http.MethodPost, r.front.URL+r.mcp,
+		strings.NewReader(`{"jsonrpc":"2.0","id":`+id+`,"method":"`+method+`","params":`+string(params)+`}`))
+	if err := rev.SetHeaders(req.Header, method, params, rev.ProtocolVersion, rev.CoreNameRules().With(tasks.NameRules())); err != nil {
+		t.Fatal(err)
 	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	m, err := mcp.DecodeMessage(raw)
+	if err != nil || m.Error != nil {
+		t.Fatalf("%s: %s %v", method, raw, err)
+	}
+	return m.Result
+}
+
+// finish ends the recording and returns the trace's path.
+func (r *recording2026) finish() string {
+	r.t.Helper()
+	r.front.Close()
+	if err := r.p.Close(); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := r.w.Close(); err != nil {
+		r.t.Fatal(err)
+	}
+	return r.path
+}
+
+// record2026 records a 2026-07-28 task: a tools/call of sleep for an hour
+// that the server runs as a task, then tasks/get of it (working, whenever
+// it is asked), its task id in the body and in Mcp-Name. It returns the
+// trace's path and the recorded task id.
+func record2026(t *testing.T) (string, string) {
+	t.Helper()
+	rc := startRecording2026(t, "")
 	var created tasks.CreateTaskResult
-	if err := json.Unmarshal(send("1", mcp.MethodToolsCall, `"name":"sleep","arguments":{"durationMs":3600000}`), &created); err != nil || created.TaskID == "" {
+	if err := json.Unmarshal(rc.send("1", mcp.MethodToolsCall, `"name":"sleep","arguments":{"durationMs":3600000}`), &created); err != nil || created.TaskID == "" {
 		t.Fatalf("tools/call: %+v %v, want a task", created, err)
 	}
-	send("2", tasks.MethodGet, `"taskId":"`+created.TaskID+`"`)
-	front.Close()
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path, created.TaskID
+	rc.send("2", tasks.MethodGet, `"taskId":"`+created.TaskID+`"`)
+	return rc.finish(), created.TaskID
 }
 
 // TestReplay2026MapsTaskIDs: a recorded 2026-07-28 task, replayed against

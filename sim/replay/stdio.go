@@ -156,7 +156,7 @@ func (c *stdioConn) send(ctx context.Context, st step) error {
 	if err != nil {
 		return err
 	}
-	m, err := mcp.DecodeMessage(c.ids.rewriteTasks(st.body))
+	m, err := mcp.DecodeMessage(c.ids.rewriteRequest(st.body))
 	if err != nil {
 		return fmt.Errorf("record %d: not a JSON-RPC message: %w", st.rec.Index, err)
 	}

@@ -15,12 +15,17 @@ import (
 // rules when it speaks Streamable HTTP (they judge HTTP exchanges, which a
 // stdio target has none of); the rules of SEP-1905 (S1905-*) and SEP-2679
 // (S2679-*) only when the server declares that extension. Client rules
-// never apply to a server.
+// never apply to a server, nor the rules of a revision other than the
+// target's.
 type CoverageOptions struct {
 	Tasks   bool
 	HTTP    bool
 	SEP1905 bool
 	SEP2679 bool
+	// Revision is the revision the target was checked in (check.Rule's
+	// Revision); "" means check.Revision20251125, the revision of the
+	// suite's scenarios.
+	Revision string
 }
 
 // Coverage says how many of the rules that apply to a target a suite run
@@ -59,7 +64,13 @@ func (s *SuiteResult) Coverage(o CoverageOptions) Coverage {
 }
 
 func (o CoverageOptions) applies(r check.Rule) bool {
+	rev := o.Revision
+	if rev == "" {
+		rev = check.Revision20251125
+	}
 	switch {
+	case r.Revision != rev:
+		return false
 	case r.Side == check.Client:
 		return false
 	case r.Side == check.Transport:

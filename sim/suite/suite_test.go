@@ -258,8 +258,9 @@ func TestSuiteSameSeedSameDecisions(t *testing.T) {
 	})
 }
 
-// TestSuiteCoversCatalog: every rule of the catalog is exercised by at
-// least one scenario, server or client.
+// TestSuiteCoversCatalog: every rule of the catalog of 2025-11-25, the
+// revision the scenarios speak, is exercised by at least one scenario,
+// server or client.
 func TestSuiteCoversCatalog(t *testing.T) {
 	seen := map[string]bool{}
 	for _, sc := range ServerScenarios() {
@@ -273,6 +274,10 @@ func TestSuiteCoversCatalog(t *testing.T) {
 		}
 	}
 	for _, r := range check.Catalog() {
+		if r.Revision != check.Revision20251125 {
+			delete(seen, r.ID)
+			continue
+		}
 		if !seen[r.ID] {
 			t.Errorf("rule %s: no scenario exercises it", r.ID)
 		}
