@@ -21,10 +21,15 @@ import (
 // two things at one instant (docs/sim.md, "Determinism").
 func fingerprint(t *testing.T, seed uint64) (verdict, observed, history string, trace []byte, s Schedule) {
 	t.Helper()
-	s = Draw(seed, nil, nil)
+	return fingerprintOf(t, Draw(seed, nil, nil))
+}
+
+// fingerprintOf is fingerprint of a schedule's run.
+func fingerprintOf(t *testing.T, s Schedule) (verdict, observed, history string, trace []byte, _ Schedule) {
+	t.Helper()
 	res, err := Run(context.Background(), s, nil)
 	if err != nil {
-		t.Fatalf("seed %d: %v", seed, err)
+		t.Fatalf("seed %d: %v", s.Seed, err)
 	}
 	var v, o, h strings.Builder
 	for _, r := range res.Verdict.Rules {

@@ -7,6 +7,11 @@
 // fault explains, also once the faults stop (liveness). A failing run is
 // shrunk to a minimal schedule that fails the same way.
 //
+// A workload speaks one revision of MCP (Workload.Revision): 2025-11-25,
+// the reference client's sessions, or 2026-07-28, the stateless client
+// (client.Stateless) against a server serving both revisions or that one
+// alone, with the faults that revision takes (revision.go, run26.go).
+//
 //	seed ─▶ Draw ─▶ Schedule{Workload, Faults}
 //	                  │
 //	                  ▼
@@ -23,6 +28,8 @@
 //		sh, _ := sim.Shrink(ctx, s, res.FailedRules()[0], nil)
 //		data, _ := sim.MarshalSchedule(sh.Schedule) // tasksim sim --schedule FILE
 //	}
+//
+//	s26 := sim.Draw(7, &sim.WorkloadOptions{Revision: sim.Revision20260728}, &sim.FaultOptions{Revision: sim.Revision20260728})
 //
 // What is deterministic, and where Go's scheduler can still choose, is in
 // docs/sim.md.

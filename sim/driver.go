@@ -37,7 +37,9 @@ type jump struct {
 }
 
 type simSession struct {
-	s     *client.Session
+	s *client.Session
+	// sl is the connection of a run of 2026-07-28, which has no session.
+	sl    *client.Stateless
 	err   error
 	ready chan struct{}
 	// noPartial leaves tasks.streaming.partial undeclared.
@@ -149,6 +151,10 @@ func (r *run) close(nd *node, sessions []*simSession) {
 		}
 		if ss.s != nil {
 			ss.s.Close()
+			_ = clock.Idle(r.ctx)
+		}
+		if ss.sl != nil {
+			ss.sl.Close()
 			_ = clock.Idle(r.ctx)
 		}
 	}

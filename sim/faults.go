@@ -29,6 +29,10 @@ type FaultOptions struct {
 	Rate float64
 	// None runs without faults.
 	None bool
+	// Revision is the revision of the runs ("" is 2025-11-25): Check
+	// refuses the faults and selectors whose meaning is another
+	// revision's, and drawn faults are of those it takes.
+	Revision string
 }
 
 // Check reports the first of Specs that does not parse, or that a run
@@ -36,6 +40,9 @@ type FaultOptions struct {
 func (o *FaultOptions) Check(transport string) error {
 	bound, err := checkSpecs(registry(o.Registry), o.Specs)
 	if err != nil {
+		return err
+	}
+	if err := checkRevisionFaults(registry(o.Registry), bound, o.Revision); err != nil {
 		return err
 	}
 	if transport != "" {
@@ -84,9 +91,12 @@ func faultNames(reg *faults.Registry, transport string) []string {
 // catalog the transport can apply, each with its parameters, acting with
 // about probability rate on each message it addresses
 // (faults.Kind.DrawSpec).
-func drawFaults(r *rand.Rand, reg *faults.Registry, rate float64, transport string) []string {
+//
+// A run of 2026-07-28 draws from the faults that revision takes
+// (revisionKinds), each spec with parameters it takes (drawRevisionSpec).
+func drawFaults(r *rand.Rand, reg *faults.Registry, rate float64, transport, rev string) []string {
 	at := places(transport)
-	kinds := reg.For(at...)
+	kinds := revisionKinds(reg, transport, rev)
 	out := []string{}
 	n := 0
 	if r.IntN(10) > 0 {
@@ -99,7 +109,13 @@ func drawFaults(r *rand.Rand, reg *faults.Registry, rate float64, transport stri
 			continue
 		}
 		drawn = append(drawn, k.Name)
-		out = append(out, k.DrawSpec(r, rate, at))
+		if rev != Revision20260728 {
+			out = append(out, k.DrawSpec(r, rate, at))
+		} else if spec := drawRevisionSpec(r, reg, k, rate, at, rev); spec != "" {
+			out = append(out, spec)
+		} else {
+			n-- // no spec of k fits the revision
+		}
 	}
 	return out
 }

@@ -31,15 +31,10 @@ type Finding struct {
 
 // classify says how a call ended.
 func classify(c Call, res *client.CallResult, err error, deadline bool) (string, string) {
-	detail := ""
-	if err != nil {
-		detail = err.Error()
-	}
+	detail, unfinished := classifyUnfinished(err, deadline, res == nil)
 	switch {
-	case deadline:
-		return OutcomeHung, fmt.Sprintf("did not end within %v of simulated time (%v)", callSlack, err)
-	case res == nil:
-		return OutcomeError, detail
+	case unfinished != "":
+		return unfinished, detail
 	case res.Task != nil && res.Task.Status == mcp.StatusCancelled,
 		err != nil && strings.Contains(err.Error(), "cancelled by the client"):
 		return OutcomeCancelled, detail
@@ -57,6 +52,22 @@ func classify(c Call, res *client.CallResult, err error, deadline bool) (string,
 		detail = "incomplete result without an error"
 	}
 	return OutcomeError, detail
+}
+
+// classifyUnfinished says how a call ended that hit its deadline
+// (OutcomeHung) or has no result (OutcomeError), "" otherwise; detail
+// is what it ended with.
+func classifyUnfinished(err error, deadline, noResult bool) (detail, outcome string) {
+	if err != nil {
+		detail = err.Error()
+	}
+	switch {
+	case deadline:
+		return fmt.Sprintf("did not end within %v of simulated time (%v)", callSlack, err), OutcomeHung
+	case noResult:
+		return detail, OutcomeError
+	}
+	return detail, ""
 }
 
 // classifyRecovery says what tasks/result answered once the faults
@@ -94,8 +105,15 @@ func texts(blocks []mcp.ContentBlock) []string {
 //
 // ttlFault says a ttl-expiry fault acted in the run (a ttl rewritten
 // small, the clock jumped): a task may then expire before it completes.
-func judgeCall(c Call, oc CallOutcome, ttlFault bool) []Finding {
-	name := fmt.Sprintf("call %d (%s %s", oc.Call, c.Tool, c.Mode)
+//
+// recovery is the request that recovered a call once the faults stopped:
+// tasks/result (2025-11-25), tasks/get (2026-07-28).
+func judgeCall(c Call, oc CallOutcome, ttlFault bool, recovery string) []Finding {
+	how := string(c.Mode)
+	if c.Delivery != "" {
+		how = c.Delivery
+	}
+	name := fmt.Sprintf("call %d (%s %s", oc.Call, c.Tool, how)
 	if oc.TaskID != "" {
 		name += ", task " + oc.TaskID
 	}
@@ -105,7 +123,7 @@ func judgeCall(c Call, oc CallOutcome, ttlFault bool) []Finding {
 		out = append(out, Finding{RuleResult, name + ": complete result is wrong: " + oc.Detail})
 	}
 	if oc.Recovered == OutcomeWrong {
-		out = append(out, Finding{RuleResult, name + ": tasks/result after the faults stopped is wrong"})
+		out = append(out, Finding{RuleResult, name + ": " + recovery + " after the faults stopped is wrong"})
 	}
 	if oc.Got == oc.Expected || oc.Got == OutcomeWrong {
 		return out
@@ -115,10 +133,10 @@ func judgeCall(c Call, oc CallOutcome, ttlFault bool) []Finding {
 	}
 	switch oc.Recovered {
 	case OutcomeHung:
-		out = append(out, Finding{RuleLiveness, name + ": once the faults stopped, tasks/result did not answer"})
+		out = append(out, Finding{RuleLiveness, name + ": once the faults stopped, " + recovery + " did not answer"})
 	case OutcomeError, OutcomeExpired:
 		if oc.Expected == OutcomeOK && c.TTLMs == 0 && !ttlFault {
-			out = append(out, Finding{RuleLiveness, fmt.Sprintf("%s: once the faults stopped, tasks/result of a task that should complete answered %s", name, oc.Recovered)})
+			out = append(out, Finding{RuleLiveness, fmt.Sprintf("%s: once the faults stopped, %s of a task that should complete answered %s", name, recovery, oc.Recovered)})
 		}
 	}
 	return out

@@ -1,9 +1,13 @@
 package sim
 
 import (
+	"context"
 	"io"
+	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/tasksim/tasksim/clock"
 	"github.com/tasksim/tasksim/mcp"
@@ -19,6 +23,7 @@ type node struct {
 	clock         *clock.Sim
 	taskIDs, sess io.Reader
 	bugs          Bugs
+	serves        serves
 
 	mu    sync.Mutex
 	conns []mcp.Conn // stdio connections, which a restart ends
@@ -32,8 +37,31 @@ type node struct {
 	closed   bool
 }
 
-func newNode(c *clock.Sim, taskIDs, sessionIDs io.Reader, bugs Bugs) *node {
-	n := &node{clock: c, taskIDs: taskIDs, sess: sessionIDs, bugs: bugs}
+// serves is what the server of a run serves besides its defaults: the
+// revisions (nil: both), the pollIntervalMs it suggests (0: its
+// default) and its requestState key.
+type serves struct {
+	revisions    []mcp.Revision
+	pollInterval time.Duration
+	// stateKeys is the source of the key that seals the requestState of
+	// a multi round-trip request: seeded, so that a seed's run
+	// writes the same requestState, hence the same trace, every time.
+	stateKeys io.Reader
+}
+
+// nodeServes is what the server of a run of schedule s serves.
+func nodeServes(s Schedule) serves {
+	w := s.Workload
+	sv := serves{stateKeys: rand.NewChaCha8(seedKey(s.Seed, 3))}
+	if w.Server == ServerStateless {
+		sv.revisions = []mcp.Revision{mcp.Revision20260728}
+	}
+	sv.pollInterval = time.Duration(w.PollIntervalMs) * time.Millisecond
+	return sv
+}
+
+func newNode(c *clock.Sim, taskIDs, sessionIDs io.Reader, bugs Bugs, sv serves) *node {
+	n := &node{clock: c, taskIDs: taskIDs, sess: sessionIDs, bugs: bugs, serves: sv}
 	n.make()
 	return n
 }
@@ -41,7 +69,7 @@ func newNode(c *clock.Sim, taskIDs, sessionIDs io.Reader, bugs Bugs) *node {
 // make starts a fresh server, with the planted bugs. n.mu must be held
 // once n is shared.
 func (n *node) make() {
-	n.srv = server.New(n.bugs.ServerOptions(&server.Options{Clock: n.clock, Rand: n.taskIDs}))
+	n.srv = server.New(n.bugs.ServerOptions(&server.Options{Clock: n.clock, Rand: n.taskIDs, StateRand: n.serves.stateKeys, Revisions: n.serves.revisions, PollInterval: n.serves.pollInterval}))
 	n.h = streamhttp.NewHandler(n.bugs.HTTP(n.srv), &streamhttp.Options{Clock: n.clock, Rand: n.sess})
 	n.ep, n.served = n.bugs.Stdio(n.srv), n.bugs.WrapHandler(n.h)
 }
@@ -99,4 +127,31 @@ func (n *node) NewSession(out mcp.Outbox) mcp.Session {
 	ep := n.ep
 	n.mu.Unlock()
 	return ep.NewSession(out)
+}
+
+// Revisions implements mcp.StatelessEndpoint: the revisions the run's
+// server serves, which a restart does not change. Over stdio the
+// transport finds by it that the node serves 2026-07-28 requests
+// (HandleStateless) beside sessions, as the server it stands for does.
+func (n *node) Revisions() []mcp.Revision {
+	if len(n.serves.revisions) == 0 {
+		return mcp.Revisions()
+	}
+	return slices.Clone(n.serves.revisions)
+}
+
+// HandleStateless implements mcp.StatelessEndpoint with the current
+// server.
+func (n *node) HandleStateless(ctx context.Context, msg *mcp.Message, r mcp.Replier) {
+	n.mu.Lock()
+	ep := n.ep
+	n.mu.Unlock()
+	se, ok := ep.(mcp.StatelessEndpoint)
+	if !ok {
+		if r != nil {
+			_ = r.Reply(ctx, mcp.NewError(msg.ID, mcp.Errorf(mcp.CodeInternalError, "the server serves no stateless revision")), true)
+		}
+		return
+	}
+	se.HandleStateless(ctx, msg, r)
 }

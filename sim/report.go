@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/tasksim/tasksim/check"
-	"github.com/tasksim/tasksim/faults"
 )
 
 // ReportSchema names the format of a Report.
@@ -105,8 +104,8 @@ func (r *Report) normalize() {
 	if r.Summary.Fired == nil {
 		r.Summary.Fired = map[string]int64{}
 	}
-	for _, name := range faultNames(faults.Builtin(), TransportHTTP) {
-		r.Summary.Fired[name] += 0 // every fault named, fired or not
+	for _, name := range r.Summary.faultNames() {
+		r.Summary.Fired[name] += 0 // every fault of the revision named, fired or not
 	}
 	slices.SortStableFunc(r.Failures, func(a, b Failure) int { return cmpU64(a.Seed, b.Seed) })
 }
@@ -182,7 +181,10 @@ func ParseReport(name string, data []byte) (Report, error) {
 func MergeReports(rs []Report) (Report, error) {
 	out := Report{Schema: ReportSchema}
 	var seeds []SeedRange
-	for _, r := range rs {
+	for i, r := range rs {
+		if i > 0 && r.Summary.Revision != rs[0].Summary.Revision {
+			return Report{}, fmt.Errorf("results of two revisions (%s, %s): merge the partitions of one run", revisionName(rs[0].Summary.Revision), revisionName(r.Summary.Revision))
+		}
 		for _, sr := range r.Seeds {
 			if sr.Last < sr.First {
 				return Report{}, fmt.Errorf("seed range %d-%d: not a range", sr.First, sr.Last)
@@ -211,6 +213,7 @@ func (s *Summary) merge(o Summary) {
 		s.ByRule = map[string]int{}
 		s.Fired = map[string]int64{}
 	}
+	s.Revision = o.Revision
 	s.Runs += o.Runs
 	s.Failures += o.Failures
 	s.Calls += o.Calls
@@ -224,6 +227,14 @@ func (s *Summary) merge(o Summary) {
 	for k, v := range o.Fired {
 		s.Fired[k] += v
 	}
+}
+
+// revisionName names a Summary.Revision, "" as 2025-11-25.
+func revisionName(r string) string {
+	if r == "" {
+		return Revision20251125
+	}
+	return r
 }
 
 // SeedsText is the seed ranges on one line: "1-500, 700".

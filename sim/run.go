@@ -14,6 +14,7 @@ import (
 	"github.com/tasksim/tasksim/faults"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
+	"github.com/tasksim/tasksim/mcp/rev20260728/tasks"
 	"github.com/tasksim/tasksim/mcp/stdio"
 	"github.com/tasksim/tasksim/mcp/streamhttp"
 	"github.com/tasksim/tasksim/recorder"
@@ -139,9 +140,15 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 	if err := checkTransport(reg, bound, s.Workload.Transport); err != nil {
 		return nil, err
 	}
+	if err := checkRevisionFaults(reg, bound, s.Workload.Revision); err != nil {
+		return nil, err
+	}
 	var bugs Bugs
 	if opts.Bugs != nil {
 		bugs = *opts.Bugs
+	}
+	if s.Workload.stateless() && opts.Bugs != nil {
+		return nil, fmt.Errorf("a %s run plants no bug yet", Revision20260728)
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.MaxWall)
 	defer cancel()
@@ -152,12 +159,16 @@ func Run(ctx context.Context, s Schedule, o *RunOptions) (*Result, error) {
 
 	sim := clock.NewSim(simStart)
 	r := &run{ctx: ctx, sim: sim, bugs: bugs.Client}
-	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs)
+	nd := newNode(sim, rand.NewChaCha8(seedKey(s.Seed, 1)), rand.NewChaCha8(seedKey(s.Seed, 2)), bugs, nodeServes(s))
 	m := &simulation{run: r, nd: nd, s: s}
 	if err := m.setup(&opts, bound, bugs); err != nil {
 		return nil, err
 	}
-	for _, phase := range []func() error{m.workload, m.recoverCalls, m.probeCall, m.probeAll} {
+	phases := []func() error{m.workload, m.recoverCalls, m.probeCall, m.probeAll}
+	if s.Workload.stateless() {
+		phases = []func() error{m.workload, m.recoverCalls26, m.probeCall}
+	}
+	for _, phase := range phases {
 		if err := phase(); err != nil {
 			return nil, m.fail(err, nd, m.sessions, m.pipe, m.w)
 		}
@@ -220,12 +231,17 @@ func (m *simulation) setup(opts *RunOptions, bound []*faults.Bound, bugs Bugs) e
 		Labels: []traces.Label{{Key: "sim", Value: "in-process"}, {Key: "transport", Value: s.Workload.Transport}},
 		Faults: &traces.Schedule{Specs: s.Faults, Note: "decisions are in the fault records"},
 	}
+	if s.Workload.stateless() {
+		// The run's revision and server, in the header (docs/sim.md).
+		header.Protocol = Revision20260728
+		header.Labels = append(header.Labels, traces.Label{Key: "revision", Value: Revision20260728}, traces.Label{Key: "server", Value: s.Workload.Server})
+	}
 	var err error
 	m.w, err = traces.NewWriter(&m.buf, header, &traces.WriterOptions{Now: m.sim.Now, FlushInterval: -1})
 	if err != nil {
 		return err
 	}
-	if s.Workload.Transport == TransportHTTP {
+	if s.Workload.Transport == TransportHTTP && !s.Workload.stateless() {
 		if m.http, err = newHTTPRecord(header, m.nd, m.sim); err != nil {
 			return err
 		}
@@ -264,6 +280,14 @@ func (m *simulation) observe(a faults.Applied) {
 func (m *simulation) setupTransports(bugs Bugs) {
 	if m.s.Workload.Transport != TransportHTTP {
 		m.base = stdio.Pipe(m.nd, nil)
+		return
+	}
+	if m.s.Workload.stateless() {
+		// Every message a POST of its own, to the server behind the
+		// HTTP place; no HTTP record yet, no resumption to probe.
+		tr := streamhttp.Pipe(httpFaults(m.nd, m.httpSet, m.sim))
+		tr.Revision, tr.Clock = mcp.Revision20260728, m.sim
+		m.httpTr, m.base = tr, tr
 		return
 	}
 	hf := httpFaults(m.http.proxy, m.httpSet, m.sim)
@@ -315,12 +339,16 @@ func (m *simulation) workload() error {
 	for range m.s.Workload.Sessions {
 		m.session(false)
 	}
+	connect := m.connectNow
+	if m.s.Workload.stateless() {
+		connect = m.connectStateless // run26.go
+	}
 	var t0 time.Time
 	allReady := make(chan struct{})
 	m.spawn(func() {
 		defer close(allReady)
 		for k, ss := range m.sessions {
-			m.connectNow(ss, m.transport(k))
+			connect(ss, m.transport(k))
 		}
 		t0 = m.sim.Now()
 	})
@@ -338,8 +366,8 @@ func (m *simulation) workload() error {
 	return m.wait()
 }
 
-// call makes one call of the workload on its session and says how it
-// ended.
+// call makes one call of the workload on its session (its connection,
+// in a run of 2026-07-28) and says how it ended.
 func (m *simulation) call(oc *CallOutcome, c Call) {
 	ss := m.sessions[c.Session]
 	oc.start = m.sim.Now()
@@ -350,6 +378,14 @@ func (m *simulation) call(oc *CallOutcome, c Call) {
 	}
 	cctx, cancel := m.within(time.Duration(c.durationMs())*time.Millisecond + callSlack)
 	defer cancel()
+	if m.s.Workload.stateless() {
+		res, err := ss.sl.CallTool(cctx, c.options26())
+		oc.Got, oc.Detail = classify26(c, res, err, cctx.Err() != nil && m.ctx.Err() == nil)
+		if res != nil {
+			oc.TaskID = res.TaskID
+		}
+		return
+	}
 	res, err := m.bugs.CallTool(cctx, ss.s, c.options())
 	oc.Got, oc.Detail = classify(c, res, err, cctx.Err() != nil && m.ctx.Err() == nil)
 	if res != nil {
@@ -362,15 +398,7 @@ func (m *simulation) call(oc *CallOutcome, c Call) {
 // end. Calls that did not end as expected are recovered with
 // tasks/result, one at a time, so that their messages never meet.
 func (m *simulation) recoverCalls() error {
-	m.set.Stop()
-	m.httpSet.Stop()
-	m.dmu.Lock()
-	m.ds = append([]decision(nil), m.decisions...)
-	m.dmu.Unlock()
-	for _, d := range m.ds {
-		m.restarted = m.restarted || d.verb == faults.Restart
-		m.ttlFault = m.ttlFault || d.verb == faults.Rewrite || d.verb == faults.Advance
-	}
+	m.stopFaults()
 	var recoveries []func()
 	for i := range m.out {
 		if f := m.recovery(i); f != nil {
@@ -383,6 +411,19 @@ func (m *simulation) recoverCalls() error {
 		}
 	})
 	return m.wait()
+}
+
+// stopFaults stops both places' faults and keeps what they did.
+func (m *simulation) stopFaults() {
+	m.set.Stop()
+	m.httpSet.Stop()
+	m.dmu.Lock()
+	m.ds = append([]decision(nil), m.decisions...)
+	m.dmu.Unlock()
+	for _, d := range m.ds {
+		m.restarted = m.restarted || d.verb == faults.Restart
+		m.ttlFault = m.ttlFault || d.verb == faults.Rewrite || d.verb == faults.Advance
+	}
 }
 
 // recovery marks how faults touched call i and returns its recovery with
@@ -408,13 +449,18 @@ func (m *simulation) recovery(i int) func() {
 	}
 }
 
-// probeCall has a fresh session make one call once the faults stopped.
+// probeCall has a fresh session (in a run of 2026-07-28 a fresh
+// connection) make one task call once the faults stopped: the server is
+// alive after whatever the faults did.
 func (m *simulation) probeCall() error {
 	t := m.transport(len(m.sessions))
 	probe := m.session(false)
-	m.spawn(func() { m.connectNow(probe, t) })
+	connect, call := m.connectNow, m.probeOnce
+	if m.s.Workload.stateless() {
+		connect, call = m.connectStateless, m.probeOnce26
+	}
+	m.spawn(func() { connect(probe, t) })
 	m.probe = probe
-	probeCall := Call{Tool: "slow_text", Mode: client.ModeTask, Chunks: 2, IntervalMs: 100, FailAfter: -1}
 	m.spawn(func() {
 		<-probe.ready
 		if probe.err != nil {
@@ -423,13 +469,21 @@ func (m *simulation) probeCall() error {
 		}
 		cctx, cancel := m.within(recoverBudget)
 		defer cancel()
-		res, err := probe.s.CallTool(cctx, probeCall.options())
-		m.probeGot, m.probeDetail = classify(probeCall, res, err, cctx.Err() != nil && m.ctx.Err() == nil)
-		if res != nil {
-			m.probeTask = res.TaskID
-		}
+		m.probeGot, m.probeDetail, m.probeTask = call(cctx, probe)
 	})
 	return m.wait()
+}
+
+// probeOnce is the probe call of a run of 2025-11-25: a task-mode
+// slow_text of two chunks.
+func (m *simulation) probeOnce(ctx context.Context, probe *simSession) (got, detail, taskID string) {
+	c := Call{Tool: "slow_text", Mode: client.ModeTask, Chunks: 2, IntervalMs: 100, FailAfter: -1}
+	res, err := probe.s.CallTool(ctx, c.options())
+	got, detail = classify(c, res, err, ctx.Err() != nil && m.ctx.Err() == nil)
+	if res != nil {
+		taskID = res.TaskID
+	}
+	return got, detail, taskID
 }
 
 // probeAll asks what the drawn workload never asks (probes.go), and over
@@ -505,8 +559,12 @@ func (m *simulation) finish(strict bool) (*Result, error) {
 // liveness judges how each call ended, and the probes.
 func (m *simulation) liveness() []Finding {
 	var live []Finding
+	recovery := mcp.MethodTasksResult
+	if m.s.Workload.stateless() {
+		recovery = tasks.MethodGet
+	}
 	for i, oc := range m.out {
-		live = append(live, judgeCall(m.s.Workload.Calls[i], oc, m.ttlFault)...)
+		live = append(live, judgeCall(m.s.Workload.Calls[i], oc, m.ttlFault, recovery)...)
 	}
 	if m.probeGot != OutcomeOK {
 		live = append(live, Finding{Rule: RuleLiveness, Message: fmt.Sprintf("after the faults stopped, a new session's call ended %s: %s", m.probeGot, m.probeDetail)})

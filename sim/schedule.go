@@ -38,7 +38,7 @@ func Draw(seed uint64, wo *WorkloadOptions, fo *FaultOptions) Schedule {
 		if rate <= 0 {
 			rate = DefaultFaultRate
 		}
-		s.Faults = drawFaults(r, registry(f.Registry), rate, s.Workload.Transport)
+		s.Faults = drawFaults(r, registry(f.Registry), rate, s.Workload.Transport, revisionOf(s.Workload))
 	}
 	return s
 }
@@ -72,7 +72,7 @@ func ParseSchedule(name string, data []byte) (Schedule, error) {
 	if err := f.Workload.Validate(); err != nil {
 		return Schedule{}, fmt.Errorf("%s: %v", name, err)
 	}
-	if err := (&FaultOptions{Specs: f.Faults}).Check(f.Workload.Transport); err != nil {
+	if err := (&FaultOptions{Specs: f.Faults, Revision: f.Workload.Revision}).Check(f.Workload.Transport); err != nil {
 		return Schedule{}, fmt.Errorf("%s: %v", name, err)
 	}
 	if f.Faults == nil {

@@ -64,8 +64,12 @@ func (r *Result) Finding(rule string) string {
 
 // Summary adds up many runs.
 type Summary struct {
-	Runs     int `json:"runs"`
-	Failures int `json:"failures"`
+	// Revision is the MCP revision the runs spoke: "" for 2025-11-25
+	// (what every run spoke before runs had a revision), 2026-07-28, or
+	// RevisionMixed for runs of both (a corpus of kept schedules).
+	Revision string `json:"revision,omitempty"`
+	Runs     int    `json:"runs"`
+	Failures int    `json:"failures"`
 	// Warnings counts runs that broke a SHOULD and no MUST.
 	Warnings int `json:"warnings"`
 	// ByRule counts failed runs per rule.
@@ -96,6 +100,7 @@ func (s *Summary) Add(r *Result) {
 		s.ByRule = map[string]int{}
 		s.Fired = map[string]int64{}
 	}
+	s.addRevision(r.Schedule.Workload.Revision)
 	s.Runs++
 	s.Calls += len(r.Calls)
 	s.Restarts += r.Restarts
@@ -131,6 +136,33 @@ func (s *Summary) Add(r *Result) {
 	}
 }
 
+// RevisionMixed is the Summary.Revision of runs of both revisions.
+const RevisionMixed = "mixed"
+
+// addRevision notes the revision of one more run, "" and 2025-11-25
+// alike.
+func (s *Summary) addRevision(r string) {
+	if r == Revision20251125 {
+		r = ""
+	}
+	if s.Runs == 0 {
+		s.Revision = r
+	} else if s.Revision != r {
+		s.Revision = RevisionMixed
+	}
+}
+
+// faultNames returns the names of the faults the summary's runs could
+// apply: of the revision's catalog (revisionKinds), every one for
+// 2025-11-25 or a mix.
+func (s *Summary) faultNames() []string {
+	r := s.Revision
+	if r == RevisionMixed {
+		r = ""
+	}
+	return revisionFaultNames(faults.Builtin(), TransportHTTP, r)
+}
+
 // RunsPerMinute is the rate of runs in wall time.
 func (s *Summary) RunsPerMinute() float64 {
 	if s.Wall <= 0 {
@@ -143,6 +175,9 @@ func (s *Summary) RunsPerMinute() float64 {
 // and how often each fault of the catalog fired.
 func (s *Summary) WriteText(w io.Writer) error {
 	var b strings.Builder
+	if s.Revision != "" {
+		fmt.Fprintf(&b, "revision %s\n", s.Revision)
+	}
 	fmt.Fprintf(&b, "%d runs, %d calls, in %v (%.0f runs/min), %v simulated; %d failed, %d warned\n",
 		s.Runs, s.Calls, s.Wall.Round(time.Millisecond), s.RunsPerMinute(), s.SimTime.Round(time.Second), s.Failures, s.Warnings)
 	if len(s.ByRule) > 0 {
@@ -163,7 +198,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "not failures: %d calls lost their last segments to a dropped or held-back response, which SEP-1905 gives no client a way to see; tasks/result returned %d of them whole (the others' session or server was gone)\n", s.TailLost, s.TailRecovered)
 	}
 	b.WriteString("faults applied:")
-	for _, name := range faultNames(faults.Builtin(), TransportHTTP) {
+	for _, name := range s.faultNames() {
 		fmt.Fprintf(&b, " %s %d", name, s.Fired[name])
 	}
 	b.WriteString("\n")

@@ -20,9 +20,18 @@ const (
 // Workload is what the clients of one run do: sessions over one transport,
 // and tool calls on them, each starting at its own simulated instant.
 type Workload struct {
+	// Revision is the MCP revision the run speaks: "" (2025-11-25) or
+	// 2026-07-28 (revision.go).
+	Revision  string `json:"revision,omitempty"`
 	Transport string `json:"transport"`
-	Sessions  int    `json:"sessions"`
-	Calls     []Call `json:"calls"`
+	// Server, in a run of 2026-07-28, is the revisions the server serves:
+	// ServerBoth or ServerStateless.
+	Server string `json:"server,omitempty"`
+	// PollIntervalMs, in a run of 2026-07-28, is the pollIntervalMs the
+	// server suggests in every task (0: its default).
+	PollIntervalMs int64  `json:"pollIntervalMs,omitempty"`
+	Sessions       int    `json:"sessions"`
+	Calls          []Call `json:"calls"`
 }
 
 // Call is one tool call of a workload. Times are simulated milliseconds
@@ -42,6 +51,12 @@ type Call struct {
 	// CancelAfterMs cancels the call that long after it started (0: never).
 	TTLMs         int64 `json:"ttlMs,omitempty"`
 	CancelAfterMs int64 `json:"cancelAfterMs,omitempty"`
+	// Delivery, in a run of 2026-07-28, is how the client follows a task:
+	// DeliveryPoll or DeliveryListen (Mode is then empty).
+	Delivery string `json:"delivery,omitempty"`
+	// NoTasks, in a run of 2026-07-28, leaves the tasks extension
+	// undeclared: the server must answer without a task.
+	NoTasks bool `json:"noTasks,omitempty"`
 }
 
 // chunkSize is the size of every slow_text chunk in a simulation.
@@ -55,6 +70,11 @@ type WorkloadOptions struct {
 	Tasks int
 	// Transport forces a transport; "" draws one (http 3 in 4).
 	Transport string
+	// Revision is the revision of the runs; "" is 2025-11-25.
+	Revision string
+	// Deliveries, in a run of 2026-07-28, are the ways to follow a task
+	// to draw from (DeliveryPoll, DeliveryListen); nil means both.
+	Deliveries []string
 }
 
 // DrawWorkload draws a workload from r.
@@ -63,11 +83,14 @@ func DrawWorkload(r *rand.Rand, o *WorkloadOptions) Workload {
 	if o != nil {
 		opts = *o
 	}
-	if len(opts.Modes) == 0 {
-		opts.Modes = client.Modes()
-	}
 	if opts.Tasks <= 0 {
 		opts.Tasks = 5
+	}
+	if opts.Revision == Revision20260728 {
+		return drawWorkload26(r, &opts)
+	}
+	if len(opts.Modes) == 0 {
+		opts.Modes = client.Modes()
 	}
 	w := Workload{Transport: opts.Transport, Sessions: 1 + r.IntN(2)}
 	if w.Transport == "" {
@@ -175,8 +198,17 @@ func (c Call) wantText() []string {
 
 // Validate reports the first thing that makes w unrunnable.
 func (w Workload) Validate() error {
+	if err := CheckRevision(w.Revision); err != nil {
+		return fmt.Errorf("workload: %w", err)
+	}
 	if w.Transport != TransportHTTP && w.Transport != TransportStdio {
 		return fmt.Errorf("workload: transport %q (want http or stdio)", w.Transport)
+	}
+	if w.stateless() {
+		return w.validate26()
+	}
+	if w.Server != "" || w.PollIntervalMs != 0 {
+		return fmt.Errorf("workload: server and pollIntervalMs are for a %s run", Revision20260728)
 	}
 	if w.Sessions < 1 || w.Sessions > 64 {
 		return fmt.Errorf("workload: %d sessions (want 1 to 64)", w.Sessions)
@@ -202,6 +234,8 @@ func (c Call) validate(sessions int) error {
 		return fmt.Errorf("tool %q (want slow_text or instant)", c.Tool)
 	case !slices.Contains(client.Modes(), c.Mode):
 		return fmt.Errorf("mode %q", c.Mode)
+	case c.Delivery != "" || c.NoTasks:
+		return fmt.Errorf("delivery and noTasks are for a %s run", Revision20260728)
 	case c.Chunks < 0 || c.Chunks > 1000 || c.IntervalMs < 0 || c.IntervalMs > 3_600_000:
 		return fmt.Errorf("chunks %d, intervalMs %d out of range", c.Chunks, c.IntervalMs)
 	case c.StartMs < 0 || c.StartMs > 3_600_000 || c.TTLMs < 0 || c.CancelAfterMs < 0 || c.FailAfter < -1:

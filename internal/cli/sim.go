@@ -40,6 +40,9 @@ type SimOptions struct {
 	HTML      string
 	Bug       string
 	Partition string
+	// Revision is the MCP revision the runs speak (2025-11-25 or
+	// 2026-07-28).
+	Revision string
 }
 
 // NewCmdSim builds tasksim sim.
@@ -87,7 +90,17 @@ with no run failed.
 
 --bug NAME plants a known bug in the reference server, its transport or
 the reference client (tasksim sim --bug list names them, with the rule
-that catches each): a way to see what a bug looks like, shrunk.`,
+that catches each): a way to see what a bug looks like, shrunk.
+
+--revision 2026-07-28 runs the reference pair of that revision: the
+stateless client against the reference server serving both revisions or
+2026-07-28 alone (drawn per seed), its tasks followed by polling tasks/get
+at the pollIntervalMs the server suggests or by subscriptions/listen
+(--mode poll,listen), input asked through tasks/update and by multi
+round-trip requests. Faults whose meaning is 2025-11-25's alone
+(duplicate-seqnr, drop-partial, server-restart, the seqnr=, seq= and
+stream=get selectors, ttl-expiry without advance=) are not drawn, and
+given with --fault they are exit 2.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Bug == bugList {
@@ -109,7 +122,7 @@ that catches each): a way to see what a bug looks like, shrunk.`,
 	f.Float64Var(&o.FaultRate, "fault-rate", 0, "probability of each drawn fault on each message it addresses (0: 0.05; more for faults that address few messages)")
 	f.BoolVar(&o.NoFaults, "no-faults", false, "run without faults")
 	f.BoolVar(&o.Strict, "strict", false, "judge a SHOULD broken as FAIL (exit 1, shrunk), not WARN")
-	f.StringSliceVar(&o.Modes, "mode", nil, "call modes to draw from (plain, immediate, streaming, task, poll, partial; default all)")
+	f.StringSliceVar(&o.Modes, "mode", nil, "call modes to draw from (plain, immediate, streaming, task, poll, partial; default all); with --revision 2026-07-28 how tasks are followed (poll, listen; default both)")
 	f.IntVar(&o.Tasks, "tasks", 5, "at most this many calls per run")
 	f.StringVar(&o.Transport, "transport", "", "http or stdio (default: drawn per seed, http 3 in 4)")
 	f.StringVar(&o.JSON, "json", "", "also write the result (schema tasksim.sim/v1: seeds, summary, failures) as JSON to this file (- for stdout); tasksim report sim-merge merges partitions")
@@ -121,6 +134,7 @@ that catches each): a way to see what a bug looks like, shrunk.`,
 	f.StringVar(&o.Trace, "trace", "", "write the trace of the run to this file (one run: --seed or --schedule), and over HTTP its HTTP record beside it (x.trace: x.http.trace); --json then holds its verdict")
 	f.StringVar(&o.HTML, "html", "", "write the timeline of a run to this HTML file: the run, or of many the first failing (else the one where faults did most)")
 	f.StringVar(&o.Partition, "partition", "", "run partition I/N (I from 0 to N-1) of the seeds; default from JOB_COMPLETION_INDEX and TASKSIM_SIM_PARTITIONS (a Kubernetes Indexed Job)")
+	f.StringVar(&o.Revision, "revision", sim.Revision20251125, "the MCP revision of the reference pair: 2025-11-25 or 2026-07-28 (the stateless client; docs/sim.md)")
 	f.StringVar(&o.Bug, "bug", "", `plant this known bug in the reference server, transport or client, to see the simulator catch it ("list" lists them; docs/sim.md)`)
 	return cmd
 }
@@ -145,7 +159,7 @@ func runSim(st *State, o *SimOptions, seedsGiven bool) error {
 	defer outs.abort()
 	l := &simLoop{
 		st: st, o: o, outs: outs,
-		tally:       simTally{maxFailures: maxSimFailures, maxCases: maxSimCases},
+		tally:       simTally{sum: sim.Summary{Revision: summaryRevision(o.Revision)}, maxFailures: maxSimFailures, maxCases: maxSimCases},
 		shrunkRules: map[string]bool{},
 		runOpts:     &sim.RunOptions{Version: Version, Bugs: bugs, Strict: o.Strict},
 	}
@@ -168,6 +182,9 @@ func simRunFlags(o *SimOptions, n int) (*sim.Bugs, error) {
 	}
 	if o.Bug == "" {
 		return nil, nil
+	}
+	if o.Revision == sim.Revision20260728 {
+		return nil, usagef("--bug %s: the planted bugs are of 2025-11-25; a %s run plants none yet", o.Bug, sim.Revision20260728)
 	}
 	b, err := plantedBug(o.Bug, false)
 	if err != nil {
@@ -316,6 +333,15 @@ func (l *simLoop) report(n int) error {
 	return nil
 }
 
+// summaryRevision is the Summary.Revision of runs of revision r: ""
+// for 2025-11-25, as runs before revisions were.
+func summaryRevision(r string) string {
+	if r == sim.Revision20251125 {
+		return ""
+	}
+	return r
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "none"
@@ -396,6 +422,9 @@ func httpTracePath(path string) string {
 // its trace header.
 func simCommand(s sim.Schedule, bug string) []string {
 	cmd := []string{"tasksim", "sim", "--seed", strconv.FormatUint(s.Seed, 10)}
+	if s.Workload.Revision == sim.Revision20260728 {
+		cmd = append(cmd, "--revision", s.Workload.Revision)
+	}
 	if bug != "" {
 		cmd = append(cmd, "--bug", bug)
 	}

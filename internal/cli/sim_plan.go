@@ -87,13 +87,26 @@ func simWorkload(o *SimOptions) (*sim.WorkloadOptions, *sim.FaultOptions, error)
 	if o.NoFaults && len(o.Faults) > 0 {
 		return nil, nil, usagef("--no-faults and --fault: choose one")
 	}
-	fo := &sim.FaultOptions{Specs: o.Faults, Rate: o.FaultRate, None: o.NoFaults}
+	if o.Revision == "" {
+		o.Revision = sim.Revision20251125
+	}
+	if err := sim.CheckRevision(o.Revision); err != nil {
+		return nil, nil, usagef("--revision: %v", err)
+	}
+	fo := &sim.FaultOptions{Specs: o.Faults, Rate: o.FaultRate, None: o.NoFaults, Revision: o.Revision}
 	if err := fo.Check(o.Transport); err != nil {
 		return nil, nil, &UsageError{Err: err}
 	}
 	transport := o.Transport
 	if transport == "" && fo.Transport() == sim.TransportHTTP {
 		transport = sim.TransportHTTP // a fault of the HTTP place: every run over HTTP
+	}
+	if o.Revision == sim.Revision20260728 {
+		deliveries, err := simDeliveries(o.Modes)
+		if err != nil {
+			return nil, nil, err
+		}
+		return &sim.WorkloadOptions{Revision: o.Revision, Deliveries: deliveries, Tasks: o.Tasks, Transport: transport}, fo, nil
 	}
 	var modes []client.Mode
 	for _, m := range o.Modes {
@@ -104,6 +117,22 @@ func simWorkload(o *SimOptions) (*sim.WorkloadOptions, *sim.FaultOptions, error)
 		modes = append(modes, mode)
 	}
 	return &sim.WorkloadOptions{Modes: modes, Tasks: o.Tasks, Transport: transport}, fo, nil
+}
+
+// simDeliveries reads --mode of a run of 2026-07-28: how its calls
+// follow their tasks.
+func simDeliveries(modes []string) ([]string, error) {
+	var out []string
+	for _, m := range modes {
+		m = strings.TrimSpace(m)
+		if !slices.Contains(sim.Deliveries(), m) {
+			return nil, usagef("--mode %q: a %s run follows its tasks by %s", m, sim.Revision20260728, strings.Join(sim.Deliveries(), " or "))
+		}
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // simFilePlan is the plan of --schedule or --corpus; ok is false when

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"maps"
 	"slices"
 	"strconv"
@@ -58,16 +59,22 @@ type requestState struct {
 }
 
 // stateSealer seals requestState values with an HMAC under a key of its
-// own, drawn from crypto/rand when the server starts: a requestState is
+// own, drawn when the server starts (Options.StateRand, crypto/rand by
+// default): a requestState is
 // attacker-controlled input that decides which answers the server takes,
 // so its integrity is protected and state that fails verification is
 // rejected (2026-07-28 Multi Round-Trip Requests, "Server Requirements"
 // 4 and 5).
 type stateSealer struct{ key [32]byte }
 
-func newStateSealer() *stateSealer {
+func newStateSealer(r io.Reader) *stateSealer {
 	s := &stateSealer{}
-	_, _ = rand.Read(s.key[:]) // crypto/rand never fails
+	if r == nil {
+		r = rand.Reader
+	}
+	if _, err := io.ReadFull(r, s.key[:]); err != nil {
+		_, _ = rand.Read(s.key[:]) // a source that fails: crypto/rand's, which never does
+	}
 	return s
 }
 

@@ -122,6 +122,12 @@ type Options struct {
 	// serializes its reads, so the reader need not be safe for concurrent
 	// use.
 	Rand io.Reader
+	// StateRand is the source of the key that seals every requestState
+	// (2026-07-28 Multi Round-Trip Requests), read once when the server
+	// starts; nil means crypto/rand. A seeded reader gives the same
+	// requestState to the same request on every run, for simulation, and
+	// a key only as secret as the seed.
+	StateRand io.Reader
 	// TaskIDs, when set, makes the id of each new task in place of the
 	// UUIDs drawn from Rand. Its ids are only as unique and as hard to
 	// guess as it makes them (2025-11-25 Tasks › Security Considerations:

@@ -36,7 +36,7 @@ type Server struct {
 func New(opts *Options) *Server {
 	o := opts.withDefaults()
 	stored := new(storedCount)
-	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock, stored), ids: ids{r: o.Rand, make: o.TaskIDs}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), states: newStateSealer(), sessions: map[*session]struct{}{}}
+	s := &Server{opts: o, tools: map[string]*Tool{}, store: newStore(o.Clock, stored), ids: ids{r: o.Rand, make: o.TaskIDs}, budget: newBudget(o.MaxSessionBytes, o.MaxServerBytes), states: newStateSealer(o.StateRand), sessions: map[*session]struct{}{}}
 	s.board = newBoard(o.Clock, s.budget, stored)
 	s.subs = newListeners()
 	tools := o.Tools
