@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"strconv"
@@ -25,17 +26,25 @@ import (
 // client26 is what one client of the revision did.
 type client26 struct {
 	tasks map[string]*clientTask
-	// outstanding are the ids of its requests not yet answered, lost
-	// those of requests whose stream broke before their answer, each with
-	// the record of the request; broken says a stream of it broke.
-	outstanding, lost map[string]uint64
-	broken            bool
+	// outstanding are the ids of its requests not yet answered, with the
+	// record of each; lost the requests whose stream broke before their
+	// answer, not yet re-issued.
+	outstanding map[string]uint64
+	lost        []lostRequest
 	// invalid are the unknown-resultType answers it got: the inputRequests
 	// keys and task ids only they gave (CLIENT-2663-RESULT-TYPE), and
 	// whether the client acted on each.
 	invalid      []*invalidAnswer
 	validKeys    map[string]bool
 	validTaskIDs map[string]bool
+}
+
+// lostRequest is a request whose stream broke before its answer: its id,
+// record, and what it asked (method and params, _meta aside), which its
+// re-issue asks again.
+type lostRequest struct {
+	id, asked string
+	rec       uint64
 }
 
 // invalidAnswer is a result with a resultType the revision does not
@@ -67,14 +76,14 @@ type clientTask struct {
 }
 
 func newClient26() *client26 {
-	return &client26{tasks: map[string]*clientTask{}, outstanding: map[string]uint64{}, lost: map[string]uint64{},
+	return &client26{tasks: map[string]*clientTask{}, outstanding: map[string]uint64{},
 		validKeys: map[string]bool{}, validTaskIDs: map[string]bool{}}
 }
 
 // clone copies the client for a second view.
 func (cl *client26) clone() *client26 {
-	d := &client26{tasks: map[string]*clientTask{}, outstanding: maps.Clone(cl.outstanding), lost: maps.Clone(cl.lost),
-		broken: cl.broken, validKeys: maps.Clone(cl.validKeys), validTaskIDs: maps.Clone(cl.validTaskIDs)}
+	d := &client26{tasks: map[string]*clientTask{}, outstanding: maps.Clone(cl.outstanding), lost: slices.Clone(cl.lost),
+		validKeys: maps.Clone(cl.validKeys), validTaskIDs: maps.Clone(cl.validTaskIDs)}
 	for id, t := range cl.tasks {
 		cp := *t
 		d.tasks[id] = &cp
@@ -107,9 +116,10 @@ func (p *wire26Params) clientKey() string {
 
 // clientRequest judges a request of the client: its id, and for a task it
 // was given, its headers, capabilities and pace.
-func (c *Checker) clientRequest(r *req26, rec traces.Record, id string, p *wire26Params) {
+func (c *Checker) clientRequest(r *req26, rec traces.Record, id string, p *wire26Params, params json.RawMessage) {
 	cl := c.rev26.clientOf(r.client)
-	c.newID(cl, rec, id)
+	r.asked = asked(r.method, params)
+	c.newID(cl, rec, id, r.asked)
 	c.actsOnInvalid(cl, r, p, rec)
 	taskIDs := []string{r.taskID}
 	if r.method == "subscriptions/listen" {
@@ -158,9 +168,11 @@ func (c *Checker) clientRequest(r *req26, rec traces.Record, id string, p *wire2
 // change over the lifetime of a task": a tasks/get of a task not yet seen
 // terminal is sent at least 90% of the last pollIntervalMs the client had
 // received for it after its previous tasks/get of the task (after the
-// CreateTaskResult, for the first).
+// CreateTaskResult, for the first). Once the client sent tasks/cancel it
+// need not poll at all (Task Cancellation), and a tasks/get then, which
+// looks how the cancel ended, is not polling: it is not judged.
 func (c *Checker) pollInterval(ct *clientTask, tid string, r *req26, rec traces.Record) {
-	if t := c.rev26.tasks[tid]; t != nil && t.poll > 0 && !ct.terminal {
+	if t := c.rev26.tasks[tid]; t != nil && t.poll > 0 && !ct.terminal && !ct.cancelled {
 		gap := r.at - ct.lastPoll
 		c.judge(RuleClient2663PollInterval, gap*10 >= t.poll*9,
 			"tasks/get of task "+tid+" "+gap.String()+" after the client's previous word of it; the server asked for pollIntervalMs "+strconv.FormatInt(t.poll.Milliseconds(), 10),
@@ -172,17 +184,34 @@ func (c *Checker) pollInterval(ct *clientTask, tid string, r *req26, rec traces.
 // newID judges CLIENT-2663-NEW-ID on a request of cl: "A broken response
 // stream loses the in-flight request; clients MUST re-issue it as a new
 // request with a new request ID" (2026-07-28 changelog, item 9), and
-// request ids never collide with the sender's outstanding requests.
-func (c *Checker) newID(cl *client26, rec traces.Record, id string) {
-	switch {
-	case cl.outstanding[id] != 0:
-		c.fail(RuleClient2663NewID, "request id "+id+" is reused while the client's request with that id is still outstanding", cl.outstanding[id], rec.Index)
-	case cl.lost[id] != 0:
-		c.fail(RuleClient2663NewID, "request id "+id+" is reused after the stream of the client's request with that id broke; a re-issue takes a new id", cl.lost[id], rec.Index)
-	case cl.broken:
-		c.ok(RuleClient2663NewID)
+// request ids never collide with the sender's outstanding requests. The
+// re-issue of a lost request is the first request of the client after
+// the loss that asks the same (method and params, _meta aside).
+func (c *Checker) newID(cl *client26, rec traces.Record, id, what string) {
+	if prev := cl.outstanding[id]; prev != 0 {
+		c.fail(RuleClient2663NewID, "request id "+id+" is reused while the client's request with that id is still outstanding", prev, rec.Index)
+	}
+	for i, l := range cl.lost {
+		if l.asked != what {
+			continue
+		}
+		cl.lost = slices.Delete(cl.lost, i, i+1)
+		c.judge(RuleClient2663NewID, l.id != id, "the request lost with its stream (id "+l.id+") is re-issued with the same id; a re-issue takes a new id", l.rec, rec.Index)
+		break
 	}
 	cl.outstanding[id] = rec.Index
+}
+
+// asked is what a request asks, to know its re-issue: its method and
+// params without their _meta, members sorted.
+func asked(method string, params json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil {
+		return method + " " + canonical(params)
+	}
+	delete(m, "_meta")
+	b, _ := json.Marshal(m)
+	return method + " " + sortedJSON(b)
 }
 
 // streamBroke notes a request whose stream ended before its answer: lost,
@@ -205,7 +234,7 @@ func (c *Checker) streamBroke(rec traces.Record) {
 		cl := c.rev26.clientOf(r.client)
 		delete(cl.outstanding, k.id)
 		if rec.End != traces.EndClient {
-			cl.lost[k.id], cl.broken = r.rec, true
+			cl.lost = append(cl.lost, lostRequest{id: k.id, asked: r.asked, rec: r.rec})
 		}
 	}
 }

@@ -387,7 +387,9 @@ var failFixtures = []failFixture{
 			e.insert(0, head, msg, end)
 		}},
 	{"CLIENT-2663-RESULT-TYPE", "rev2026", "the multi round-trip answer of a tools/call has a resultType the revision does not define, and the client answers its inputRequests as if it were input_required",
-		func(t *testing.T, e *editor) { e.sub(174, `"resultType":"input_required"`, `"resultType":"x-needs-input"`) }},
+		func(t *testing.T, e *editor) {
+			e.sub(174, `"resultType":"input_required"`, `"resultType":"x-needs-input"`)
+		}},
 	{"CLIENT-2663-KEEP-POLLING", "rev2026", "the client stops polling the failing task while it is working: its last tasks/get (the one that saw it completed) is gone",
 		func(t *testing.T, e *editor) { e.cut(95, 100) }},
 	{"CLIENT-2663-FAILED-OUTCOME", "rev2026", "the CreateTaskResult of the protocol-error task says failed (a Task has no error), and the client never asks tasks/get for its error",

@@ -110,12 +110,13 @@ type req26Key struct {
 // req26 is one request of the client.
 type req26 struct {
 	method string
-	// client names the client that sent it (client2026.go).
-	client string
-	taskID string
-	rec    uint64
-	at     time.Duration
-	head   *head26
+	// client names the client that sent it, asked what it asks (its
+	// method and params, _meta aside) (client2026.go).
+	client, asked string
+	taskID        string
+	rec           uint64
+	at            time.Duration
+	head          *head26
 	// headers is what is wrong with its routing headers ("" when they
 	// agree with the body).
 	headers string
@@ -293,7 +294,7 @@ func (c *Checker) request26(rec traces.Record, w *wireMsg) {
 			t.gets++
 		}
 	}
-	c.clientRequest(r, rec, key.id, &p)
+	c.clientRequest(r, rec, key.id, &p, w.Params)
 	c.rev26.reqs[key] = r
 }
 

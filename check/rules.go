@@ -439,9 +439,9 @@ var catalog = revisions([numRules]Rule{
 	},
 	RuleClient2663NewID: {
 		ID: "CLIENT-2663-NEW-ID", Keyword: Must, Side: Client, Revision: Revision20260728,
-		Summary: "a request whose stream broke before its answer is re-issued with a new id: no request reuses the id of a lost or outstanding request of its client",
+		Summary: "a request whose stream broke before its answer is re-issued with a new id, and no request reuses the id of an outstanding request of its client",
 		Spec:    specNotes + ", 1.6 Cancellation and broken streams (changelog: a broken response stream loses the request; re-issue it with a new id; ids never collide with outstanding requests)",
-		Needs:   "a request sent after a stream of the same client broke before its answer",
+		Needs:   "a request of the client re-issued (the same method and params) after its stream broke before its answer",
 	},
 	RuleClient2663ResultType: {
 		ID: "CLIENT-2663-RESULT-TYPE", Keyword: Must, Side: Client, Revision: Revision20260728,
