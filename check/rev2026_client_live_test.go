@@ -11,13 +11,11 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	rev "github.com/tasksim/tasksim/mcp/rev20260728"
@@ -90,14 +88,7 @@ func misbehave(t *testing.T, upstream string) *httptest.Server {
 // its task exists.
 func recordClient2026(t *testing.T) []traces.Record {
 	t.Helper()
-	srv, err := refserver.Listen(&refserver.Options{
-		Server: &server.Options{PollInterval: 100 * time.Millisecond},
-		HTTP:   &streamhttp.Options{Logger: slog.New(slog.DiscardHandler)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := listen2026(t)
 	front := misbehave(t, srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -125,30 +116,9 @@ func recordClient2026(t *testing.T) []traces.Record {
 	if !errors.Is(err, client.ErrInvalidResult) {
 		t.Fatalf("call answered with an unknown resultType: %v, want ErrInvalidResult", err)
 	}
-	cctx, cancelCall := context.WithCancel(ctx)
-	cancelled, err := conn.CallTool(cctx, client.StatelessCallOptions{Name: server.ToolSlowCompute, Args: map[string]any{"seconds": 60},
-		OnEvent: func(e client.Event) {
-			if e.Kind == client.EventTaskCreated {
-				cancelCall()
-			}
-		}})
-	cancelCall()
-	if cancelled == nil || cancelled.TaskID == "" || !cancelled.Cancelled {
-		t.Fatalf("cancelled call: %+v, %v; want a task the client cancelled", cancelled, err)
-	}
+	cancelOnceCreated(t, ctx, conn)
 	conn.Close()
 	return stop()
-}
-
-// rulesClient2026 are the client rules of 2026-07-28.
-func rulesClient2026() []string {
-	var ids []string
-	for _, r := range Catalog() {
-		if r.Revision == Revision20260728 && r.Side == Client {
-			ids = append(ids, r.ID)
-		}
-	}
-	return ids
 }
 
 // TestLive2026ClientTrace: the reference client of 2026-07-28, recorded
@@ -164,7 +134,7 @@ func TestLive2026ClientTrace(t *testing.T) {
 	if fs := failures(v); len(fs) > 0 {
 		t.Errorf("the reference client fails %v:\n%s", fs, verdictText(v))
 	}
-	for _, id := range rulesClient2026() {
+	for _, id := range rules2026(Client) {
 		if r, _ := v.Result(id); r.Status != Pass {
 			t.Errorf("%s is %s, want PASS (%s)", id, r.Status, r.Why)
 		}
@@ -173,10 +143,6 @@ func TestLive2026ClientTrace(t *testing.T) {
 		t.Log(verdictText(v))
 	}
 	if *update {
-		h := traces.Header{FormatVersion: 3, TasksimVersion: "dev", Command: []string{"go", "test", "./check", "-run", "TestLive2026ClientTrace", "-update"},
-			Protocol: Revision20260728, Labels: []traces.Label{{Key: "recorder", Value: "http"},
-				{Key: "purpose", Value: "the reference client of 2026-07-28 over HTTP against a misbehaving front (recordClient2026 in rev2026_client_live_test.go): a stream broken before its answer and the call re-issued, a task failed with a JSON-RPC error, an unknown resultType, a task cancelled"},
-				{Key: "trimmed", Value: "trimmed to the records the checker reads (trim2026)"}}}
-		writeFixture(t, filepath.Join("testdata", "pass", "rev2026-client.jsonl"), h, trim2026(recs))
+		writeLive2026(t, "TestLive2026ClientTrace", "rev2026-client", "the reference client of 2026-07-28 over HTTP against a misbehaving front (recordClient2026 in rev2026_client_live_test.go): a stream broken before its answer and the call re-issued, a task failed with a JSON-RPC error, an unknown resultType, a task cancelled", recs)
 	}
 }
