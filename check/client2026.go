@@ -221,7 +221,7 @@ func asked(method string, params json.RawMessage) string {
 func (c *Checker) streamBroke(rec traces.Record) {
 	ex := exKey{rec.Conn, rec.Exchange}
 	r := c.rev26.exReq[ex]
-	if r == nil || rec.End == traces.EndStopped {
+	if r == nil {
 		return
 	}
 	delete(c.rev26.exReq, ex)
@@ -233,7 +233,7 @@ func (c *Checker) streamBroke(rec traces.Record) {
 		delete(c.rev26.reqs, k)
 		cl := c.rev26.clientOf(r.client)
 		delete(cl.outstanding, k.id)
-		if rec.End != traces.EndClient {
+		if rec.End != traces.EndClient && rec.End != traces.EndStopped {
 			cl.lost = append(cl.lost, lostRequest{id: k.id, asked: r.asked, rec: r.rec})
 		}
 	}

@@ -386,6 +386,19 @@ var failFixtures = []failFixture{
 			head.Stream, msg.Stream, end.Stream = "req:100", "req:100", "post:100"
 			e.insert(0, head, msg, end)
 		}},
+	{"CLIENT-2663-NEW-ID-outstanding", "rev2026", "while its subscriptions/listen (id 25) is open, the client sends a tasks/get with id 25",
+		func(t *testing.T, e *editor) {
+			get := make([]traces.Record, 0, 5)
+			for i := 110; i < 115; i++ {
+				r := e.rec(i).Clone()
+				r.Conn, r.Exchange, r.Offset = 100, 100, e.rec(162).Offset
+				r.Stream = strings.Replace(strings.Replace(r.Stream, ":23", ":100", 1), "req:23", "req:100", 1)
+				get = append(get, r)
+			}
+			e.insert(163, get...)
+			e.sub(164, `"id":22,`, `"id":25,`)
+			e.sub(166, `"id":22,`, `"id":25,`)
+		}},
 	{"CLIENT-2663-RESULT-TYPE", "rev2026", "the multi round-trip answer of a tools/call has a resultType the revision does not define, and the client answers its inputRequests as if it were input_required",
 		func(t *testing.T, e *editor) {
 			e.sub(174, `"resultType":"input_required"`, `"resultType":"x-needs-input"`)
