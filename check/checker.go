@@ -567,6 +567,7 @@ func (c *Checker) finish() {
 	c.finishModes()
 	c.checkIDEntropy(RuleTaskIDEntropy, c.taskIDs)
 	c.checkIDEntropy(RuleS2663IDEntropy, c.rev26.ids)
+	c.finishClients()
 }
 
 // ttlOf reads a ttl in milliseconds.

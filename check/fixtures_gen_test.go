@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -353,6 +354,61 @@ var failFixtures = []failFixture{
 			msg := `{"jsonrpc":"2.0","method":"notifications/progress","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":25},"progressToken":"p1","progress":1}}`
 			n.SSE.Data, n.RPC = msg, traces.DescribeMessage([]byte(msg))
 			e.insert(163, n)
+		}},
+	// 2026-07-28, the client's side: edits of the same trace.
+	{"CLIENT-2663-POLL-INTERVAL", "rev2026", "the client polls the failing task 10ms after its previous tasks/get of it; the server gave pollIntervalMs 100",
+		func(t *testing.T, e *editor) {
+			at := e.rec(56).Offset + 10*time.Millisecond
+			for i := 60; i < 65; i++ {
+				e.rec(i).Offset = at
+			}
+		}},
+	{"CLIENT-2663-MCP-NAME", "rev2026", "a tasks/get of the client's task has no Mcp-Name header (and is answered HTTP 400 with -32020)",
+		func(t *testing.T, e *editor) {
+			h := e.rec(55).HTTP
+			h.Header = slices.DeleteFunc(h.Header, func(f traces.HeaderField) bool { return f.Name == "Mcp-Name" })
+			e.rec(57).HTTP.Status = 400
+			e.set(58, `{"jsonrpc":"2.0","id":11,"error":{"code":-32020,"message":"Header mismatch: Mcp-Name header missing"}}`)
+		}},
+	{"CLIENT-2663-CAPABILITY", "rev2026", "a tasks/get of the client's task does not declare the tasks extension (and is answered -32021)",
+		func(t *testing.T, e *editor) {
+			e.sub(56, `,"extensions":{"io.modelcontextprotocol/tasks":{}}`, ``)
+			e.rec(57).HTTP.Status = 400
+			e.set(58, `{"jsonrpc":"2.0","id":11,"error":{"code":-32021,"message":"Missing required client capability","data":{"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}`)
+		}},
+	{"CLIENT-2663-NEW-ID", "rev2026", "the stream of the first tools/call breaks before its answer, and the client re-issues it with the same id 1",
+		func(t *testing.T, e *editor) {
+			head, msg := e.rec(0).Clone(), e.rec(1).Clone()
+			end := traces.Record{Dir: traces.DirServerToClient, Kind: traces.KindBodyEnd, Note: "upstream body broke", End: traces.EndServer, Revision: head.Revision}
+			for _, r := range []*traces.Record{&head, &msg, &end} {
+				r.Conn, r.Exchange, r.Offset = 100, 100, 0
+			}
+			head.Stream, msg.Stream, end.Stream = "req:100", "req:100", "post:100"
+			e.insert(0, head, msg, end)
+		}},
+	{"CLIENT-2663-NEW-ID-outstanding", "rev2026", "while its subscriptions/listen (id 25) is open, the client sends a tasks/get with id 25",
+		func(t *testing.T, e *editor) {
+			get := make([]traces.Record, 0, 5)
+			for i := 110; i < 115; i++ {
+				r := e.rec(i).Clone()
+				r.Conn, r.Exchange, r.Offset = 100, 100, e.rec(162).Offset
+				r.Stream = strings.Replace(strings.Replace(r.Stream, ":23", ":100", 1), "req:23", "req:100", 1)
+				get = append(get, r)
+			}
+			e.insert(163, get...)
+			e.sub(164, `"id":22,`, `"id":25,`)
+			e.sub(166, `"id":22,`, `"id":25,`)
+		}},
+	{"CLIENT-2663-RESULT-TYPE", "rev2026", "the multi round-trip answer of a tools/call has a resultType the revision does not define, and the client answers its inputRequests as if it were input_required",
+		func(t *testing.T, e *editor) {
+			e.sub(174, `"resultType":"input_required"`, `"resultType":"x-needs-input"`)
+		}},
+	{"CLIENT-2663-KEEP-POLLING", "rev2026", "the client stops polling the failing task while it is working: its last tasks/get (the one that saw it completed) is gone",
+		func(t *testing.T, e *editor) { e.cut(95, 100) }},
+	{"CLIENT-2663-FAILED-OUTCOME", "rev2026", "the CreateTaskResult of the protocol-error task says failed (a Task has no error), and the client never asks tasks/get for its error",
+		func(t *testing.T, e *editor) {
+			e.sub(38, `"status":"working"`, `"status":"failed"`)
+			e.cut(40, 45)
 		}},
 	{"CLIENT-POLL-INTERVAL-retry", "resume-last-event-id", "the client reconnects 7ms after the stream broke; the server set retry 1000ms",
 		func(t *testing.T, e *editor) {

@@ -35,8 +35,10 @@ func (c *Checker) notification26(rec traces.Record, w *wireMsg) {
 		c.listenTasks(rec, w, res.str("taskId"))
 		if l := c.listenOf(rec, w.Params); l != nil {
 			c.listenTerminal(l, res, rec)
+			c.clientNotification(l, res, rec)
 		}
 		if t := c.rev26.tasks[res.str("taskId")]; t != nil {
+			notePoll(t, res)
 			status := res.str("status")
 			c.terminal26(t, status, outcome(res, status), rec, true)
 		}

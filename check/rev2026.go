@@ -38,11 +38,13 @@ type rev26 struct {
 	// notifications name in their subscriptionId.
 	exReq   map[exKey]*req26
 	listens map[req26Key]*req26
+	// clients are the clients, by clientInfo (client2026.go).
+	clients map[string]*client26
 }
 
 func newRev26() *rev26 {
 	return &rev26{heads: map[exKey]*head26{}, reqs: map[req26Key]*req26{}, tasks: map[string]*task26{},
-		exReq: map[exKey]*req26{}, listens: map[req26Key]*req26{}}
+		exReq: map[exKey]*req26{}, listens: map[req26Key]*req26{}, clients: map[string]*client26{}}
 }
 
 // clone copies the history for a second view (views.go).
@@ -70,6 +72,9 @@ func (v *rev26) clone() *rev26 {
 	}
 	for k, r := range v.listens {
 		d.listens[k] = reqs[r]
+	}
+	for k, cl := range v.clients {
+		d.clients[k] = cl.clone()
 	}
 	for id, t := range v.tasks {
 		cp := *t
@@ -105,10 +110,13 @@ type req26Key struct {
 // req26 is one request of the client.
 type req26 struct {
 	method string
-	taskID string
-	rec    uint64
-	at     time.Duration
-	head   *head26
+	// client names the client that sent it, asked what it asks (its
+	// method and params, _meta aside) (client2026.go).
+	client, asked string
+	taskID        string
+	rec           uint64
+	at            time.Duration
+	head          *head26
 	// headers is what is wrong with its routing headers ("" when they
 	// agree with the body).
 	headers string
@@ -148,7 +156,9 @@ type task26 struct {
 	createdRec uint64
 	createdAt  time.Duration
 	ttl        time.Duration // 0: unlimited (ttlMs null) or unknown
-	gets       int
+	// poll is the last pollIntervalMs given for it (0: none).
+	poll time.Duration
+	gets int
 	// terminal is the first terminal status seen, with its result or
 	// error (canonical), and its record.
 	terminal     string
@@ -199,6 +209,10 @@ func (c *Checker) add26(rec traces.Record) {
 		if rec.RPC != nil {
 			c.message26(rec, rec.Raw)
 		}
+	case traces.KindBodyEnd, traces.KindConnError:
+		if rec.Dir != traces.DirClientToServer {
+			c.streamBroke(rec)
+		}
 	}
 }
 
@@ -225,6 +239,11 @@ func (c *Checker) message26(rec traces.Record, raw []byte) {
 	if r == nil {
 		return
 	}
+	var res *wire26Result
+	if w.Error == nil {
+		res = decode26Result(w.Result)
+	}
+	c.answered(r, key.id, res, w, rec)
 	c.answer26(r, rec, w)
 	// The request is answered, and its exchange over: keep only what is
 	// open (a listen's stream ends with its answer too).
@@ -253,6 +272,7 @@ func (c *Checker) request26(rec traces.Record, w *wireMsg) {
 	r.headers = headerProblem(r.head, w.Method, &p)
 	r.caps = p.caps()
 	r.wantsTasks = p.wantsTasks(w.Method)
+	r.client = p.clientKey()
 	key := req26Key{rec.Conn, rec.Exchange, canonical(w.ID)}
 	if w.Method == "subscriptions/listen" {
 		r.taskIDs = map[string]bool{}
@@ -274,6 +294,7 @@ func (c *Checker) request26(rec traces.Record, w *wireMsg) {
 			t.gets++
 		}
 	}
+	c.clientRequest(r, rec, key.id, &p, w.Params)
 	c.rev26.reqs[key] = r
 }
 

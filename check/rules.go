@@ -120,6 +120,13 @@ const (
 	RuleS2663IDEntropy
 	RuleS2663ListenTasks
 	RuleS2663TaskFields
+	RuleClient2663PollInterval
+	RuleClient2663McpName
+	RuleClient2663Capability
+	RuleClient2663NewID
+	RuleClient2663ResultType
+	RuleClient2663KeepPolling
+	RuleClient2663FailedOutcome
 
 	numRules = iota
 )
@@ -409,6 +416,50 @@ var catalog = revisions([numRules]Rule{
 		Summary: "a Task carries taskId, a known status, createdAt and lastUpdatedAt (ISO 8601) and ttlMs (an integer or null); pollIntervalMs, when present, is an integer",
 		Spec:    specTasks + ", Tasks (interface Task); Task Creation",
 		Needs:   "a CreateTaskResult, tasks/get answer or notifications/tasks",
+	},
+	// The client rules of 2026-07-28 judge a client by its clientInfo (the
+	// revision has no session) and the tasks it was given (client2026.go).
+	RuleClient2663PollInterval: {
+		ID: "CLIENT-2663-POLL-INTERVAL", Keyword: Should, Side: Client, Revision: Revision20260728,
+		Summary: "a client waits the last pollIntervalMs the server gave for a task before its next tasks/get of it (90% of it, for recording jitter)",
+		Spec:    specTasks + ", Tasks (interface Task: pollIntervalMs); Task Polling",
+		Needs:   "a tasks/get of a task the client was given, with a pollIntervalMs, not yet seen terminal",
+	},
+	RuleClient2663McpName: {
+		ID: "CLIENT-2663-MCP-NAME", Keyword: Must, Side: Client, Revision: Revision20260728,
+		Summary: "a tasks/get, tasks/update or tasks/cancel over HTTP carries the Mcp-Name header, equal to its taskId",
+		Spec:    specTasks + ", Streamable HTTP: Routing Headers; " + specNotes + ", 1.2 Required HTTP headers",
+		Needs:   "a tasks/get, tasks/update or tasks/cancel over HTTP of a task the client was given",
+	},
+	RuleClient2663Capability: {
+		ID: "CLIENT-2663-CAPABILITY", Keyword: Must, Side: Client, Revision: Revision20260728,
+		Summary: "a tasks/get, tasks/update, tasks/cancel or listen for task ids declares io.modelcontextprotocol/tasks in that request's clientCapabilities",
+		Spec:    specTasks + ", Capability Negotiation; Error Handling › Protocol Errors; " + specNotes + ", 1.1 Stateless requests (no capability inferred from earlier requests)",
+		Needs:   "a tasks/get, tasks/update, tasks/cancel or listen for task ids of a task the client was given",
+	},
+	RuleClient2663NewID: {
+		ID: "CLIENT-2663-NEW-ID", Keyword: Must, Side: Client, Revision: Revision20260728,
+		Summary: "a request whose stream broke before its answer is re-issued with a new id, and no request reuses the id of an outstanding request of its client",
+		Spec:    specNotes + ", 1.6 Cancellation and broken streams (changelog: a broken response stream loses the request; re-issue it with a new id; ids never collide with outstanding requests)",
+		Needs:   "a request of the client re-issued (the same method and params) after its stream broke before its answer",
+	},
+	RuleClient2663ResultType: {
+		ID: "CLIENT-2663-RESULT-TYPE", Keyword: Must, Side: Client, Revision: Revision20260728,
+		Summary: "a result whose resultType the client does not know is invalid: the client does not act on it (no inputResponses to its inputRequests, no tasks/* of a task id only it gave)",
+		Spec:    specNotes + ", 1.4 resultType (a client MUST treat an unknown value as invalid); " + specTasks + ", Polymorphic Results",
+		Needs:   "a result of a tools/call with a resultType the revision does not define",
+	},
+	RuleClient2663KeepPolling: {
+		ID: "CLIENT-2663-KEEP-POLLING", Keyword: Should, Side: Client, Revision: Revision20260728,
+		Summary: "a client follows each task it was given to a terminal status, or cancels it: none is left non-terminal without tasks/cancel at the end of the trace",
+		Spec:    specTasks + ", Task Polling; Task Update Requests",
+		Needs:   "a task the client was given (a CreateTaskResult answering it)",
+	},
+	RuleClient2663FailedOutcome: {
+		ID: "CLIENT-2663-FAILED-OUTCOME", Keyword: Should, Side: Client, Revision: Revision20260728,
+		Summary: "a client that saw a task failed reads its outcome: a DetailedTask failed with its error, or a tasks/get asked after it saw failed",
+		Spec:    specTasks + ", Task Status (failed); Task Polling › Response; Error Handling › Task Execution Errors",
+		Needs:   "a task the client was given and saw failed",
 	},
 })
 

@@ -102,8 +102,17 @@ func (c *Checker) created26(res *wire26Result, rec traces.Record) {
 	if n, err := strconv.ParseFloat(string(res.members["ttlMs"]), 64); err == nil && n > 0 {
 		t.ttl = msDuration(n)
 	}
+	notePoll(t, res)
 	c.rev26.tasks[id] = t
 	c.rev26.ids = append(c.rev26.ids, taskIDSeen{id, rec.Index})
+}
+
+// notePoll keeps the pollIntervalMs a Task carries, the last given for
+// it (it "MAY change over the lifetime of a task").
+func notePoll(t *task26, res *wire26Result) {
+	if n, err := strconv.ParseFloat(string(res.members["pollIntervalMs"]), 64); err == nil && n > 0 {
+		t.poll = msDuration(n)
+	}
 }
 
 // getShape judges S2663-GET-SHAPE on a DetailedTask: tasks/get "MUST"
@@ -142,6 +151,7 @@ func (c *Checker) getAnswer(r *req26, res *wire26Result, rec traces.Record) {
 	if r.first {
 		c.ok(RuleS2663DurableCreate)
 	}
+	notePoll(t, res)
 	status := res.str("status")
 	body := outcome(res, status)
 	if r.terminal != "" {

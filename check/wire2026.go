@@ -36,7 +36,11 @@ type wire26Params struct {
 		TaskIDs []string `json:"taskIds"`
 	} `json:"notifications"`
 	Meta struct {
-		Version      string `json:"io.modelcontextprotocol/protocolVersion"`
+		Version    string `json:"io.modelcontextprotocol/protocolVersion"`
+		ClientInfo *struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+		} `json:"io.modelcontextprotocol/clientInfo"`
 		Capabilities *struct {
 			Extensions map[string]json.RawMessage `json:"extensions"`
 		} `json:"io.modelcontextprotocol/clientCapabilities"`
