@@ -26,10 +26,10 @@ import (
 // client26 is what one client of the revision did.
 type client26 struct {
 	tasks map[string]*clientTask
-	// outstanding are the ids of its requests not yet answered, with the
-	// record of each; lost the requests whose stream broke before their
-	// answer, not yet re-issued.
-	outstanding map[string]uint64
+	// outstanding are the ids of its requests not yet answered, by the
+	// connection they were sent on, with the record of each; lost the
+	// requests whose stream broke before their answer, not yet re-issued.
+	outstanding map[outKey]uint64
 	lost        []lostRequest
 	// invalid are the unknown-resultType answers it got: the inputRequests
 	// keys and task ids only they gave (CLIENT-2663-RESULT-TYPE), and
@@ -37,6 +37,27 @@ type client26 struct {
 	invalid      []*invalidAnswer
 	validKeys    map[string]bool
 	validTaskIDs map[string]bool
+}
+
+// outKey names an outstanding request: its id, and the connection it was
+// sent on where that bounds the requestor's ids. Over stdio and in
+// process a connection is one client's (a pipe, an mcp.Conn): a new one
+// of a client that carries the same clientInfo (a restarted process, a
+// fresh pipe) starts its ids afresh. Over Streamable HTTP each request is
+// a POST of its own, which a client spreads over its TCP connections as
+// it likes: there the ids are the client's (conn 0).
+type outKey struct {
+	conn uint64
+	id   string
+}
+
+// outKeyOf returns the outKey of request id sent on conn, in an HTTP
+// exchange when ex is not 0.
+func outKeyOf(conn, ex uint64, id string) outKey {
+	if ex != 0 {
+		conn = 0
+	}
+	return outKey{conn, id}
 }
 
 // lostRequest is a request whose stream broke before its answer: its id,
@@ -61,10 +82,13 @@ type invalidAnswer struct {
 // given.
 type clientTask struct {
 	createdRec uint64
-	// lastPoll is when it last asked for the task (or received its
-	// CreateTaskResult), and its record.
-	lastPoll    time.Duration
-	lastPollRec uint64
+	// polled: it sent a tasks/get of the task; lastPoll is when it last
+	// did (or received its CreateTaskResult), and its record; answered:
+	// that tasks/get was answered (one that was not is lost, and the next
+	// re-issues it).
+	polled, answered bool
+	lastPoll         time.Duration
+	lastPollRec      uint64
 	// terminal: it saw the task terminal; cancelled: it sent tasks/cancel;
 	// gone: a tasks/get of it was answered -32602 (the task expired).
 	terminal, cancelled, gone bool
@@ -76,7 +100,7 @@ type clientTask struct {
 }
 
 func newClient26() *client26 {
-	return &client26{tasks: map[string]*clientTask{}, outstanding: map[string]uint64{},
+	return &client26{tasks: map[string]*clientTask{}, outstanding: map[outKey]uint64{},
 		validKeys: map[string]bool{}, validTaskIDs: map[string]bool{}}
 }
 
@@ -167,18 +191,24 @@ func (c *Checker) clientRequest(r *req26, rec traces.Record, id string, p *wire2
 // the pollIntervalMs provided in responses" (Task Polling), which "MAY
 // change over the lifetime of a task": a tasks/get of a task not yet seen
 // terminal is sent at least 90% of the last pollIntervalMs the client had
-// received for it after its previous tasks/get of the task (after the
-// CreateTaskResult, for the first). Once the client sent tasks/cancel it
+// received for it after its previous tasks/get of the task. The first
+// tasks/get of a task is not judged, as CLIENT-TASKS-GET-INTERVAL does
+// not judge it in 2025-11-25: a client may look at once after the
+// CreateTaskResult, or after a listen that failed, and polling is the
+// pace of the gets that follow. A tasks/get sent after one that got no
+// answer (its stream broke) re-issues it, as the client MUST (2026-07-28
+// changelog, item 9), and is not judged either. Once the client sent
+// tasks/cancel it
 // need not poll at all (Task Cancellation), and a tasks/get then, which
 // looks how the cancel ended, is not polling: it is not judged.
 func (c *Checker) pollInterval(ct *clientTask, tid string, r *req26, rec traces.Record) {
-	if t := c.rev26.tasks[tid]; t != nil && t.poll > 0 && !ct.terminal && !ct.cancelled {
+	if t := c.rev26.tasks[tid]; t != nil && t.poll > 0 && ct.polled && ct.answered && !ct.terminal && !ct.cancelled {
 		gap := r.at - ct.lastPoll
 		c.judge(RuleClient2663PollInterval, gap*10 >= t.poll*9,
-			"tasks/get of task "+tid+" "+gap.String()+" after the client's previous word of it; the server asked for pollIntervalMs "+strconv.FormatInt(t.poll.Milliseconds(), 10),
+			"tasks/get of task "+tid+" "+gap.String()+" after the client's previous one; the server asked for pollIntervalMs "+strconv.FormatInt(t.poll.Milliseconds(), 10),
 			ct.lastPollRec, rec.Index)
 	}
-	ct.lastPoll, ct.lastPollRec = r.at, rec.Index
+	ct.polled, ct.answered, ct.lastPoll, ct.lastPollRec = true, false, r.at, rec.Index
 }
 
 // newID judges CLIENT-2663-NEW-ID on a request of cl: "A broken response
@@ -188,7 +218,7 @@ func (c *Checker) pollInterval(ct *clientTask, tid string, r *req26, rec traces.
 // re-issue of a lost request is the first request of the client after
 // the loss that asks the same (method and params, _meta aside).
 func (c *Checker) newID(cl *client26, rec traces.Record, id, what string) {
-	if prev := cl.outstanding[id]; prev != 0 {
+	if prev := cl.outstanding[outKeyOf(rec.Conn, rec.Exchange, id)]; prev != 0 {
 		c.fail(RuleClient2663NewID, "request id "+id+" is reused while the client's request with that id is still outstanding", prev, rec.Index)
 	}
 	for i, l := range cl.lost {
@@ -199,7 +229,23 @@ func (c *Checker) newID(cl *client26, rec traces.Record, id, what string) {
 		c.judge(RuleClient2663NewID, l.id != id, "the request lost with its stream (id "+l.id+") is re-issued with the same id; a re-issue takes a new id", l.rec, rec.Index)
 		break
 	}
-	cl.outstanding[id] = rec.Index
+	cl.outstanding[outKeyOf(rec.Conn, rec.Exchange, id)] = rec.Index
+}
+
+// freeIDs ends what is outstanding on conn (stdio, in process; an HTTP
+// request ends with its exchange): with id, the request the client
+// cancelled (notifications/cancelled: over stdio the cancellation,
+// 2026-07-28 Cancellation), which it may not re-issue and whose id is
+// free again; with id "", every request of the connection, which closed
+// or broke.
+func (c *Checker) freeIDs(conn uint64, id string) {
+	for _, cl := range c.rev26.clients {
+		for k := range cl.outstanding {
+			if k.conn == conn && (id == "" || k.id == id) {
+				delete(cl.outstanding, k)
+			}
+		}
+	}
 }
 
 // asked is what a request asks, to know its re-issue: its method and
@@ -232,7 +278,7 @@ func (c *Checker) streamBroke(rec traces.Record) {
 		}
 		delete(c.rev26.reqs, k)
 		cl := c.rev26.clientOf(r.client)
-		delete(cl.outstanding, k.id)
+		delete(cl.outstanding, outKeyOf(k.conn, k.ex, k.id))
 		if rec.End != traces.EndClient && rec.End != traces.EndStopped {
 			cl.lost = append(cl.lost, lostRequest{id: k.id, asked: r.asked, rec: r.rec})
 		}
@@ -243,7 +289,10 @@ func (c *Checker) streamBroke(rec traces.Record) {
 // frees, the tasks it gives or shows.
 func (c *Checker) answered(r *req26, id string, res *wire26Result, w *wireMsg, rec traces.Record) {
 	cl := c.rev26.clientOf(r.client)
-	delete(cl.outstanding, id)
+	delete(cl.outstanding, outKeyOf(rec.Conn, rec.Exchange, id))
+	if ct := cl.tasks[r.taskID]; ct != nil && r.method == m26Get {
+		ct.answered = true
+	}
 	if w.Error != nil {
 		if ct := cl.tasks[r.taskID]; ct != nil && r.method == m26Get && w.Error.Code == codeInvalidParams {
 			ct.gone = true

@@ -41,8 +41,9 @@ func TestClient2026NewIDLostOnly(t *testing.T) {
 
 // TestClient2026PollAfterCancel: a tasks/get sent right after tasks/cancel
 // looks how the cancel ended; it is not polling and is not judged against
-// pollIntervalMs, while the same tasks/get without the cancel before it
-// is.
+// pollIntervalMs. Without the cancel the same tasks/get is the task's
+// first, which is not judged either: only the gets that follow one set
+// the pace.
 func TestClient2026PollAfterCancel(t *testing.T) {
 	recs := readFixture(t, filepath.Join("testdata", "pass", "rev2026.jsonl"))
 	// Records 105..114: tasks/cancel of the task created at 103, then
@@ -63,9 +64,9 @@ func TestClient2026PollAfterCancel(t *testing.T) {
 		t.Errorf("tasks/get at once after tasks/cancel: %s is %s, want PASS\n%v", r.Rule.ID, r.Status, r.Findings)
 	}
 	// Without the cancel, the same tasks/get comes 0s after the
-	// CreateTaskResult that gave pollIntervalMs 100.
+	// CreateTaskResult that gave pollIntervalMs 100: a first look.
 	noCancel := append(append([]traces.Record(nil), recs[:105]...), recs[110:]...)
-	if r := judged(noCancel); r.Status != Warn {
-		t.Errorf("tasks/get at once after the CreateTaskResult: %s is %s, want WARN", r.Rule.ID, r.Status)
+	if r := judged(noCancel); r.Status == Warn || r.Status == Fail {
+		t.Errorf("a first tasks/get at once after the CreateTaskResult: %s is %s, want it not judged\n%v", r.Rule.ID, r.Status, r.Findings)
 	}
 }

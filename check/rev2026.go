@@ -213,6 +213,11 @@ func (c *Checker) add26(rec traces.Record) {
 		if rec.Dir != traces.DirClientToServer {
 			c.streamBroke(rec)
 		}
+		if rec.Kind == traces.KindConnError {
+			c.freeIDs(rec.Conn, "")
+		}
+	case traces.KindConnClose:
+		c.freeIDs(rec.Conn, "")
 	}
 }
 
@@ -223,8 +228,16 @@ func (c *Checker) message26(rec traces.Record, raw []byte) {
 		return
 	}
 	if rec.Dir == traces.DirClientToServer {
-		if w.Method != "" && len(w.ID) > 0 {
+		switch {
+		case w.Method != "" && len(w.ID) > 0:
 			c.request26(rec, w)
+		case w.Method == "notifications/cancelled":
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(w.Params, &p) == nil && len(p.RequestID) > 0 {
+				c.freeIDs(rec.Conn, canonical(p.RequestID))
+			}
 		}
 		return
 	}

@@ -135,7 +135,9 @@ func TestLive2026ClientTrace(t *testing.T) {
 		t.Errorf("the reference client fails %v:\n%s", fs, verdictText(v))
 	}
 	for _, id := range rules2026(Client) {
-		if r, _ := v.Result(id); r.Status != Pass {
+		// Its tasks end before a second tasks/get: the pace of polling
+		// is judged on TestLive2026Trace's.
+		if r, _ := v.Result(id); r.Status != Pass && (id != RuleClient2663PollInterval.String() || r.Status != Skip) {
 			t.Errorf("%s is %s, want PASS (%s)", id, r.Status, r.Why)
 		}
 	}
