@@ -362,6 +362,20 @@ func (c *Checker) clientNotification(l *req26, res *wire26Result, rec traces.Rec
 	}
 }
 
+// strayNotification notes a notifications/tasks that reached the client
+// on no open listen (after its listen's result, on a connection a fault
+// reordered, or by a server that sends them unasked, which
+// S2663-LISTEN-TASKS judges): each client that was given the task has
+// seen it all the same.
+func (c *Checker) strayNotification(res *wire26Result, rec traces.Record) {
+	tid := res.str("taskId")
+	for _, key := range slices.Sorted(maps.Keys(c.rev26.clients)) {
+		if ct := c.rev26.clients[key].tasks[tid]; ct != nil {
+			c.sawTask(ct, res, rec)
+		}
+	}
+}
+
 // actsOnInvalid judges CLIENT-2663-RESULT-TYPE on a request of cl: "A
 // client MUST treat an unknown value as invalid" (notes 1.4), so it
 // answers no inputRequests and follows no task id that only an answer of

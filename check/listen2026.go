@@ -36,6 +36,8 @@ func (c *Checker) notification26(rec traces.Record, w *wireMsg) {
 		if l := c.listenOf(rec, w.Params); l != nil {
 			c.listenTerminal(l, res, rec)
 			c.clientNotification(l, res, rec)
+		} else {
+			c.strayNotification(res, rec)
 		}
 		if t := c.rev26.tasks[res.str("taskId")]; t != nil {
 			notePoll(t, res)
