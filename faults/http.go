@@ -175,8 +175,17 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.ContentLength = int64(len(rewrite))
 		r.Header.Set("Content-Length", strconv.Itoa(len(rewrite)))
 	}
+	if out.header != "" {
+		r.Header.Set(out.header, out.value)
+	}
 	switch fate {
 	case Status:
+		if out.body != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(out.status)
+			_, _ = w.Write(out.body)
+			return
+		}
 		http.Error(w, http.StatusText(out.status), out.status)
 		return
 	case CutBefore, CutMid, Drop:
