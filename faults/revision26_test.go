@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/tasksim/tasksim/internal/refserver"
 	"github.com/tasksim/tasksim/mcp"
 	"github.com/tasksim/tasksim/mcp/client"
 	rev "github.com/tasksim/tasksim/mcp/rev20260728"
@@ -427,4 +429,66 @@ func FuzzAct26(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoseResponse26: on 2026-07-28 a response is lost as its stream
+// breaks, and disconnect:at=mid on the answer of a tools/call does that
+// (its JSON body breaks off): the stateless client re-issues the call with a new id, and the
+// server runs the tool twice (whether it should have is the judge's
+// business; the fault only loses). drop-response, by contrast, sends a
+// JSON answer's head with an empty body, which a client of this revision
+// takes for a bad answer (-32700), not a lost one: it does not re-issue.
+func TestLoseResponse26(t *testing.T) {
+	for _, tc := range []struct {
+		spec     string
+		reissued bool
+	}{
+		{"disconnect:method=tools/call,stream=post,at=mid,revision=2026-07-28,count=1", true},
+		{"drop-response:method=tools/call,revision=2026-07-28,count=1", false},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			set := setOf(t, tc.spec)
+			var mu sync.Mutex
+			calls := 0
+			u := refserver.StartHTTP(t, &refserver.Options{Handler: func(h http.Handler) http.Handler {
+				counted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get("Mcp-Method") == mcp.MethodToolsCall {
+						mu.Lock()
+						calls++
+						mu.Unlock()
+					}
+					h.ServeHTTP(w, r)
+				})
+				return Handler(counted, set, nil)
+			}}).URL
+			ctx := context.Background()
+			s, err := client.New(nil).ConnectStateless(ctx, &streamhttp.ClientTransport{URL: u, Revision: mcp.Revision20260728})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			res, err := s.CallTool(ctx, client.StatelessCallOptions{Name: "echo", Args: map[string]string{"text": "once"}, NoTasks: true})
+			if res == nil {
+				t.Fatalf("call: %v", err)
+			}
+			if got := len(set.Applied()); got != 1 {
+				t.Fatalf("%d decisions, want 1", got)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !tc.reissued {
+				if err == nil || res.Complete || len(res.Reissues) != 0 || calls != 1 {
+					t.Errorf("call: complete %v, re-issues %v, %d tools/call, %v; want a failed call, sent once",
+						res.Complete, res.Reissues, calls, err)
+				}
+				return
+			}
+			if err != nil || !res.Complete || len(res.Reissues) != 1 {
+				t.Fatalf("call: complete %v, re-issues %v, %v; want complete after one re-issue", res.Complete, res.Reissues, err)
+			}
+			if calls != 2 {
+				t.Errorf("the server got %d tools/call, want 2 (the call and its re-issue)", calls)
+			}
+		})
+	}
 }
