@@ -17,7 +17,7 @@ import (
 // CreateTaskResult.
 var cutRequestKind = Kind{
 	Name:    "cut-request",
-	Summary: "the stream of a tools/call is cut (its cancellation, on 2026-07-28): before the server answers, or after it created a task and before the CreateTaskResult reaches the client",
+	Summary: "the stream of a tools/call is cut, which cancels it: before the server answers, or before its CreateTaskResult reaches the client",
 	Params: []ParamDoc{{Key: "when", Default: whenAfterCreate,
 		Doc: "before-create: the server gets the request on a stream already closed; after-create: the CreateTaskResult is not delivered and the stream breaks (an orphan task)"}},
 	Places:    []string{PlaceHTTP, PlaceConn},
@@ -40,7 +40,7 @@ const (
 type cutRequest struct{ afterCreate bool }
 
 func (f cutRequest) Act(m *Msg, _ *rand.Rand) (Action, bool) {
-	if !of20260728(m) {
+	if !of20260728(m) || m.Place == PlaceStdio { // stdio cancels by notification, not by a closed stream
 		return Action{}, false
 	}
 	if f.afterCreate {

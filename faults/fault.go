@@ -29,7 +29,8 @@ type Kind struct {
 	// Places says where the fault can act: "http", "stdio", "conn".
 	Places []string
 	// Revisions are the protocol revisions whose messages the fault has
-	// a meaning on; nil: every revision. A spec confined to another
+	// a meaning on; nil: every revision. The fault lets a message of
+	// another revision pass (Set.Decide), and a spec confined to another
 	// (revision=) is refused, with NotOn saying why (revision.go).
 	Revisions []mcp.Revision
 	// NotOn says why the fault has no meaning on the revisions it does

@@ -47,7 +47,9 @@ type HTTPOptions struct {
 //     N its position among the session's requests), its Raw the JSON-RPC
 //     body of a POST. http-status answers it without calling next; a cut
 //     aborts it before next sees it (a dropped request too); delay waits;
-//     a rewrite (ttl-expiry) replaces the body; server-restart calls
+//     a rewrite (ttl-expiry) replaces the body, or sets a header
+//     (wrong-mcp-name: Action.Header); a status with a body (wrong-replica:
+//     Action.Raw) answers with that JSON; server-restart calls
 //     Restart first. A request is not duplicated or held: those verbs,
 //     which no built-in fault takes on a request, let it pass.
 //   - a JSON (application/json) response body is one message of stream

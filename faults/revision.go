@@ -94,6 +94,14 @@ func (k Kind) Takes(r mcp.Revision) bool {
 	return k.Revisions == nil || slices.Contains(k.Revisions, r)
 }
 
+// takes reports whether b's fault has a meaning on m's revision: a fault
+// of one revision lets a message of another pass (a message whose
+// revision is not known reaches every fault, as before faults had
+// revisions).
+func (b *Bound) takes(m *Msg) bool {
+	return m.Revision == "" || b.Kind == nil || b.Kind.Takes(m.Revision)
+}
+
 // of20260728 reports whether m is a message of 2026-07-28, the only
 // revision the faults of its wire act on.
 func of20260728(m *Msg) bool { return m.Revision == mcp.Revision20260728 && m.RPC != nil }

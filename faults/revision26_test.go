@@ -492,3 +492,20 @@ func TestLoseResponse26(t *testing.T) {
 		})
 	}
 }
+
+// TestRestartPasses2026: server-restart, whose point is the sessions
+// lost, acts on a client message of 2025-11-25 and lets one of
+// 2026-07-28 pass; a message of no known revision still reaches it.
+func TestRestartPasses2026(t *testing.T) {
+	set := setOf(t, "server-restart")
+	for _, tc := range []struct {
+		r    mcp.Revision
+		acts bool
+	}{{mcp.Revision20251125, true}, {mcp.Revision20260728, false}, {"", true}} {
+		m := NewMsg(PlaceConn, StreamStdin, StreamStdin, 1, traces.DirClientToServer, []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		m.Revision = tc.r
+		if got := len(set.Decide(m)) == 1; got != tc.acts {
+			t.Errorf("revision %q: acted %v, want %v", tc.r, got, tc.acts)
+		}
+	}
+}
