@@ -509,3 +509,48 @@ func TestRestartPasses2026(t *testing.T) {
 		}
 	}
 }
+
+// TestDeterminism26: the faults of 2026-07-28 drawn with p= take the same
+// decisions on the same messages with the same seed, and others with
+// another seed.
+func TestDeterminism26(t *testing.T) {
+	decide := func(seed uint64) []string {
+		var bound []*Bound
+		for _, spec := range []string{"drop-task-notification:p=0.5", "duplicate-task-notification:p=0.3", "drop-listen-ack:p=0.5", "cut-request:p=0.5"} {
+			b, err := Builtin().Parse(spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bound = append(bound, b)
+		}
+		set := NewSet(seed, bound...)
+		var out []string
+		for i := range 200 {
+			raw := `{"jsonrpc":"2.0","method":"notifications/tasks","params":{"taskId":"t` + strconv.Itoa(i%7) + `","status":"working"}}`
+			switch i % 3 {
+			case 1:
+				raw = `{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{}}`
+			case 2:
+				raw = `{"jsonrpc":"2.0","id":` + strconv.Itoa(i) + `,"result":{"resultType":"task","taskId":"t"}}`
+			}
+			m := NewMsg(PlaceHTTP, StreamPost, "post:s0/"+strconv.Itoa(i/10), i%10+1, traces.DirServerToClient, []byte(raw))
+			m.Revision = mcp.Revision20260728
+			for _, a := range set.Decide(m) {
+				out = append(out, strconv.Itoa(i)+" "+a.Name+" "+a.Action.String())
+			}
+		}
+		return out
+	}
+	first := decide(7)
+	for range 20 {
+		if again := decide(7); !slices.Equal(again, first) {
+			t.Fatalf("seed 7 decided %v, then %v", first, again)
+		}
+	}
+	if other := decide(8); slices.Equal(other, first) {
+		t.Errorf("seeds 7 and 8 decided alike: %v", first)
+	}
+	if len(first) == 0 {
+		t.Errorf("no decision")
+	}
+}
