@@ -182,13 +182,7 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	switch fate {
 	case Status:
-		if out.body != nil {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(out.status)
-			_, _ = w.Write(out.body)
-			return
-		}
-		http.Error(w, http.StatusText(out.status), out.status)
+		answer(w, out)
 		return
 	case CutBefore, CutMid, Drop:
 		panic(http.ErrAbortHandler)
@@ -217,4 +211,16 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.next.ServeHTTP(fw, r.WithContext(nctx))
 	fw.finish(ctx)
+}
+
+// answer answers a request the faults kept from the server: with the
+// JSON body of out (wrong-replica), else with its status's text.
+func answer(w http.ResponseWriter, out outcome) {
+	if out.body == nil {
+		http.Error(w, http.StatusText(out.status), out.status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(out.status)
+	_, _ = w.Write(out.body)
 }
