@@ -78,7 +78,10 @@ type Action struct {
 	Verb   Verb
 	Delay  time.Duration // Delay, Advance
 	Status int           // Status
-	Raw    []byte        // Rewrite
+	Raw    []byte        // Rewrite: the message in its place; Status: the JSON body of the answer (nil: a text one)
+	// Header and Value, for a Rewrite at the HTTP place, set one header
+	// of a request to Value (the body stays unless Raw is given).
+	Header, Value string
 }
 
 // String says what the action does, for trace fault records: "dropped",
@@ -104,8 +107,14 @@ func (a Action) String() string {
 	case Stall:
 		return "stream stalled at it"
 	case Status:
+		if a.Raw != nil {
+			return fmt.Sprintf("answered %d %s without reaching the server", a.Status, a.Raw)
+		}
 		return fmt.Sprintf("answered %d without reaching the server", a.Status)
 	case Rewrite:
+		if a.Header != "" && a.Raw == nil {
+			return "header " + a.Header + " rewritten to " + a.Value
+		}
 		return "rewritten"
 	case Restart:
 		return "server restarted before it"

@@ -16,6 +16,10 @@
 //	                 │                                │
 //	       seed + message identity              trace fault records
 //
+// Each fault has a meaning on one protocol revision or on every one
+// (Kind.Revisions): it lets the messages of another pass, and a spec that
+// confines it to another with revision= is refused when it is read.
+//
 // Decisions are a function of the seed, the fault's position in the set
 // and the message's identity (its stream and position, ids and numbers),
 // not of goroutine timing: the same seed on the same traffic takes the

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tasksim/tasksim/mcp"
 )
 
 // Drawn is a fault drawn for a generated schedule (tasksim sim): its own
@@ -48,12 +50,22 @@ func (k Kind) At(places ...string) bool {
 	return slices.ContainsFunc(places, func(p string) bool { return slices.Contains(k.Places, p) })
 }
 
-// For returns the registered kinds that act at any of places, sorted by
-// name: For(PlaceConn) are the faults an in-process mcp.Conn takes.
+// For returns the registered kinds of 2025-11-25 traffic that act at any
+// of places, sorted by name: For(PlaceConn) are the faults an in-process
+// mcp.Conn of that revision takes. It is ForRevision of 2025-11-25, the
+// catalog the schedules of that revision draw from: a fault of
+// 2026-07-28 alone is not among them.
 func (r *Registry) For(places ...string) []Kind {
+	return r.ForRevision(mcp.Revision20251125, places...)
+}
+
+// ForRevision returns the registered kinds that have a meaning on
+// messages of revision rev (Kind.Takes) and act at any of places, sorted
+// by name.
+func (r *Registry) ForRevision(rev mcp.Revision, places ...string) []Kind {
 	var out []Kind
 	for _, k := range r.Kinds() {
-		if k.At(places...) {
+		if k.At(places...) && k.Takes(rev) {
 			out = append(out, k)
 		}
 	}

@@ -5,17 +5,43 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tasksim/tasksim/mcp"
 )
 
-// TestRegistryFor: the faults of a place are those whose kind names it.
+// TestRegistryFor: the faults of a place are those whose kind names it;
+// For keeps to the faults of 2025-11-25, ForRevision to a revision's.
 func TestRegistryFor(t *testing.T) {
 	reg := Builtin()
-	conn := Names(reg.For(PlaceConn))
-	if slices.Contains(conn, "http-status") || !slices.Contains(conn, "drop-sse-event") || len(conn) != len(reg.Names())-1 {
-		t.Errorf("For(conn) = %v, want every fault but http-status", conn)
+	var of2025 []string
+	for _, k := range reg.Kinds() {
+		if k.Takes(mcp.Revision20251125) {
+			of2025 = append(of2025, k.Name)
+		}
 	}
-	if got := Names(reg.For(PlaceConn, PlaceHTTP)); !slices.Equal(got, reg.Names()) {
-		t.Errorf("For(conn, http) = %v, want %v", got, reg.Names())
+	conn := Names(reg.For(PlaceConn))
+	if slices.Contains(conn, "http-status") || !slices.Contains(conn, "drop-sse-event") || len(conn) != len(of2025)-1 {
+		t.Errorf("For(conn) = %v, want every fault of 2025-11-25 but http-status", conn)
+	}
+	if got := Names(reg.For(PlaceConn, PlaceHTTP)); !slices.Equal(got, of2025) {
+		t.Errorf("For(conn, http) = %v, want %v", got, of2025)
+	}
+	var all []string
+	for _, r := range mcp.Revisions() {
+		all = append(all, Names(reg.ForRevision(r, PlaceConn, PlaceHTTP, PlaceStdio))...)
+	}
+	slices.Sort(all)
+	if all = slices.Compact(all); !slices.Equal(all, reg.Names()) {
+		t.Errorf("ForRevision over the revisions = %v, want every fault %v", all, reg.Names())
+	}
+	got26 := Names(reg.ForRevision(mcp.Revision20260728, PlaceConn, PlaceHTTP))
+	for _, name := range []string{"drop-partial", "duplicate-seqnr", "server-restart"} {
+		if slices.Contains(got26, name) {
+			t.Errorf("ForRevision(2026-07-28) = %v, has %s", got26, name)
+		}
+	}
+	if !slices.Contains(got26, "wrong-replica") || !slices.Contains(got26, "delay") {
+		t.Errorf("ForRevision(2026-07-28) = %v, want wrong-replica and delay among them", got26)
 	}
 	if got := Names(reg.For(PlaceStdio)); slices.Contains(got, "server-restart") || slices.Contains(got, "drop-sse-event") {
 		t.Errorf("For(stdio) = %v, want no server-restart, drop-sse-event", got)

@@ -2,6 +2,8 @@ package faults
 
 import (
 	"math/rand/v2"
+
+	"github.com/tasksim/tasksim/mcp"
 )
 
 // Fault acts on the messages it applies to. A Fault is built from a Spec
@@ -26,6 +28,15 @@ type Kind struct {
 	Params []ParamDoc
 	// Places says where the fault can act: "http", "stdio", "conn".
 	Places []string
+	// Revisions are the protocol revisions whose messages the fault has
+	// a meaning on; nil: every revision. The fault lets a message of
+	// another revision pass (Set.Decide), and a spec confined to another
+	// (revision=) is refused, with NotOn saying why (revision.go).
+	Revisions []mcp.Revision
+	// NotOn says why the fault has no meaning on the revisions it does
+	// not take: "it drops a SEP-2679 partial, which 2026-07-28 does not
+	// send".
+	NotOn string
 	// New builds the fault from its own parameters (already checked to be
 	// among Params).
 	New func(p *Params) (Fault, error)
@@ -42,4 +53,8 @@ type ParamDoc struct {
 	// Excludes are the parameters (the fault's own or the selector's)
 	// that cannot be given with this one: Doc says why.
 	Excludes []string
+	// Revisions are the revisions the parameter has a meaning on; nil:
+	// every revision. NotOn says why it has none on the others.
+	Revisions []mcp.Revision
+	NotOn     string
 }

@@ -47,7 +47,9 @@ type HTTPOptions struct {
 //     N its position among the session's requests), its Raw the JSON-RPC
 //     body of a POST. http-status answers it without calling next; a cut
 //     aborts it before next sees it (a dropped request too); delay waits;
-//     a rewrite (ttl-expiry) replaces the body; server-restart calls
+//     a rewrite (ttl-expiry) replaces the body, or sets a header
+//     (wrong-mcp-name: Action.Header); a status with a body (wrong-replica:
+//     Action.Raw) answers with that JSON; server-restart calls
 //     Restart first. A request is not duplicated or held: those verbs,
 //     which no built-in fault takes on a request, let it pass.
 //   - a JSON (application/json) response body is one message of stream
@@ -175,9 +177,12 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.ContentLength = int64(len(rewrite))
 		r.Header.Set("Content-Length", strconv.Itoa(len(rewrite)))
 	}
+	if out.header != "" {
+		r.Header.Set(out.header, out.value)
+	}
 	switch fate {
 	case Status:
-		http.Error(w, http.StatusText(out.status), out.status)
+		answer(w, out)
 		return
 	case CutBefore, CutMid, Drop:
 		panic(http.ErrAbortHandler)
@@ -206,4 +211,16 @@ func (h *httpFaults) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	h.next.ServeHTTP(fw, r.WithContext(nctx))
 	fw.finish(ctx)
+}
+
+// answer answers a request the faults kept from the server: with the
+// JSON body of out (wrong-replica), else with its status's text.
+func answer(w http.ResponseWriter, out outcome) {
+	if out.body == nil {
+		http.Error(w, http.StatusText(out.status), out.status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(out.status)
+	_, _ = w.Write(out.body)
 }

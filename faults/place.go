@@ -36,6 +36,9 @@ type outcome struct {
 	fate    Verb   // the verb that decides the message's fate (see rank)
 	rewrite []byte // bytes a rewrite put in its place; nil: none
 	status  int    // the status of a Status fate
+	body    []byte // the JSON body of a Status fate; nil: a text one
+	// header and value: a header of a request a Rewrite sets.
+	header, value string
 }
 
 // carryOut applies the side effects of one message's decisions (delays,
@@ -59,10 +62,15 @@ func (o *PlaceOptions) carryOut(ctx context.Context, acts []Applied) (outcome, e
 				o.Restart()
 			}
 		case Rewrite:
-			out.rewrite = a.Action.Raw
+			if a.Action.Raw != nil {
+				out.rewrite = a.Action.Raw
+			}
+			if a.Action.Header != "" {
+				out.header, out.value = a.Action.Header, a.Action.Value
+			}
 		case Status:
 			if out.status == 0 {
-				out.status = a.Action.Status
+				out.status, out.body = a.Action.Status, a.Action.Raw
 			}
 			if rank(v) > rank(out.fate) {
 				out.fate = v

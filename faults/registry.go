@@ -26,6 +26,8 @@ func Builtin() *Registry {
 		dropSSEEventKind, duplicateSeqNrKind, ttlExpiryKind, disconnectKind,
 		delayKind, reorderKind, serverRestartKind, httpStatusKind,
 		dropResponseKind, dropPartialKind, stallKind,
+		cutRequestKind, dropTaskNotificationKind, duplicateTaskNotificationKind,
+		dropListenAckKind, wrongReplicaKind, wrongMcpNameKind,
 	)
 }
 
@@ -87,6 +89,9 @@ func (r *Registry) Bind(s Spec) (*Bound, error) {
 	ps := &Params{spec: s}
 	sel := parseSelector(ps)
 	if err := ps.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkRevision(s, &k, sel.Revision); err != nil {
 		return nil, err
 	}
 	f, err := k.New(ps)

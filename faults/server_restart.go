@@ -11,6 +11,9 @@ var serverRestartKind = Kind{
 	Name:    "server-restart",
 	Summary: "the reference server loses its in-memory state (sessions, tasks) just before a message from the client reaches it (in-process runs)",
 	Places:  []string{PlaceHTTP, PlaceConn},
+	// Its point is the sessions lost with the state.
+	Revisions: rev20251125,
+	NotOn:     "its point is the loss of the sessions, and 2026-07-28 has none",
 	Draw: func(r *rand.Rand, _ []string) Drawn {
 		// It acts on client messages, one at a time, at most count times.
 		return Drawn{Params: []string{"count=" + strconv.Itoa(1+r.IntN(3))}, Weight: 3}

@@ -77,7 +77,7 @@ func (s *Set) Decide(m *Msg) []Applied {
 	var out []Applied
 	var id uint64
 	for i, b := range s.faults {
-		if !b.Selector.matches(m) {
+		if !b.Selector.matches(m) || !b.takes(m) {
 			continue
 		}
 		if id == 0 {

@@ -36,7 +36,7 @@ func TestParseInvalidNamesTheBadPart(t *testing.T) {
 		name, text, want string
 	}{
 		{"empty", "", "no fault name"},
-		{"unknown fault", "drop-everything", `fault "drop-everything": unknown fault (known: delay, disconnect,`},
+		{"unknown fault", "drop-everything", `fault "drop-everything": unknown fault (known: cut-request, delay, disconnect,`},
 		{"bad name", "Drop", `fault "Drop": a fault name has only`},
 		{"nothing after colon", "delay:", `fault "delay:": nothing after ':'`},
 		{"no equals", "delay:d", `d: want key=value`},

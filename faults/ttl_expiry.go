@@ -11,7 +11,8 @@ var ttlExpiryKind = Kind{
 	Name:    "ttl-expiry",
 	Summary: "a task expires mid-stream: the task-augmented request's ttl is rewritten small, or (simulations) the clock jumps",
 	Params: []ParamDoc{
-		{Key: "ttl", Default: "1s", Doc: "the ttl written into params.task.ttl of a task-augmented request"},
+		{Key: "ttl", Default: "1s", Doc: "the ttl written into params.task.ttl of a task-augmented request",
+			Revisions: rev20251125, NotOn: "ttl= rewrites params.task.ttl, which 2026-07-28 requests do not carry (the server sets ttlMs); advance= jumps the clock"},
 		{Key: "advance", Default: "", Doc: "instead of rewriting, advance the simulated clock by this much before the message", Excludes: []string{"ttl"}},
 	},
 	Places: []string{PlaceHTTP, PlaceStdio, PlaceConn},

@@ -115,8 +115,17 @@ Faults:
 // faultList lists the registered faults for --help.
 func faultList() string {
 	var b strings.Builder
-	for _, k := range faults.Builtin().Kinds() {
-		fmt.Fprintf(&b, "  %-16s %s\n", k.Name, k.Summary)
+	kinds := faults.Builtin().Kinds()
+	width := 0
+	for _, k := range kinds {
+		width = max(width, len(k.Name))
+	}
+	for _, k := range kinds {
+		only := ""
+		if len(k.Revisions) == 1 {
+			only = " (" + string(k.Revisions[0]) + " only)"
+		}
+		fmt.Fprintf(&b, "  %-*s %s%s\n", width, k.Name, k.Summary, only)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -254,3 +254,15 @@ func TestProxyStdioStall(t *testing.T) {
 		t.Errorf("stderr %q", stderr)
 	}
 }
+
+// TestProxyRefusesFaultOfAnotherRevision: a fault confined to a revision
+// it has no meaning on is refused on one line, exit 2, before anything
+// listens.
+func TestProxyRefusesFaultOfAnotherRevision(t *testing.T) {
+	code, _, stderr := run(t, "", "proxy", "--upstream", "http://127.0.0.1:1/mcp", "--listen", "127.0.0.1:0",
+		"--fault", "drop-partial:revision=2026-07-28")
+	if code != ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 ||
+		!strings.Contains(stderr, "drop-partial has no meaning on 2026-07-28") {
+		t.Errorf("exit %d, stderr %q; want %d and one line", code, stderr, ExitUsage)
+	}
+}
