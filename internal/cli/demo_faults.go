@@ -153,7 +153,7 @@ func (t *ruleTable) judged() []string {
 func (t *ruleTable) write(w io.Writer) error {
 	ids := t.judged()
 	width := len("rule")
-	for _, id := range t.ids {
+	for _, id := range ids {
 		width = max(width, len(id))
 	}
 	var b strings.Builder
